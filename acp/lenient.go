@@ -43,8 +43,13 @@ func (l *lax) add(msg string) {
 // note records that the value at path was malformed and replaced.
 func (l *lax) note(path, problem string) { l.add(at(path, problem)) }
 
-// dropped records that a value was left out because of err.
-func (l *lax) dropped(err error, what string) { l.add(err.Error() + " (" + what + ")") }
+// dropped records that a value was left out because of err. The notes
+// recorded since kept (len(l.malformed) before the value was decoded) are
+// forgotten: they were about replacements in a value that is not kept.
+func (l *lax) dropped(kept int, err error, what string) {
+	l.malformed = l.malformed[:kept]
+	l.add(err.Error() + " (" + what + ")")
+}
 
 // role says what a malformed member costs.
 type role int
@@ -198,8 +203,6 @@ func laxValue(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
 		return laxContentBlock(l, raw, path, v)
 	case *ToolCallContent:
 		return laxToolContent(l, raw, path, v)
-	case *SessionConfigOption:
-		return laxConfigOption(l, raw, path, v)
 	case *SessionInfoUpdate:
 		return laxSessionInfo(l, raw, path, v)
 	case *AuthMethod, *Implementation, *Capability, *SessionModeState, *SessionModelState:
@@ -367,6 +370,7 @@ func (f *fields) nested(raw json.RawMessage, name string, r role, v reflect.Valu
 	if !byValue {
 		p = reflect.New(v.Type().Elem())
 	}
+	kept := len(f.l.malformed)
 	if err := laxValue(f.l, raw, path, p.Elem()); err != nil {
 		switch r {
 		case required:
@@ -375,7 +379,7 @@ func (f *fields) nested(raw json.RawMessage, name string, r role, v reflect.Valu
 			if strings.HasPrefix(err.Error(), path+": ") { // the value itself is wrong
 				f.l.add(err.Error())
 			} else { // a required member of it is
-				f.l.dropped(err, path+" ignored")
+				f.l.dropped(kept, err, path+" ignored")
 			}
 		}
 		return
@@ -403,8 +407,9 @@ func (f *fields) list(raw json.RawMessage, name string, v reflect.Value) {
 	out := reflect.MakeSlice(v.Type(), 0, len(items))
 	for i, it := range items {
 		e := reflect.New(v.Type().Elem()).Elem()
+		kept := len(f.l.malformed)
 		if err := laxValue(f.l, it, item(path, i), e); err != nil {
-			f.l.dropped(err, "item skipped")
+			f.l.dropped(kept, err, "item skipped")
 			continue
 		}
 		out = reflect.Append(out, e)
@@ -461,22 +466,6 @@ func laxToolContent(l *lax, raw json.RawMessage, path string, v reflect.Value) e
 		return nil
 	}
 	return laxStruct(l, raw, path, v, roles, ignored)
-}
-
-// laxConfigOption decodes a config option. Its select options are decoded
-// strictly, and an option with malformed ones is invalid whatever else is
-// wrong with it.
-func laxConfigOption(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
-	err := laxStruct(l, raw, path, v, laxRoles[v.Type()], optional)
-	var w struct {
-		Options json.RawMessage `json:"options"`
-	}
-	if json.Unmarshal(raw, &w) == nil && !absent(w.Options) {
-		if oerr := json.Unmarshal(w.Options, new(SessionConfigSelectOptions)); oerr != nil {
-			return fmt.Errorf("%s: %w", member(path, "options"), oerr)
-		}
-	}
-	return err
 }
 
 // laxSessionInfo decodes a session info update, whose null members are

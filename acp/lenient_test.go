@@ -321,3 +321,91 @@ func TestPermissionRequestToolCallLenient(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedMembersReportedInSchemaOrder: of several malformed members
+// that each fail their object, the one reported is the first in the
+// schema's order (the wire struct's), whatever their order in the message
+// and whatever fails them: a required member's wrong type, or a strict
+// member's (a config option's select options, a permission request's
+// options) failing its own decoding. A config option is no exception.
+func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
+	checkMalformed(t, []malformedCase{
+		{"config option id before options", `{"sessionUpdate":"config_option_update","configOptions":[{"id":1,"name":"M","type":"select","currentValue":"a","options":"x"}]}`,
+			[]string{`configOptions[0].id: want a string, got number 1 (item skipped)`}},
+		{"config option id before options written first", `{"sessionUpdate":"config_option_update","configOptions":[{"options":"x","type":"select","currentValue":"a","name":"M","id":1}]}`,
+			[]string{`configOptions[0].id: want a string, got number 1 (item skipped)`}},
+		{"config option type before options", `{"sessionUpdate":"config_option_update","configOptions":[{"options":[{"value":1}],"id":"m","name":"M","type":true}]}`,
+			[]string{`configOptions[0].type: want a string, got boolean true (item skipped)`}},
+		{"plan entry content before status", `{"sessionUpdate":"plan","entries":[{"status":5,"priority":"high","content":1}]}`,
+			[]string{`entries[0].content: want a string, got number 1 (item skipped)`}},
+	})
+
+	var s acp.NewSessionResponse
+	if err := json.Unmarshal([]byte(`{"sessionId":"s1","configOptions":[{"options":"x","id":1,"name":"M","type":"select"}]}`), &s); err != nil {
+		t.Fatalf("session/new answer: %v", err)
+	}
+	if want := []string{`configOptions[0].id: want a string, got number 1 (item skipped)`}; !cmp.Equal(want, s.Malformed) {
+		t.Errorf("session/new answer: Malformed %q, want %q", s.Malformed, want)
+	}
+
+	var r acp.RequestPermissionRequest
+	err := json.Unmarshal([]byte(`{"options":"allow","toolCall":{"toolCallId":"t"},"sessionId":2}`), &r)
+	if want := `permission request: sessionId: want a string, got number 2`; err == nil || err.Error() != want {
+		t.Errorf("permission request: %v, want %q", err, want)
+	}
+}
+
+// TestDroppedValueKeepsOnlyItsNote: a list item left out
+// (x-deserialize-skip-invalid-items), or an optional object ignored for a
+// malformed required member, is reported by its one note, with the reason:
+// the replacements made inside it while it was decoded are not reported,
+// for nothing of it was kept. A kept item's replacements still are.
+func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
+	checkMalformed(t, []malformedCase{
+		{"location skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5,"line":"3"},{"path":"/p/b","line":"4"}]}`,
+			[]string{
+				`locations[0].path: want a string, got number 5 (item skipped)`,
+				`locations[1].line: want an integer, got string "4"`,
+			}},
+		{"content item skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":[{"type":"diff","oldText":1,"newText":"n","path":2}]}`,
+			[]string{`content[0].path: want a string, got number 2 (item skipped)`}},
+		{"config option skipped", `{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean","description":5,"category":[],"options":"x"}]}`,
+			[]string{`configOptions[0].options: config select options: json: cannot unmarshal string into Go value of type []jsontext.Value (item skipped)`}},
+		{"nested item skipped inside a kept one", `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"b","input":{"hint":1}},{"name":1,"description":"c","input":{"hint":2}}]}`,
+			[]string{
+				`availableCommands[0].input.hint: want a string, got number 1 (availableCommands[0].input ignored)`,
+				`availableCommands[1].name: want a string, got number 1 (item skipped)`,
+			}},
+	})
+
+	var r acp.PromptResponse
+	if err := json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"cachedReadTokens":"x","totalTokens":5.5,"inputTokens":1,"outputTokens":1}}`), &r); err != nil {
+		t.Fatalf("session/prompt answer: %v", err)
+	}
+	if want := []string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
+		t.Errorf("session/prompt answer: usage %+v, Malformed %q; want none and %q", r.Usage, r.Malformed, want)
+	}
+}
+
+// malformedCase is an update, raw, whose lenient decode keeps it and
+// reports malformed.
+type malformedCase struct {
+	name, raw string
+	malformed []string
+}
+
+// checkMalformed decodes each case's update and compares its Malformed.
+func checkMalformed(t *testing.T, cases []malformedCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var u acp.SessionUpdate
+			if err := json.Unmarshal([]byte(tt.raw), &u); err != nil {
+				t.Fatalf("Unmarshal = %v; want the invalid item left out", err)
+			}
+			if diff := cmp.Diff(tt.malformed, u.Malformed); diff != "" {
+				t.Errorf("Malformed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

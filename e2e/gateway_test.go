@@ -183,7 +183,11 @@ func TestGatewayCutCassette(t *testing.T) {
 // TestGatewayBudget: with budget.maxRequests 1 the gateway refuses the
 // second model request with the provider's rate-limit error; acprun
 // cancels that turn (cancelCause budget), the scenario fails naming the
-// budget, and the upstream never sees the request.
+// budget, and the upstream never sees the request. The transcript's
+// session/cancel says the gateway found the budget passed; replayed, the
+// agent makes no model requests, so no budget passes and no client cancels
+// there: turn 2 ends at once as recorded (stopReason cancelled), instead
+// of waiting for a cancel that only its turnTimeout would send.
 func TestGatewayBudget(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -192,10 +196,10 @@ func TestGatewayBudget(t *testing.T) {
 	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
 	files["s.yaml"] = strings.Replace(files["s.yaml"], "turns:", "budget: {maxRequests: 1}\nturns:", 1)
 	writeFiles(t, dir, files)
-	res, out := runResults(t, dir, "s.yaml")
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
 	r := out.Scenarios[0]
-	if res.code != exitFailed || r.Turns[1].CancelCause != report.CauseBudget {
-		t.Fatalf("exit %d, turn 2 cancelCause %q\n%s", res.code, r.Turns[1].CancelCause, res.stderr)
+	if res.code != exitFailed || len(r.Turns) != 2 || r.Turns[1].CancelCause != report.CauseBudget || r.Turns[1].StopReason != "cancelled" {
+		t.Fatalf("exit %d, turns %+v; want turn 2 cancelled (budget)\n%s", res.code, r.Turns, res.stderr)
 	}
 	if got := strings.Join(r.Turns[1].Failures, "\n"); !strings.Contains(got, "budget.maxRequests") {
 		t.Errorf("turn 2 failures %q, want the budget named", r.Turns[1].Failures)
@@ -205,6 +209,29 @@ func TestGatewayBudget(t *testing.T) {
 	}
 	if r.Gateway.Requests != 1 || r.Turns[0].Usage == nil || r.Turns[0].Usage.TotalTokens != 20 {
 		t.Errorf("gateway %+v, turn 1 usage %+v; want 1 request metered", r.Gateway, r.Turns[0].Usage)
+	}
+
+	transcript := string(replayRead(t, filepath.Join(dir, "tr", "g.jsonl")))
+	if !strings.Contains(transcript, `"_meta":{"acprun/cancelAt":"gateway","acprun/cancelCause":"budget"}`) {
+		t.Errorf("the transcript's session/cancel does not say the gateway found the budget passed:\n%s", transcript)
+	}
+	// The replay keeps the scenario's gateway and budget; a turnTimeout
+	// bounds the wait of a replay that waits for a cancel.
+	replayed := strings.Replace(files["s.yaml"], "agent: {command: [acprun, mock-agent, agent.mock.yaml]}", "agent: {replay: tr/g.jsonl}\nturnTimeout: 20s", 1)
+	writeFiles(t, dir, map[string]string{"r.yaml": replayed})
+	res, rp := runResults(t, dir, "r.yaml")
+	p := rp.Scenarios[0]
+	if res.code != exitFailed || len(p.Turns) != 2 {
+		t.Fatalf("replay: exit %d, turns %+v; want 2 turns, failed\n%s", res.code, p.Turns, res.stderr)
+	}
+	if tr := p.Turns[0]; tr.StopReason != "end_turn" || tr.Text != r.Turns[0].Text {
+		t.Errorf("replayed turn 1 = %s %q, want end_turn %q as recorded", tr.StopReason, tr.Text, r.Turns[0].Text)
+	}
+	if tr := p.Turns[1]; tr.StopReason != "cancelled" || tr.CancelCause != "" || tr.Error != "" {
+		t.Errorf("replayed turn 2 = %s (cancelCause %q) %q; want it ended at once as recorded: cancelled, by no cancel of the replay's", tr.StopReason, tr.CancelCause, tr.Error)
+	}
+	if !strings.Contains(p.StderrTail, "tr/g.jsonl:") || !strings.Contains(p.StderrTail, "cancelCause budget") {
+		t.Errorf("stderr = %q, want the transcript's line of the gateway's budget cancel", p.StderrTail)
 	}
 }
 

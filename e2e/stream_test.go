@@ -113,13 +113,16 @@ turns:
 }
 
 // TestMalformedOptionalFieldKeepsUpdate: one bad optional field does not
-// drop the update; it is a protocol warning.
+// drop the update; it is a protocol warning. A list item left out (one
+// with a malformed required member) is one warning naming the item and why
+// it was skipped; the replacements made inside it (its malformed line) are
+// not warned about, for nothing of it was kept.
 func TestMalformedOptionalFieldKeepsUpdate(t *testing.T) {
 	underRace(t)
 	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps:
-      - update: {sessionUpdate: tool_call, toolCallId: c1, title: read it, kind: read, status: completed, locations: [{path: /tmp/a.txt, line: "3"}]}
+      - update: {sessionUpdate: tool_call, toolCallId: c1, title: read it, kind: read, status: completed, locations: [{path: 5, line: "4"}, {path: /tmp/a.txt, line: "3"}]}
       - text: done
 `, `name: s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -132,8 +135,17 @@ turns: [{prompt: go}]
 	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].ID != "c1" || tr.ToolCalls[0].Status != "completed" {
 		t.Errorf("tool calls = %+v, want c1 kept", tr.ToolCalls)
 	}
-	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); !strings.Contains(w, "line") {
-		t.Errorf("warnings = %q, want the malformed line reported", w)
+	w := strings.Join(out.Scenarios[0].Warnings, "\n")
+	for _, want := range []string{
+		`session/update tool_call: locations[0].path: want a string, got number 5 (item skipped)`,
+		`session/update tool_call: locations[1].line: want an integer, got string "3"; the field took its default`,
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings = %q, want %q", w, want)
+		}
+	}
+	if strings.Contains(w, "locations[0].line") {
+		t.Errorf("warnings = %q, want none about the skipped item's line", w)
 	}
 }
 

@@ -61,7 +61,12 @@
 // the prompt at once with an error saying the recording cannot be replayed
 // past it (unless the client has cancelled by then: stopReason
 // "cancelled"). A cancel without a cause (a transcript recorded before
-// acprun gave it) is waited for. Any other request whose
+// acprun gave it) is waited for. A cancel whose _meta says acprun's model
+// gateway found its cause (report.MetaCancelAt: a budget the recorded
+// agent's model requests passed) is not: the replayed agent makes no model
+// requests, so no replaying client cancels there; the replay plays on past
+// it, what the recorded agent sent after it and its answer, as recorded,
+// and says so on stderr. Any other request whose
 // answer the recording lacks (a transcript cut short) is answered with an
 // error saying the recording ends there.
 //

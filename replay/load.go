@@ -73,6 +73,9 @@ type item struct {
 	answer    *answer         // itemRequest: the client's recorded answer, nil when none
 	req       *item           // itemAwait: the request answered
 	cause     string          // itemCancel: why acprun cancelled (its _meta); "" when it does not say
+	// atGateway, for an itemCancel: acprun's model gateway found its
+	// cause (report.MetaCancelAt), which a replay does not meet again.
+	atGateway bool
 }
 
 // answer is a recorded response: a result or an error object.
@@ -361,7 +364,8 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.openClient[id] = ex
 	case w.name() == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
-			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cancelCause(w.Params)})
+			cause, atGateway := cancelMeta(w.Params)
+			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cause, atGateway: atGateway})
 		}
 	case w.Method == nil && id != "":
 		it := p.openAgent[id]
@@ -389,16 +393,16 @@ func sessionCwd(params json.RawMessage) string {
 	return p.Cwd
 }
 
-// cancelCause is the cause acprun gave in the _meta of the session/cancel
-// whose params are params; "" in a transcript recorded before acprun gave
-// it, or of another client.
-func cancelCause(params json.RawMessage) string {
+// cancelMeta is what acprun said in the _meta of the session/cancel whose
+// params are params: its cause ("" in a transcript recorded before acprun
+// gave it, or of another client), and whether its model gateway found it.
+func cancelMeta(params json.RawMessage) (cause string, atGateway bool) {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
 	_ = json.Unmarshal(params, &p)
-	cause, _ := p.Meta[report.MetaCancelCause].(string)
-	return cause
+	cause, _ = p.Meta[report.MetaCancelCause].(string)
+	return cause, p.Meta[report.MetaCancelAt] == report.CancelAtGateway
 }
 
 // agent reads a line of the agent.

@@ -338,9 +338,19 @@ func (p *player) handle(in *incoming) error {
 // replay: one whose cause the replayed client has no reason to meet again
 // (report.ExternalCause), nor has a gateway divergence, which came of a
 // model request the replayed agent does not make. (A budget passed over
-// the agent's reported usage is met again: the usage is replayed.)
+// the agent's reported usage is met again: the usage is replayed; one the
+// gateway found passed is played past, see passGatewayCancel.)
 func cutAt(cause string) bool {
 	return report.ExternalCause(cause) || cause == report.CauseDivergence
+}
+
+// passGatewayCancel says on stderr that the replay plays on past it, the
+// recorded cancel of turn whose cause acprun's model gateway found (a
+// budget passed by the agent's model requests), without waiting for the
+// client's cancel: the replayed agent makes no model requests, so no
+// replaying client meets that cause again, and the turn ends as recorded.
+func (p *player) passGatewayCancel(it *item, turn int) {
+	p.note(it.line, "turn %d was cancelled for a cause acprun's model gateway found (cancelCause %s), which the replayed agent makes no model requests to meet: the replay plays on as recorded, without waiting for a cancel", turn, it.cause)
 }
 
 // cutMessage says why the replay stops at a recorded cancel of turn that
@@ -443,8 +453,12 @@ type ending struct {
 // cancel (unless the recording holds that cancel: then it waits for it at
 // its place and goes on), at a recorded cancel whose cause a replay does
 // not meet (an interrupt, the run's --timeout, --fail-fast, a gateway
-// divergence: the client has no reason to cancel there; cutAt), or at the end of stdin while waiting;
-// the error is that of writing.
+// divergence: the client has no reason to cancel there; cutAt), or at the
+// end of stdin while waiting. A recorded cancel for a budget the gateway
+// found passed is not waited for: the replayed agent makes no model
+// requests, so the client has no reason to cancel there either, but what
+// the recorded agent did after it answered the scenario's own limit, and
+// is played on (see passGatewayCancel). The error is that of writing.
 func (p *player) play(items []*item, st playState) (ending, error) {
 	cancel := st.cancel
 	passed := false
@@ -456,6 +470,12 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			// What the recorded agent did after this cancel answered
 			// acprun's stopping, which no replay does: stop here.
 			return ending{cut: it}, nil
+		}
+		if it.kind == itemCancel && it.atGateway {
+			p.passGatewayCancel(it, st.turn)
+			cancel = nil // from here on the recording was cancelled too
+			passed = true
+			continue
 		}
 		if it.kind == itemCancel {
 			select {

@@ -254,22 +254,37 @@ func TestRunCancelWhileWaiting(t *testing.T) {
 // --timeout, --fail-fast) is a point the replay cannot play past: no
 // client cancels there, so the prompt is answered at once with an error
 // saying why, at the cancel's line. One the scenario's own limits sent (a
-// turn timeout) is waited for, as one without a cause is.
+// turn timeout) is waited for, as one without a cause is. One whose cause
+// acprun's model gateway found ("acprun/cancelAt": "gateway") is not
+// waited for either, for the replayed agent makes no model requests: for a
+// budget the turn plays on as recorded, at once, with a note at the
+// cancel's line; a divergence still cuts it.
 func TestRunCancelCause(t *testing.T) {
 	const cancelLine = `{"t":500,"dir":"c2a","msg":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}}`
+	const playedOn = "turn 2 was cancelled for a cause acprun's model gateway found (cancelCause budget), which the replayed agent makes no model requests to meet: the replay plays on as recorded, without waiting for a cancel"
 	for _, tc := range []struct {
-		cause string
-		want  string // the error's message; "" when the cancel is waited for
+		cause     string
+		atGateway bool
+		want      string // the error's message; "" when the cancel is waited for
+		note      string // what stderr says of the cancel's line, for a cancel not waited for
 	}{
-		{"interrupt", "replay: the recorded run was interrupted during turn 2 (cancelCause interrupt): the recording cannot be replayed past that point; " + recordAgain},
-		{"runTimeout", "replay: the recorded run's --timeout passed during turn 2 (cancelCause runTimeout): the recording cannot be replayed past that point; " + recordAgain},
-		{"failFast", "replay: the recorded run stopped for --fail-fast during turn 2 (cancelCause failFast): the recording cannot be replayed past that point; " + recordAgain},
-		{"divergence", "replay: the recorded agent's model request matched none of the gateway's cassette during turn 2 (cancelCause divergence): the recording cannot be replayed past that point; " + recordAgain},
-		{"turnTimeout", ""},
-		{"budget", ""},
+		{cause: "interrupt", want: "replay: the recorded run was interrupted during turn 2 (cancelCause interrupt): the recording cannot be replayed past that point; " + recordAgain},
+		{cause: "runTimeout", want: "replay: the recorded run's --timeout passed during turn 2 (cancelCause runTimeout): the recording cannot be replayed past that point; " + recordAgain},
+		{cause: "failFast", want: "replay: the recorded run stopped for --fail-fast during turn 2 (cancelCause failFast): the recording cannot be replayed past that point; " + recordAgain},
+		{cause: "divergence", want: "replay: the recorded agent's model request matched none of the gateway's cassette during turn 2 (cancelCause divergence): the recording cannot be replayed past that point; " + recordAgain},
+		{cause: "divergence", atGateway: true, want: "replay: the recorded agent's model request matched none of the gateway's cassette during turn 2 (cancelCause divergence): the recording cannot be replayed past that point; " + recordAgain},
+		{cause: "turnTimeout"},
+		{cause: "budget"},
+		{cause: "budget", atGateway: true, note: playedOn},
 	} {
-		t.Run(tc.cause, func(t *testing.T) {
-			line := strings.Replace(cancelLine, `"sessionId":"s1"`, `"sessionId":"s1","_meta":{"acprun/cancelCause":"`+tc.cause+`"}`, 1)
+		name := tc.cause
+		meta := `"acprun/cancelCause":"` + tc.cause + `"`
+		if tc.atGateway {
+			name += " at the gateway"
+			meta = `"acprun/cancelAt":"gateway",` + meta
+		}
+		t.Run(name, func(t *testing.T) {
+			line := strings.Replace(cancelLine, `"sessionId":"s1"`, `"sessionId":"s1","_meta":{`+meta+`}`, 1)
 			c := start(t, strings.Replace(recorded, cancelLine, line, 1))
 			c.handshake("/rec")
 			c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
@@ -283,11 +298,17 @@ func TestRunCancelCause(t *testing.T) {
 			c.expect(`"text":"late"`)
 			c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
 			c.expect(`"text":"waiting"`)
-			if tc.want == "" {
+			switch {
+			case tc.note != "":
+				// No cancel from the client: the rest of the turn is
+				// played as recorded all the same.
+				c.expect(`"status":"failed"`)
+				c.expect(`"id":11,`, `"result":{"stopReason":"cancelled"}`)
+			case tc.want == "":
 				c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
 				c.expect(`"status":"failed"`)
 				c.expect(`"id":11,`, `"stopReason":"cancelled"`)
-			} else {
+			default:
 				// No cancel from the client: what the recorded agent sent
 				// after the cancel is not played either.
 				l := c.expect(`"id":11,`)
@@ -308,8 +329,8 @@ func TestRunCancelCause(t *testing.T) {
 				t.Errorf("Run = %v", err)
 			}
 			wantStderr := ""
-			if tc.want != "" {
-				wantStderr = "acprun replay: rec.jsonl:17: " + tc.want + "\n"
+			if note := tc.want + tc.note; note != "" { // (one of them at most)
+				wantStderr = "acprun replay: rec.jsonl:17: " + note + "\n"
 			}
 			if got := c.stderr.String(); got != wantStderr {
 				t.Errorf("stderr = %q, want %q", got, wantStderr)

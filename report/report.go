@@ -103,8 +103,8 @@ const (
 	CauseInterrupt       = "interrupt"
 	// CauseFailFast: another scenario made the run stop (--fail-fast=cancel).
 	CauseFailFast = "failFast"
-	// CauseBudget: the agent's reported usage passed the scenario's or the
-	// turn's budget.
+	// CauseBudget: the agent's reported usage, or its model requests at
+	// the gateway, passed the scenario's or the turn's budget.
 	CauseBudget = "budget"
 	// CauseDivergence: a model request the agent made in a gateway replay
 	// matched none of the cassette's.
@@ -115,6 +115,19 @@ const (
 // params that holds its cause (one of the Cause names), so that a
 // transcript says why acprun cancelled: {"acprun/cancelCause": "interrupt"}.
 const MetaCancelCause = "acprun/cancelCause"
+
+// MetaCancelAt is the key of the _meta of acprun's session/cancel params
+// that says where acprun found its cause when that was not in what the
+// agent sent over ACP: CancelAtGateway for a cause the model gateway found
+// (a model request refused over a budget, or one that diverged from its
+// cassette), which a replay, whose agent makes no model requests, never
+// meets again. It is absent otherwise: {"acprun/cancelAt": "gateway",
+// "acprun/cancelCause": "budget"}.
+const MetaCancelAt = "acprun/cancelAt"
+
+// CancelAtGateway is the MetaCancelAt of a cancel whose cause the model
+// gateway found.
+const CancelAtGateway = "gateway"
 
 // ExternalCause reports whether acprun cancelled a turn for a cause
 // outside its scenario (an interrupt, the run's --timeout, --fail-fast):

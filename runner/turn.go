@@ -45,8 +45,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		defer b.cancel(nil)
 		r.sess.watch(t, b)
 	}
+	var aboveGateway context.Context // turnCtx without the gateway's stop; nil without a gateway
 	if r.gw != nil {
 		var stop context.CancelCauseFunc
+		aboveGateway = turnCtx
 		turnCtx, stop = context.WithCancelCause(turnCtx)
 		defer stop(nil)
 		r.sess.watchGateway(t, stop, r.gw.Spent())
@@ -60,9 +62,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	var out turnOutcome
 	expired, err := awaitAnswer(turnCtx, t, call, &resp)
 	if expired {
-		out.cancelCause = cancelCause(context.Cause(turnCtx))
+		cause := context.Cause(turnCtx)
+		out.cancelCause = cancelCause(cause)
 		var answeredFirst bool
-		answeredFirst, err = r.cancel(t, call, &resp, out.cancelCause)
+		answeredFirst, err = r.cancel(t, call, &resp, cancelMeta(out.cancelCause, foundAtGateway(aboveGateway, cause)))
 		// Ignored only by an answer read after the cancel was written: one
 		// already on its way could not heed it, nor could one that came
 		// right behind the update that passed a budget (decided in stream
@@ -317,10 +320,13 @@ var (
 // errUnresponsive returned. answeredFirst reports that the answer had been
 // read when session/cancel was about to be written: it cannot be the
 // agent's answer to the cancel. An answer already handled (a turn that
-// passed a budget in the stream) gets no session/cancel: its turn is over. The cancel carries its cause in its _meta
-// (report.MetaCancelCause), so that a transcript says why acprun cancelled:
-// a replay cannot play past a cancel whose cause was outside the scenario.
-func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse, cause string) (answeredFirst bool, _ error) {
+// passed a budget in the stream) gets no session/cancel: its turn is over.
+// The cancel's _meta is meta (cancelMeta: its cause, report.MetaCancelCause,
+// and whether the gateway found it, report.MetaCancelAt), so that a
+// transcript says why acprun cancelled: a replay cannot play past a cancel
+// whose cause was outside the scenario, and does not wait for one whose
+// cause was at the gateway.
+func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse, meta json.RawMessage) (answeredFirst bool, _ error) {
 	r.sess.cancelTurn(t)
 	// Taken before the write: once the cancel is out, the agent's answer to
 	// it may be read before Notify returns.
@@ -332,7 +338,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		return true, call.Await(context.Background(), resp)
 	}
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
-	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: cancelMeta(cause)})
+	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: meta})
 	cancelNotify()
 	r.sess.sentCancel(t)
 	// The turn's context may be over (a timeout): the wait for an agent
@@ -374,10 +380,25 @@ func isContextErr(err error) bool {
 	return !errors.Is(err, acp.ErrClosed) && !errors.As(err, &ae)
 }
 
-// cancelMeta is the _meta of a session/cancel sent for cause.
-func cancelMeta(cause string) json.RawMessage {
-	meta, _ := json.Marshal(map[string]string{report.MetaCancelCause: cause}) // a map of strings always marshals
+// cancelMeta is the _meta of a session/cancel sent for cause, which the
+// model gateway found when atGateway is set.
+func cancelMeta(cause string, atGateway bool) json.RawMessage {
+	m := map[string]string{report.MetaCancelCause: cause}
+	if atGateway {
+		m[report.MetaCancelAt] = report.CancelAtGateway
+	}
+	meta, _ := json.Marshal(m) // a map of strings always marshals
 	return meta
+}
+
+// foundAtGateway reports whether cause, that of a turn's context, is one
+// the gateway gave it (gatewayStop: a model request refused over a budget,
+// or one that diverged from its cassette) rather than one of the contexts
+// above the gateway's stop (a timeout, a budget passed by the usage the
+// agent reported): above, the turn's context without that stop, has
+// another cause, or none yet. above is nil without a gateway.
+func foundAtGateway(above context.Context, cause error) bool {
+	return above != nil && context.Cause(above) != cause
 }
 
 // stopCause is a cause acprun gives a context it ends (errTurnTimeout,

@@ -223,7 +223,7 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 		agent: &Agent{Conn: conn},
 	}
 	var resp acp.PromptResponse
-	_, err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp, report.CauseTurnTimeout)
+	_, err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp, cancelMeta(report.CauseTurnTimeout, false))
 	if !errors.Is(err, errNotSent) {
 		t.Errorf("cancel = %v, want errNotSent", err)
 	}
@@ -282,5 +282,45 @@ turns:
 				t.Errorf("failures = %q; want one ending %q", r.Failures, want)
 			}
 		})
+	}
+}
+
+// TestCancelMetaSaysTheGatewayFoundIt: a turn's session/cancel says
+// "acprun/cancelAt": "gateway" only when the gateway's stop gave the turn
+// its cause (a model request refused over a budget, or one that diverged),
+// not when a context above it did (a budget passed by the usage the agent
+// reported, a timeout), even when the gateway stops the turn after it; a
+// replay tells by it a cancel it cannot meet again.
+func TestCancelMetaSaysTheGatewayFoundIt(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		stop  func(above, gateway context.CancelCauseFunc)
+		want  string
+		cause string
+	}{
+		{"refused at the gateway", func(_, gw context.CancelCauseFunc) { gw(errBudget) },
+			`{"acprun/cancelAt":"gateway","acprun/cancelCause":"budget"}`, report.CauseBudget},
+		{"diverged at the gateway", func(_, gw context.CancelCauseFunc) { gw(errDivergence) },
+			`{"acprun/cancelAt":"gateway","acprun/cancelCause":"divergence"}`, report.CauseDivergence},
+		{"the reported usage passed the budget", func(above, gw context.CancelCauseFunc) { above(errBudget); gw(errBudget) },
+			`{"acprun/cancelCause":"budget"}`, report.CauseBudget},
+		{"a timeout, then the gateway", func(above, gw context.CancelCauseFunc) { above(errTurnTimeout); gw(errBudget) },
+			`{"acprun/cancelCause":"turnTimeout"}`, report.CauseTurnTimeout},
+		{"the gateway, then a timeout", func(above, gw context.CancelCauseFunc) { gw(errBudget); above(errTurnTimeout) },
+			`{"acprun/cancelAt":"gateway","acprun/cancelCause":"budget"}`, report.CauseBudget},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			above, cancelAbove := context.WithCancelCause(context.Background())
+			turn, stop := context.WithCancelCause(above)
+			tt.stop(cancelAbove, stop)
+			cause := context.Cause(turn)
+			name := cancelCause(cause)
+			if got := string(cancelMeta(name, foundAtGateway(above, cause))); got != tt.want || name != tt.cause {
+				t.Errorf("cause %s, _meta %s; want %s, %s", name, got, tt.cause, tt.want)
+			}
+		})
+	}
+	if foundAtGateway(nil, errBudget) {
+		t.Error("foundAtGateway without a gateway = true")
 	}
 }
