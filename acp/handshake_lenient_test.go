@@ -21,34 +21,34 @@ func TestHandshakeResultsLenient(t *testing.T) {
 		check     func(acp.InitializeResponse) bool
 	}{
 		{"close: true", `{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"sessionCapabilities":{"close":true,"list":{}}}}`,
-			[]string{"agentCapabilities.sessionCapabilities.close: want an object, got boolean true"},
+			[]string{"agentCapabilities.sessionCapabilities.close: want an object, got boolean true; the field took its default"},
 			func(r acp.InitializeResponse) bool {
 				c := r.AgentCapabilities
 				return c.LoadSession && c.SessionCapabilities.Close == nil && c.SessionCapabilities.List != nil
 			}},
 		{"agentInfo a string", `{"protocolVersion":1,"agentInfo":"x","agentCapabilities":{"promptCapabilities":{"image":true}}}`,
-			[]string{`agentInfo: want an object, got string "x"`},
+			[]string{`agentInfo: want an object, got string "x"; the field took its default`},
 			func(r acp.InitializeResponse) bool {
 				return r.AgentInfo == nil && r.AgentCapabilities.PromptCapabilities.Image
 			}},
 		{"agentInfo's name a number", `{"protocolVersion":1,"agentInfo":{"name":5,"version":"1"}}`,
-			[]string{`agentInfo: name: want a string, got a number`},
+			[]string{`agentInfo: name: want a string, got a number; the field took its default`},
 			func(r acp.InitializeResponse) bool { return r.AgentInfo == nil }},
 		{"image yes", `{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"image":"yes","audio":true}}}`,
-			[]string{`agentCapabilities.promptCapabilities.image: want a boolean, got string "yes"`},
+			[]string{`agentCapabilities.promptCapabilities.image: want a boolean, got string "yes"; the field took its default`},
 			func(r acp.InitializeResponse) bool {
 				p := r.AgentCapabilities.PromptCapabilities
 				return !p.Image && p.Audio
 			}},
 		{"promptCapabilities an array", `{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":[]}}`,
-			[]string{"agentCapabilities.promptCapabilities: want an object, got an array"}, nil},
+			[]string{"agentCapabilities.promptCapabilities: want an object, got an array; the field took its default"}, nil},
 		{"mcpCapabilities a string", `{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":"x"}}`,
-			[]string{`agentCapabilities.mcpCapabilities: want an object, got string "x"`}, nil},
+			[]string{`agentCapabilities.mcpCapabilities: want an object, got string "x"; the field took its default`}, nil},
 		{"loadSession yes", `{"protocolVersion":1,"agentCapabilities":{"loadSession":"yes"}}`,
-			[]string{`agentCapabilities.loadSession: want a boolean, got string "yes"`},
+			[]string{`agentCapabilities.loadSession: want a boolean, got string "yes"; the field took its default`},
 			func(r acp.InitializeResponse) bool { return !r.AgentCapabilities.LoadSession }},
 		{"authMethods an object", `{"protocolVersion":1,"authMethods":{}}`,
-			[]string{"authMethods: want an array, got an object"},
+			[]string{"authMethods: want an array, got an object; the field took its default"},
 			func(r acp.InitializeResponse) bool { return r.AuthMethods == nil }},
 		{"an invalid auth method", `{"protocolVersion":1,"authMethods":[{"id":"a","name":"A"},{"id":3}]}`,
 			[]string{"authMethods[1]: id: want a string, got a number (item skipped)"},
@@ -73,8 +73,8 @@ func TestHandshakeResultsLenient(t *testing.T) {
 		name, in  string
 		malformed []string
 	}{
-		{"modes a string", `{"sessionId":"s1","modes":"x"}`, []string{`modes: want an object, got string "x"`}},
-		{"configOptions a string", `{"sessionId":"s1","configOptions":"x"}`, []string{`configOptions: want an array, got string "x"`}},
+		{"modes a string", `{"sessionId":"s1","modes":"x"}`, []string{`modes: want an object, got string "x"; the field took its default`}},
+		{"configOptions a string", `{"sessionId":"s1","configOptions":"x"}`, []string{`configOptions: want an array, got string "x"; the field took its default`}},
 	}
 	for _, tt := range session {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,11 +135,11 @@ func TestPromptResponseLenient(t *testing.T) {
 	}{
 		{"well-formed", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2}}`, usage(5, 3, 2, nil), nil},
 		{"whole floats", `{"stopReason":"end_turn","usage":{"totalTokens":5.0,"inputTokens":3e0,"outputTokens":2,"thoughtTokens":1.0}}`, usage(5, 3, 2, ptr[int64](1)), nil},
-		{"usage a string", `{"stopReason":"end_turn","usage":"n/a"}`, nil, []string{`usage: want an object, got string "n/a"`}},
+		{"usage a string", `{"stopReason":"end_turn","usage":"n/a"}`, nil, []string{`usage: want an object, got string "n/a"; the field took its default`}},
 		{"a total not an integer", `{"stopReason":"end_turn","usage":{"totalTokens":5.5,"inputTokens":3,"outputTokens":2}}`, nil,
 			[]string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}},
 		{"thoughtTokens a string", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2,"thoughtTokens":"x"}}`, usage(5, 3, 2, nil),
-			[]string{`usage.thoughtTokens: want an integer, got string "x"`}},
+			[]string{`usage.thoughtTokens: want an integer, got string "x"; the field took its default`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -41,7 +41,10 @@ func (l *lax) add(msg string) {
 }
 
 // note records that the value at path was malformed and replaced.
-func (l *lax) note(path, problem string) { l.add(at(path, problem)) }
+func (l *lax) note(path, problem string) { l.replaced(at(path, problem)) }
+
+// replaced records msg, the problem of a value replaced by its default.
+func (l *lax) replaced(msg string) { l.add(msg + "; the field took its default") }
 
 // dropped records that a value was left out because of err. The notes
 // recorded since kept (len(l.malformed) before the value was decoded) are
@@ -377,7 +380,7 @@ func (f *fields) nested(raw json.RawMessage, name string, r role, v reflect.Valu
 			f.fail(err)
 		case optional:
 			if strings.HasPrefix(err.Error(), path+": ") { // the value itself is wrong
-				f.l.add(err.Error())
+				f.l.replaced(err.Error())
 			} else { // a required member of it is
 				f.l.dropped(kept, err, path+" ignored")
 			}

@@ -26,14 +26,14 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":"3"},{"path":"/p/b","line":4}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}, {Path: "/p/b", Line: ptr(4)}}}},
-			malformed: []string{`locations[0].line: want an integer, got string "3"`},
+			malformed: []string{`locations[0].line: want an integer, got string "3"; the field took its default`},
 		},
 		{
 			name: "tool_call location line not an integer",
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":1.5}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}}}},
-			malformed: []string{`locations[0].line: want an integer, got number 1.5`},
+			malformed: []string{`locations[0].line: want an integer, got number 1.5; the field took its default`},
 		},
 		{
 			// JSON Schema's integer is any number without a fractional part.
@@ -41,7 +41,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":3.0},{"path":"/p/b","line":4e0},{"path":"/p/c","line":"3"}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a", Line: ptr(3)}, {Path: "/p/b", Line: ptr(4)}, {Path: "/p/c"}}}},
-			malformed: []string{`locations[2].line: want an integer, got string "3"`},
+			malformed: []string{`locations[2].line: want an integer, got string "3"; the field took its default`},
 		},
 		{
 			name: "tool_call location without a valid path is skipped",
@@ -54,7 +54,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			name:      "tool_call locations not an array",
 			raw:       `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":{"path":"/p/a"}}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read"}},
-			malformed: []string{`locations: want an array, got an object`},
+			malformed: []string{`locations: want an array, got an object; the field took its default`},
 		},
 		{
 			name: "tool_call kind, status and name",
@@ -62,9 +62,9 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Run",
 				RawInput: json.RawMessage(`"3"`), RawOutput: json.RawMessage(`[1]`)}},
 			malformed: []string{
-				`name: want a string, got an array`,
-				`kind: want a string, got number 5`,
-				`status: want a string, got boolean true`,
+				`name: want a string, got an array; the field took its default`,
+				`kind: want a string, got number 5; the field took its default`,
+				`status: want a string, got boolean true; the field took its default`,
 			},
 		},
 		{
@@ -85,16 +85,16 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			malformed: []string{
 				`content[0]: missing type (item skipped)`,
 				`content[1].content.text: want a string, got number 5 (item skipped)`,
-				`content[2].oldText: want a string, got number 1`,
+				`content[2].oldText: want a string, got number 1; the field took its default`,
 				`content[3].newText: want a string, got boolean false (item skipped)`,
-				`content[5].content.annotations.priority: want a number, got string "high"`,
+				`content[5].content.annotations.priority: want a number, got string "high"; the field took its default`,
 			},
 		},
 		{
 			name:      "tool_call content not an array",
 			raw:       `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":"done"}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Edit"}},
-			malformed: []string{`content: want an array, got string "done"`},
+			malformed: []string{`content: want an array, got string "done"; the field took its default`},
 		},
 		{
 			name: "tool_call_update title, kind and status leave the record unchanged",
@@ -102,9 +102,9 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "t",
 				Status: ptr(acp.StatusCompleted)}},
 			malformed: []string{
-				`title: want a string, got number 7`,
-				`name: want a string, got number 0`,
-				`kind: want a string, got an object`,
+				`title: want a string, got number 7; the field took its default`,
+				`name: want a string, got number 0; the field took its default`,
+				`kind: want a string, got an object; the field took its default`,
 			},
 		},
 		{
@@ -113,8 +113,8 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "t",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}}}},
 			malformed: []string{
-				`content: want an array, got number 3`,
-				`locations[0].line: want an integer, got string "3"`,
+				`content: want an array, got number 3; the field took its default`,
+				`locations[0].line: want an integer, got string "3"; the field took its default`,
 			},
 		},
 		{
@@ -138,7 +138,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			name:      "plan entries not an array",
 			raw:       `{"sessionUpdate":"plan","entries":{"content":"x"}}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdatePlan, Plan: &acp.Plan{}},
-			malformed: []string{`entries: want an array, got an object`},
+			malformed: []string{`entries: want an array, got an object; the field took its default`},
 		},
 		{
 			name:      "usage cost amount",
@@ -150,7 +150,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			name:      "usage cost not an object",
 			raw:       `{"sessionUpdate":"usage_update","used":120,"size":200000,"cost":5}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateUsageUpdate, UsageUpdate: &acp.UsageUpdate{Used: 120, Size: 200000}},
-			malformed: []string{`cost: want an object, got number 5`},
+			malformed: []string{`cost: want an object, got number 5; the field took its default`},
 		},
 		{
 			name: "content block annotations",
@@ -159,39 +159,39 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 				Type: acp.ContentText, Text: "hi", Annotations: &acp.Annotations{Audience: []acp.Role{acp.RoleUser}}}}},
 			malformed: []string{
 				`content.annotations.audience[1]: want a string, got number 5 (item skipped)`,
-				`content.annotations.lastModified: want a string, got number 1`,
-				`content.annotations.priority: want a number, got string "high"`,
-				`messageId: want a string, got number 5`,
+				`content.annotations.lastModified: want a string, got number 1; the field took its default`,
+				`content.annotations.priority: want a number, got string "high"; the field took its default`,
+				`messageId: want a string, got number 5; the field took its default`,
 			},
 		},
 		{
 			name:      "content block annotations not an object",
 			raw:       `{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi","annotations":"all"}}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateUserMessageChunk, UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock("hi")}},
-			malformed: []string{`content.annotations: want an object, got string "all"`},
+			malformed: []string{`content.annotations: want an object, got string "all"; the field took its default`},
 		},
 		{
 			name:      "image uri",
 			raw:       `{"sessionUpdate":"agent_thought_chunk","content":{"type":"image","data":"AA==","mimeType":"image/png","uri":5}}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateAgentThoughtChunk, AgentThoughtChunk: &acp.ContentChunk{Content: acp.ImageBlock("image/png", "AA==")}},
-			malformed: []string{`content.uri: want a string, got number 5`},
+			malformed: []string{`content.uri: want a string, got number 5; the field took its default`},
 		},
 		{
 			name: "resource link optional fields",
 			raw:  `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource_link","uri":"file:///a","name":"a","size":"12","title":1,"description":false,"mimeType":{}}}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.ResourceLinkBlock("file:///a", "a")}},
 			malformed: []string{
-				`content.mimeType: want a string, got an object`,
-				`content.title: want a string, got number 1`,
-				`content.description: want a string, got boolean false`,
-				`content.size: want an integer, got string "12"`,
+				`content.mimeType: want a string, got an object; the field took its default`,
+				`content.title: want a string, got number 1; the field took its default`,
+				`content.description: want a string, got boolean false; the field took its default`,
+				`content.size: want an integer, got string "12"; the field took its default`,
 			},
 		},
 		{
 			name:      "embedded resource mime type",
 			raw:       `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource","resource":{"uri":"file:///a","mimeType":5,"text":"x"}}}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.ResourceBlock("file:///a", "", "x")}},
-			malformed: []string{`content.resource.mimeType: want a string, got number 5`},
+			malformed: []string{`content.resource.mimeType: want a string, got number 5; the field took its default`},
 		},
 		{
 			name: "a field of another block type is ignored",
@@ -204,7 +204,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			want: acp.SessionUpdate{Kind: acp.UpdateAvailableCommandsUpdate, AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{
 				{Name: "web", Description: "Search"}, {Name: "init", Description: "Init"}}}},
 			malformed: []string{
-				`availableCommands[0].input: want an object, got string "query"`,
+				`availableCommands[0].input: want an object, got string "query"; the field took its default`,
 				`availableCommands[1].name: want a string, got number 5 (item skipped)`,
 				`availableCommands[2].input.hint: want a string, got number 1 (availableCommands[2].input ignored)`,
 			},
@@ -215,8 +215,8 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			want: acp.SessionUpdate{Kind: acp.UpdateConfigOptionUpdate, ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: []acp.SessionConfigOption{
 				{ID: "auto", Name: "Auto", Type: acp.ConfigBoolean, CurrentValue: true}}}},
 			malformed: []string{
-				`configOptions[0].description: want a string, got number 5`,
-				`configOptions[0].category: want a string, got an array`,
+				`configOptions[0].description: want a string, got number 5; the field took its default`,
+				`configOptions[0].category: want a string, got an array; the field took its default`,
 				`configOptions[1].id: want a string, got number 1 (item skipped)`,
 			},
 		},
@@ -224,13 +224,13 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			name:      "session info title",
 			raw:       `{"sessionUpdate":"session_info_update","title":5,"updatedAt":null}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateSessionInfoUpdate, SessionInfoUpdate: &acp.SessionInfoUpdate{UpdatedAt: ptr("")}},
-			malformed: []string{`title: want a string, got number 5`},
+			malformed: []string{`title: want a string, got number 5; the field took its default`},
 		},
 		{
 			name:      "notice description",
 			raw:       `{"sessionUpdate":"notice","severity":"info","title":"Indexed","description":42}`,
 			want:      acp.SessionUpdate{Kind: acp.UpdateNotice, Notice: &acp.Notice{Severity: acp.SeverityInfo, Title: "Indexed"}},
-			malformed: []string{`description: want a string, got number 42`},
+			malformed: []string{`description: want a string, got number 42; the field took its default`},
 		},
 		{
 			name: "compaction summary and error",
@@ -239,7 +239,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 				Summary: []acp.ContentBlock{acp.TextBlock("partial")}}},
 			malformed: []string{
 				`summary[0]: missing type (item skipped)`,
-				`error: want a string, got an object`,
+				`error: want a string, got an object; the field took its default`,
 			},
 		},
 	}
@@ -299,7 +299,7 @@ func TestPermissionRequestToolCallLenient(t *testing.T) {
 		SessionID: "s1",
 		ToolCall:  acp.ToolCallUpdate{ToolCallID: "t", Title: ptr("Write"), Kind: ptr(acp.KindEdit), Locations: []acp.ToolCallLocation{{Path: "/p/a"}}},
 		Options:   []acp.PermissionOption{{OptionID: "allow", Name: "Allow", Kind: acp.AllowOnce}},
-		Malformed: []string{`toolCall.locations[0].line: want an integer, got string "3"`},
+		Malformed: []string{`toolCall.locations[0].line: want an integer, got string "3"; the field took its default`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded request (-want +got):\n%s", diff)
@@ -365,7 +365,7 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 		{"location skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5,"line":"3"},{"path":"/p/b","line":"4"}]}`,
 			[]string{
 				`locations[0].path: want a string, got number 5 (item skipped)`,
-				`locations[1].line: want an integer, got string "4"`,
+				`locations[1].line: want an integer, got string "4"; the field took its default`,
 			}},
 		{"content item skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":[{"type":"diff","oldText":1,"newText":"n","path":2}]}`,
 			[]string{`content[0].path: want a string, got number 2 (item skipped)`}},

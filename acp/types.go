@@ -154,7 +154,7 @@ type InitializeResponse struct {
 	// Malformed lists what UnmarshalJSON replaced, as
 	// SessionUpdate.Malformed does, with paths such as
 	// "agentCapabilities.promptCapabilities.image: want a boolean, got
-	// string \"yes\"".
+	// string \"yes\"; the field took its default".
 	Malformed []string `json:"-"`
 }
 

@@ -61,8 +61,9 @@ type SessionUpdate struct {
 	// left out (the schema's x-deserialize-default-on-error and
 	// x-deserialize-skip-invalid-items). Each entry names the field by its
 	// JSON path in the update and says what was wrong, e.g.
-	// `locations[0].line: want an integer, got string "3"`. An item left
-	// out (or an optional object ignored) has one entry, with the reason:
+	// `locations[0].line: want an integer, got string "3"; the field took
+	// its default`. An item left out (or an optional object ignored) has
+	// one entry, with the reason:
 	// `locations[0].path: want a string, got number 5 (item skipped)`, and
 	// none for what was replaced inside it. It is nil for a well-formed
 	// update and is not marshalled.

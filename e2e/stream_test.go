@@ -147,6 +147,9 @@ turns: [{prompt: go}]
 	if strings.Contains(w, "locations[0].line") {
 		t.Errorf("warnings = %q, want none about the skipped item's line", w)
 	}
+	if strings.Contains(w, "(item skipped); the field took its default") {
+		t.Errorf("warnings = %q: a skipped item took no default", w)
+	}
 }
 
 // TestUpdatesRecordedWhileThePromptIsStuck: an agent that stops reading

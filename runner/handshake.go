@@ -191,7 +191,7 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 // a pooled process its reuse: the answer was usable.
 func malformed(method string, fields []string) []string {
 	return mapped(fields, func(m string) string {
-		return fmt.Sprintf("protocol violation: %s: %s; the field took its default", method, m)
+		return fmt.Sprintf("protocol violation: %s: %s", method, m)
 	})
 }
 

@@ -222,7 +222,7 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			a.bad = err
 		} else {
 			for _, m := range p.Malformed {
-				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s; the field took its default", p.ToolCall.ToolCallID, m))
+				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
 			}
 			if m := sharedOptionID(p.Options); m != "" {
 				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
@@ -349,7 +349,7 @@ func (s *session) notification(req *acp.Request) (any, error) {
 		return nil, nil
 	}
 	for _, m := range n.Update.Malformed {
-		s.violation(fmt.Sprintf("session/update %s: %s; the field took its default", n.Update.Kind, m))
+		s.violation(fmt.Sprintf("session/update %s: %s", n.Update.Kind, m))
 	}
 	s.update(n)
 	s.obs.update(&n.Update, s) // -v: streamed as it arrives; nothing otherwise

@@ -149,7 +149,7 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
 		for _, m := range resp.Malformed {
-			r.sess.violation(fmt.Sprintf("session/prompt: %s; the field took its default", m))
+			r.sess.violation(fmt.Sprintf("session/prompt: %s", m))
 		}
 		switch {
 		case out.stopReason == "":
