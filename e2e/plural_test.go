@@ -29,7 +29,7 @@ func TestCountsOfOneAreSingular(t *testing.T) {
 		t.Fatalf("exit %d, %d scenarios\n%s", res.code, len(out.Scenarios), res.stderr)
 	}
 	sc := out.Scenarios[0]
-	if f := strings.Join(sc.Failures, "\n"); !strings.Contains(f, "four.yaml:4:9: 1 permission request denied, want 0") {
+	if f := strings.Join(sc.Failures, "\n"); !strings.Contains(f, "four.yaml:4:18: 1 permission request denied, want 0") {
 		t.Errorf("failures:\n%s\nwant one saying 1 permission request denied", f)
 	}
 	if w := strings.Join(sc.Warnings, "\n"); !strings.Contains(w, "\n1 more protocol violation (see violations)") {

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,6 +218,41 @@ turns: [{prompt: hi}]
 	res = acprun(t, dir, "run", "key.yaml", "--run", "provider=local", "-o", "out.json")
 	if res.code != exitOK {
 		t.Errorf("acprun run --run the set without the variable: exit %d, want 0:\n%s", res.code, res.stderr)
+	}
+}
+
+// TestVarsTemplateMistakeHidesNoSetError: a template that names no
+// variable of vars hides no other error of the document: validate
+// reports it, then the error of each value set that has one, each named
+// with its set, where it used to report the first set's error alone,
+// without its set.
+func TestVarsTemplateMistakeHidesNoSetError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"t.yaml": `name: t
+vars: {lang: [go, rust]}
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+turns:
+  - prompt: "x {{.lng}}"
+    timeout: "{{.lang}}"
+`,
+	})
+	res := acprun(t, dir, "validate", "t.yaml")
+	var got []string
+	for _, l := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(l, "t.yaml:") {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		`t.yaml:5:16: {{.lng}}: vars has no lng (did you mean lang?)`,
+		`t.yaml:6:14: value set lang=go: bad duration "go": use a Go duration like 90s, 5m or 1h30m`,
+		`t.yaml:6:14: value set lang=rust: bad duration "rust": use a Go duration like 90s, 5m or 1h30m`,
+	}
+	if res.code != exitUsage || !slices.Equal(got, want) {
+		t.Errorf("validate: exit %d, errors\n%s\nwant exit 2 and\n%s\nstderr:\n%s", res.code, strings.Join(got, "\n"), strings.Join(want, "\n"), res.stderr)
 	}
 }
 

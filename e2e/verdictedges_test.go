@@ -105,8 +105,8 @@ expect: {maxDenied: 0}
 		t.Fatalf("exit %d, status %s; want %d, failed (a command was denied)\n%s", res.code, sc.Status, exitFailed, res.stderr)
 	}
 	want := []string{
-		"turn 1: s.yaml:8:13: 0 permission requests and 1 terminal command denied, want 0",
-		"s.yaml:9:9: 0 permission requests and 1 terminal command denied, want at most 0",
+		"turn 1: s.yaml:8:22: 0 permission requests and 1 terminal command denied, want 0", // at the value of denied
+		"s.yaml:9:21: 0 permission requests and 1 terminal command denied, want at most 0",
 	}
 	if strings.Join(sc.Failures, "\n") != strings.Join(want, "\n") {
 		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(sc.Failures, "\n"), strings.Join(want, "\n"))

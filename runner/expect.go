@@ -71,7 +71,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// The budget's or the divergence's failure says why the turn did
 		// not finish.
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
-		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
+		msg := fmt.Sprintf("%s: stopReason %s, want %s", cmp.Or(e.StopReasonPos, e.Pos), t.StopReason, strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {
 			msg += " (cancelled by acprun after " + t.CancelCause + ")"
 		}
@@ -162,10 +162,10 @@ func checkDenied(e scenario.Expect, perms, commands int) []string {
 		what += " and " + plural(commands, "terminal command", "terminal commands")
 	}
 	if e.Denied != nil && denied != *e.Denied {
-		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", e.Pos, what, *e.Denied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", cmp.Or(e.DeniedPos, e.Pos), what, *e.Denied))
 	}
 	if e.MaxDenied != nil && denied > *e.MaxDenied {
-		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", e.Pos, what, *e.MaxDenied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", cmp.Or(e.MaxDeniedPos, e.Pos), what, *e.MaxDenied))
 	}
 	return fails
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -218,7 +219,6 @@ func TestCancelCausesAreTheScenarios(t *testing.T) {
 	}
 }
 
-// TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
 // TestCheckTurnTextPositions: each text check that fails points at its
 // own value, not at the text key or the expect.
 func TestCheckTurnTextPositions(t *testing.T) {
@@ -239,6 +239,43 @@ func TestCheckTurnTextPositions(t *testing.T) {
 	}
 }
 
+// TestCheckStopAndDeniedPositions: a failed stopReason, denied or
+// maxDenied points at its own value, not at the expect (the first key of
+// its mapping); an expectation the file does not give (the default
+// stopReason end_turn) fails at the expect.
+func TestCheckStopAndDeniedPositions(t *testing.T) {
+	t.Parallel()
+	tr := &report.TurnResult{StopReason: "end_turn", Text: "done", Permissions: []report.Permission{{Decision: "deny"}}}
+	e := scenario.Expect{
+		Pos:          at(7, 7),
+		TextContains: []scenario.Located{loc(7, 21, "done")},
+		StopReasons:  []string{"max_tokens"}, StopReasonSet: true, StopReasonPos: at(8, 19),
+		Denied: ptr(0), DeniedPos: at(9, 15),
+	}
+	want := []string{
+		`s.yaml:8:19: stopReason end_turn, want max_tokens`,
+		`s.yaml:9:15: 1 permission request denied, want 0`,
+	}
+	if diff := cmp.Diff(want, checkTurn(e, tr)); diff != "" {
+		t.Errorf("turn (-want +got):\n%s", diff)
+	}
+	e = scenario.Expect{Pos: at(6, 5), StopReasons: []string{"end_turn"}, MaxDenied: ptr(0), MaxDeniedPos: at(7, 16)}
+	tr.StopReason = "refusal"
+	want = []string{
+		`s.yaml:6:5: stopReason refusal, want end_turn`,
+		`s.yaml:7:16: 1 permission request denied, want at most 0`,
+	}
+	if diff := cmp.Diff(want, checkTurn(e, tr)); diff != "" {
+		t.Errorf("turn with the default stopReason (-want +got):\n%s", diff)
+	}
+	r := &report.Result{Denied: 1, Turns: []report.TurnResult{*tr}}
+	want = []string{`s.yaml:4:14: 1 permission request denied, want at most 0`}
+	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r)); diff != "" {
+		t.Errorf("scenario (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	t.Parallel()
 	perms := []report.Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
@@ -691,5 +728,60 @@ func TestUnchangedWorkspace(t *testing.T) {
 	want := []string{`s.yaml:21:5: files.unchanged: 1 path matching "**" was changed: a.txt`}
 	if diff := cmp.Diff(want, r.checkFiles(e)); diff != "" {
 		t.Errorf("changed workspace (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailuresAtTheirValues: loaded from a file and run, each failed
+// expectation points at its own value: stopReason, denied and maxDenied
+// (where they used to point at the expect, the first key of its mapping),
+// a verify command's exitCode (where it used to point at its expect), a
+// verify command that gives none at the command.
+func TestFailuresAtTheirValues(t *testing.T) {
+	t.Parallel()
+	const agent = "agent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n"
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": `turns:
+  - steps:
+      - permission: {toolCallId: t1, title: rm -rf build, kind: execute}
+        rejected: [{text: done}]
+`,
+		"s.yaml": "name: values\n" + agent + `expect:
+  maxDenied: 0
+turns:
+  - prompt: one
+    expect:
+      text: {contains: done}
+      stopReason: max_tokens
+      denied: 0
+verify:
+  - run: exit 1
+    expect: {stdout: {notContains: x}, exitCode: 2}
+  - run: exit 3
+    expect: {stdout: {notContains: x}}
+`,
+	}, Options{})
+	if len(rep.Scenarios) != 1 {
+		t.Fatalf("%d scenarios, want 1", len(rep.Scenarios))
+	}
+	values := rep.Scenarios[0]
+	at := func(s string) string { return strings.ReplaceAll(s, values.File+":", "") }
+	var got []string
+	for _, f := range values.Turns[0].Failures {
+		got = append(got, at(f))
+	}
+	for _, f := range values.Failures {
+		got = append(got, at(strings.SplitN(f, "; output ends:", 2)[0]))
+	}
+	want := []string{
+		"10:19: stopReason end_turn, want max_tokens",
+		"11:15: 1 permission request denied, want 0",
+		"turn 1: 10:19: stopReason end_turn, want max_tokens",
+		"turn 1: 11:15: 1 permission request denied, want 0",
+		"5:14: 1 permission request denied, want at most 0",
+		"14:50: verify `exit 1` exited with code 1, want 2 (no output)",
+		"15:5: verify `exit 3` exited with code 3, want 0 (no output)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }

@@ -98,6 +98,18 @@ func causeText(cause string) string {
 // ended says how a command ended, for messages: "" when it exited with
 // want.
 func ended(cr report.CommandResult, timeout time.Duration, want int) string {
+	if msg := stopped(cr, timeout); msg != "" {
+		return msg
+	}
+	if *cr.ExitCode != want {
+		return fmt.Sprintf("exited with code %d, want %d", *cr.ExitCode, want)
+	}
+	return ""
+}
+
+// stopped says why a command did not exit by itself, for messages: ""
+// when it did, and cr.ExitCode is its exit code.
+func stopped(cr report.CommandResult, timeout time.Duration) string {
 	switch {
 	case cr.TimedOut:
 		return fmt.Sprintf("timed out after %s and was killed", timeout)
@@ -109,8 +121,6 @@ func ended(cr report.CommandResult, timeout time.Duration, want int) string {
 		return "was killed by " + cr.Signal
 	case cr.ExitCode == nil:
 		return "did not exit"
-	case *cr.ExitCode != want:
-		return fmt.Sprintf("exited with code %d, want %d", *cr.ExitCode, want)
 	}
 	return ""
 }
@@ -159,8 +169,13 @@ func (r *scenarioRun) verify(ctx context.Context) {
 		cr, hr := r.runCommand(ctx, c, sb)
 		var fails []string
 		e := c.Expect
-		pos := cmp.Or(e.Pos, c.Pos)
 		if msg := ended(cr, c.Limit(), e.ExitCode); msg != "" {
+			// A command that exited by itself failed its exit code, where
+			// the file gives it; any other end is the command's own.
+			pos := c.Pos
+			if stopped(cr, c.Limit()) == "" {
+				pos = cmp.Or(e.ExitCodePos, c.Pos)
+			}
 			if strings.HasPrefix(cr.Error, stoppedPrefix) {
 				r.cutShort("during verify") // if the run's end stopped it
 			}

@@ -79,8 +79,11 @@ func (j Judge) Limit() time.Duration {
 
 // CommandExpect is what a verify command must produce.
 type CommandExpect struct {
-	Pos            Pos
-	ExitCode       int // default 0
+	Pos Pos
+	// ExitCode is the exit code the command must exit with, 0 by default;
+	// ExitCodePos is where the file gives it (zero for the default).
+	ExitCode       int
+	ExitCodePos    Pos
 	StdoutContains []Located
 	StdoutMatches  *Pattern // nil when unset
 	// StdoutNotContains and StdoutNotMatches must not appear in stdout

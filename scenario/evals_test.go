@@ -61,7 +61,7 @@ func TestLoadEvals(t *testing.T) {
 			Verify: []scenario.Command{
 				cmd(34, 5, "test -f done.txt", 0),
 				{Pos: at(35, 5), Run: "go test ./...", Timeout: 10 * time.Minute, Expect: scenario.CommandExpect{
-					Pos: at(37, 13), ExitCode: 1, StdoutContains: []scenario.Located{loc(37, 46, "ok")}, StdoutMatches: &scenario.Pattern{Pos: at(37, 59), Re: regexp.MustCompile("PASS")},
+					Pos: at(37, 13), ExitCode: 1, ExitCodePos: at(37, 24), StdoutContains: []scenario.Located{loc(37, 46, "ok")}, StdoutMatches: &scenario.Pattern{Pos: at(37, 59), Re: regexp.MustCompile("PASS")},
 				}},
 			},
 			Teardown: []scenario.Command{cmd(38, 12, "rm -rf /tmp/x", 0)},
@@ -540,7 +540,7 @@ func TestConfigEvalDefaults(t *testing.T) {
 		Client:    scenario.Client{FS: true, Terminal: true},
 		Workspace: &scenario.Workspace{Pos: cat(2, 14), From: fixture, SourcePos: cat(2, 14)},
 		Setup:     []scenario.Command{{Pos: cat(3, 11), Run: "make deps", Expect: scenario.CommandExpect{Pos: cat(3, 11)}}},
-		Verify:    []scenario.Command{{Pos: cat(5, 7), Run: "make check", Expect: scenario.CommandExpect{Pos: cat(5, 33)}}},
+		Verify:    []scenario.Command{{Pos: cat(5, 7), Run: "make check", Expect: scenario.CommandExpect{Pos: cat(5, 33), ExitCodePos: cat(5, 44)}}},
 		Teardown:  []scenario.Command{{Pos: cat(6, 14), Run: "make clean", Expect: scenario.CommandExpect{Pos: cat(6, 14)}}},
 	}}
 	if diff := cmp.Diff(wantDefaults, cfg.Defaults, cmpOpts); diff != "" {

@@ -100,13 +100,13 @@ func TestLoadFull(t *testing.T) {
 			},
 		},
 		Enforce: scenario.EnforceOff,
-		Expect:  scenario.Expect{Pos: at(38, 9), Denied: intp(0)},
+		Expect:  scenario.Expect{Pos: at(38, 9), Denied: intp(0), DeniedPos: at(38, 18)},
 		Turns: []scenario.Turn{
 			{
 				Pos:     at(40, 5),
 				Prompt:  []scenario.Part{{Pos: at(40, 13), Text: "Run go vet and fix what it reports."}},
 				Timeout: 5 * time.Minute,
-				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}, StopReasonSet: true},
+				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}, StopReasonSet: true, StopReasonPos: at(42, 26)},
 			},
 			{
 				Pos: at(43, 5),
@@ -119,9 +119,11 @@ func TestLoadFull(t *testing.T) {
 					Pos:           at(48, 7),
 					StopReasons:   []string{"end_turn", "max_tokens"},
 					StopReasonSet: true,
+					StopReasonPos: at(48, 19),
 					TextContains:  []scenario.Located{{Pos: at(49, 24), Value: "vet"}},
 					TextMatches:   &scenario.Pattern{Pos: at(49, 40), Re: regexp.MustCompile(`(?i)fixed \d+`)},
 					MaxDenied:     intp(1),
+					MaxDeniedPos:  at(50, 18),
 				},
 			},
 		},

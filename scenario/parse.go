@@ -739,7 +739,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	for _, kv := range m.pairs {
 		switch kv.Key {
 		case "stopReason":
-			e.StopReasonSet = true
+			e.StopReasonSet, e.StopReasonPos = true, p.pos(yamlnode.Deref(kv.V))
 			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, r := range nodes {
 				if s, ok := p.oneOf(r, "stop reason", stopReasons, "stop reasons", ""); ok {
@@ -764,8 +764,10 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			p.textExpect(kv.V, &e)
 		case "denied":
 			e.Denied, _ = p.count(kv.V)
+			e.DeniedPos = p.pos(yamlnode.Deref(kv.V))
 		case "maxDenied":
 			e.MaxDenied, _ = p.count(kv.V)
+			e.MaxDeniedPos = p.pos(yamlnode.Deref(kv.V))
 		case "toolCalls":
 			e.ToolCalls = p.toolCallsExpect(kv.V)
 		case "files":

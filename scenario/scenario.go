@@ -261,8 +261,10 @@ type Expect struct {
 	// StopReasons lists the accepted stop reasons: ACP's, or the outcomes
 	// error, agent_exited and unresponsive that acprun records when the
 	// agent gave none. Load sets ["end_turn"] for a turn without
-	// stopReason; it is nil at the scenario level.
-	StopReasons []string
+	// stopReason; it is nil at the scenario level. StopReasonPos is where
+	// the file gave stopReason (zero for the default).
+	StopReasons   []string
+	StopReasonPos Pos
 	// StopReasonSet reports that the file gave stopReason explicitly;
 	// it is false when StopReasons is the default ["end_turn"]. A turn that
 	// acprun had to cancel passes only when its expect explicitly allows
@@ -292,8 +294,11 @@ type Expect struct {
 	PassRate    float64
 	PassRatePos Pos
 
-	Denied    *int // exact number of denied permission requests
-	MaxDenied *int // at most this many denied permission requests
+	// Denied is the exact number of denied permission requests (and
+	// terminal commands), MaxDenied the most there may be; nil when unset.
+	// DeniedPos and MaxDeniedPos are where the file gives them.
+	Denied, MaxDenied       *int
+	DeniedPos, MaxDeniedPos Pos
 
 	// What the agent did; nil when unset.
 	ToolCalls   *ToolCallsExpect

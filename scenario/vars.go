@@ -68,15 +68,18 @@ type expansion struct {
 // vars: one per value set, each a copy of root with {{.NAME}} replaced by
 // the set's values (see render), in the order of the sets. It returns nil
 // when the document has no vars: it is read as it is, and {{ means
-// nothing in it. Problems with vars or the templates are reported; the
-// document is then expanded with its first good value set alone (so that
-// the rest of it is checked once), or not at all when there is none.
+// nothing in it. Problems with vars or the templates are reported, and
+// the document is still expanded with every good value set, so that a
+// problem of only some of them is found and named with its set (see
+// nameValueSets); a template naming no variable stays as written. Only a
+// document that would expand into more than acprun reads at once is
+// expanded with its first value set alone, so that the rest of it is
+// checked once.
 func (p *fileParser) expand(root *yaml.Node) []expansion {
 	n := topValue(root, "vars")
 	if n == nil {
 		return nil
 	}
-	errs := len(p.Errs)
 	sets, names := p.varSets(n)
 	p.checkTemplates(root, names, "vars")
 	if t := p.templatedDefaults(root); t != nil {
@@ -89,9 +92,7 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 	if len(sets)*values > maxExpandedValues {
 		p.Errorf(yamlnode.Deref(n), "vars expands into %d scenarios of %d values each, more than acprun reads at once (%d values): split the scenario",
 			len(sets), values, maxExpandedValues)
-	}
-	if len(p.Errs) > errs {
-		sets = sets[:min(len(sets), 1)]
+		sets = sets[:1]
 	}
 	out := make([]expansion, 0, len(sets))
 	for _, s := range sets {

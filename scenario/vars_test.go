@@ -395,6 +395,39 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestVarsErrorsNameTheSetBesideOthers: a mistake in a template or in
+// vars hides no other: every good value set is still checked, and a
+// problem that only some of them have names each set that has it.
+func TestVarsErrorsNameTheSetBesideOthers(t *testing.T) {
+	src := `name: t
+vars: {lang: [go, rust]}
+agent: {command: [a]}
+turns:
+  - prompt: "x {{.lng}}"
+    timeout: "{{.lang}}"
+---
+name: u
+vars:
+  - {t: [1s, soon, later]}
+  - {t: soon}
+agent: {command: [a]}
+timeout: "{{.t}}"
+turns: [{prompt: hi}]
+`
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	want := []string{
+		`bad.yaml:5:16: {{.lng}}: vars has no lng (did you mean lang?)`,
+		`bad.yaml:6:14: value set lang=go: bad duration "go": use a Go duration like 90s, 5m or 1h30m`,
+		`bad.yaml:6:14: value set lang=rust: bad duration "rust": use a Go duration like 90s, 5m or 1h30m`,
+		`bad.yaml:11:5: the values t=soon are given twice (first at line 10): each value set is one scenario`,
+		`bad.yaml:13:10: value set t=soon: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+		`bad.yaml:13:10: value set t=later: bad duration "later": use a Go duration like 90s, 5m or 1h30m`,
+	}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
 // TestVarsNamesUnique: an expanded name that another scenario has is a
 // duplicate, as any name.
 func TestVarsNamesUnique(t *testing.T) {

@@ -220,6 +220,7 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 		switch kv.Key {
 		case "exitCode":
 			e.ExitCode, _ = p.exitCode(kv.V)
+			e.ExitCodePos = p.pos(yamlnode.Deref(kv.V))
 		case "stdout":
 			sm, ok := p.mapping(kv.V, textKeys, nil)
 			if !ok {
