@@ -33,7 +33,7 @@ the agents' env and of acprun's secret-looking environment variables.`
 func (c *agentsCmd) Run(g *globals) error {
 	cfg, err := c.config()
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	builtin := map[string]bool{}
 	for _, na := range scenario.BuiltinAgents() {

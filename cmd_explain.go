@@ -95,7 +95,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	var asked *output.Asked
 	if c.Transcript != "" {
 		if asked, err = c.find(g); err != nil {
-			return usageError(g, err) // an invalid transcript with its place, as replay prints it
+			return usageError(g, nil, err) // an invalid transcript with its place, as replay prints it
 		}
 		req = asked.Request
 	} else if req, err = c.request(ctx, g, sc.Agent.Cwd); errors.Is(err, errInterrupted) {
@@ -129,7 +129,7 @@ func (c *explainCmd) scenario(g *globals) (*scenario.Scenario, error) {
 	if c.File == "" {
 		cfg, err := sel.config()
 		if err != nil {
-			return nil, usageError(g, err)
+			return nil, usageError(g, nil, err)
 		}
 		return oneShotRules(cfg)
 	}

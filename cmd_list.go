@@ -52,7 +52,7 @@ func (c *listCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	// A variable unset here stops a run of its scenario, not the listing.
-	printWarnings(g, scenario.UnsetWarnings(scs))
+	printWarnings(g, scs, scenario.UnsetWarnings(scs))
 	entries := make([]output.ListEntry, 0, len(scs))
 	for _, sc := range scs {
 		entries = append(entries, output.ListEntry{

@@ -26,7 +26,7 @@ func (c *mockAgentCmd) Help() string {
 func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	s, err := mockagent.Load(c.Script)
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	if s.IgnoreSigterm {
 		signal.Ignore(syscall.SIGTERM)

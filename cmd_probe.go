@@ -82,7 +82,7 @@ func (c *probeCmd) withArgs(cfg *scenario.Config) error {
 func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) error {
 	cfg, err := c.config()
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	var agent scenario.Agent
 	switch {
@@ -90,7 +90,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		agent.Command = c.Target
 	case len(c.Target) == 1:
 		if agent, err = scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg}); err != nil {
-			return usageError(g, err) // a config agent's problems, one positioned problem per line
+			return usageError(g, nil, err) // a config agent's problems, one positioned problem per line
 		}
 		if slices.Equal(agent.Command, []string{"acprun", "mock-agent"}) {
 			return exitError{code: exitUsage, err: errors.New("the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT")}
@@ -113,7 +113,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		}
 	}
 	if err := checkProbeScript(&agent); err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	// The guard hears of the temporary file that pinning -o tries, too.
 	ctx, guard := startGuard(ctx)

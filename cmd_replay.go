@@ -51,7 +51,7 @@ file:line:col before anything is sent, with exit code 2.`
 func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	rec, err := replay.Load(c.Transcript)
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(g.Stderr, "acprun replay: %s\n", n)

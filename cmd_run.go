@@ -194,7 +194,7 @@ func checkRepeat(n int) error {
 // nothing to warn about.
 func (c *runCmd) warnNoPermissions(g *globals, scs []*scenario.Scenario) {
 	if c.policy() == nil {
-		printWarnings(g, scenario.NoPermissionsWarnings(scs))
+		printWarnings(g, scs, scenario.NoPermissionsWarnings(scs))
 	}
 }
 
@@ -428,7 +428,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	if err := c.checkInputs(g, scs); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if rerun != nil && len(scs) > 0 {
 		if scs = rerun.Filter(scs); len(scs) == 0 {
@@ -447,13 +447,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		scs[i] = sc.WithFlags(flags)
 	}
 	if errs := startErrors(scs); len(errs) > 0 {
-		return usageError(g, errs)
+		return usageError(g, scs, errs)
 	}
 	if err := c.checkAttempts(len(scs)); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if err := c.checkPrintSelection(scs); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if len(c.Prompt) > 0 {
 		if scs, err = c.withPrompt(ctx, g, scs); err != nil {
@@ -463,13 +463,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts := c.options(g)
 	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if err := c.checkTranscripts(g, opts, scs); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if err := c.checkWorkspaceDir(scs); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if err := runner.CheckCassettes(opts, scs); err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, scs, err)
 	}
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)

@@ -41,7 +41,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	}
 	cfg, err := c.config()
 	if err != nil {
-		return nil, usageError(g, err)
+		return nil, usageError(g, nil, err)
 	}
 	lopts := c.loadOptions(cfg)
 	agent := ""
@@ -49,14 +49,18 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 		agent = c.Agent[0] // the others are the matrix's, as with a file
 	}
 	sc, warnings, err := scenario.OneShot(agent, lopts)
-	printWarnings(g, warnings)
+	var loaded []*scenario.Scenario // none when loading failed
+	if err == nil {
+		loaded = []*scenario.Scenario{sc}
+	}
+	printWarnings(g, loaded, warnings)
 	if err != nil {
 		if agent != "" {
 			err = fmt.Errorf("--agent %s: %w", approve.QuoteArgv([]string{agent}), err)
 		}
-		return nil, usageError(g, err)
+		return nil, usageError(g, nil, err)
 	}
-	return c.choose(g, []*scenario.Scenario{sc}, nil, lopts)
+	return c.choose(g, loaded, nil, lopts)
 }
 
 // resultsLookLikeScenarios reports whether the results file of -o (or of

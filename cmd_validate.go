@@ -68,7 +68,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	}
 	cfg, err := c.config()
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
 	c.gatewayFlags.setIn(&opts)
@@ -80,9 +80,9 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	if !c.Strict {
 		warnings = append(warnings, scenario.UnsetWarnings(scs)...)
 	}
-	printWarnings(g, scenario.SortWarnings(warnings))
+	printWarnings(g, scs, scenario.SortWarnings(warnings))
 	if err != nil {
-		return usageError(g, err)
+		return usageError(g, nil, err)
 	}
 	if len(scs) == 0 {
 		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
@@ -92,7 +92,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 		errs = sortErrors(append(errs, strictErrors(ctx, scs)...))
 	}
 	if len(errs) > 0 {
-		return usageError(g, errs)
+		return usageError(g, scs, errs)
 	}
 	files := map[string]bool{}
 	turns := 0

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -117,13 +119,13 @@ func (s *selection) durations(g *globals) (map[string]time.Duration, error) {
 func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scenario.LoadOptions, error) {
 	cfg, err := s.config()
 	if err != nil {
-		return nil, scenario.LoadOptions{}, usageError(g, err)
+		return nil, scenario.LoadOptions{}, usageError(g, nil, err)
 	}
 	opts := s.loadOptions(cfg)
 	scs, warnings, err := scenario.Load(paths, opts)
-	printWarnings(g, warnings)
+	printWarnings(g, scs, warnings)
 	if err != nil {
-		return nil, opts, usageError(g, err)
+		return nil, opts, usageError(g, nil, err)
 	}
 	return scs, opts, nil
 }
@@ -142,7 +144,7 @@ func (s *selection) loadOptions(cfg *scenario.Config) scenario.LoadOptions {
 // one provider's key runs the scenarios that need only that one.
 func checkUnset(g *globals, scs []*scenario.Scenario) error {
 	if errs := scenario.UnsetErrors(scs); errs != nil {
-		return usageError(g, errs)
+		return usageError(g, scs, errs)
 	}
 	return nil
 }
@@ -191,19 +193,38 @@ func (f configFlag) config() (*scenario.Config, error) {
 // of a file the user wrote (scenario, config, mock agent script,
 // transcript), they are printed here: each that is positioned followed by
 // its source line with a caret under the column, errors wrapped in more
-// context as one line each, with that context (see srcerr.Print).
-func usageError(g *globals, err error) error {
+// context as one line each, with that context (see srcerr.Print). What
+// it prints, or returns to be printed, is redacted as a run of scs would
+// redact it (loadRedactor): a path or URL that ${VAR} filled in may hold a
+// secret.
+func usageError(g *globals, scs []*scenario.Scenario, err error) error {
+	red := loadRedactor(scs)
 	if _, ok := errors.AsType[*srcerr.Error](err); !ok {
-		return exitError{code: exitUsage, err: err}
+		return exitError{code: exitUsage, err: red.Error(err)}
 	}
-	srcerr.Print(g.Stderr, err)
+	srcerr.Print(g.Stderr, err, red)
 	return exitError{code: exitUsage}
 }
 
 // printWarnings prints the warnings of loading scenario or config files
-// to stderr, one per line, file:line:col: warning: message.
-func printWarnings(g *globals, warnings []scenario.Warning) {
-	for _, w := range warnings {
-		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+// to stderr, one per line, file:line:col: warning: message, redacted as
+// a run of scs would redact them (loadRedactor).
+func printWarnings(g *globals, scs []*scenario.Scenario, warnings []scenario.Warning) {
+	if len(warnings) == 0 {
+		return
 	}
+	red := loadRedactor(scs)
+	for _, w := range warnings {
+		pos := w.Pos
+		pos.File = red.String(pos.File)
+		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", pos, red.String(w.Msg))
+	}
+}
+
+// loadRedactor is the redactor of what loading scenarios prints on
+// stderr, their errors and warnings: a run's (runner.Redactor), of the
+// secrets of scs (those loaded; none when loading failed) and of
+// acprun's environment.
+func loadRedactor(scs []*scenario.Scenario) *redact.Redactor {
+	return runner.Redactor(runner.Options{}, scs)
 }

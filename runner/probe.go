@@ -126,20 +126,10 @@ func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) 
 	if errors.Is(context.Cause(pctx), errProbeTimeout) {
 		err = fmt.Errorf("probe timed out after %s: %w", opts.Timeout, err)
 	}
-	err = &redactedError{msg: red.String(err.Error()), err: err}
+	err = red.Error(err)
 	rep.Error = err.Error()
 	return rep, err
 }
-
-// redactedError is an error whose text is redacted; it unwraps to the
-// error it redacts, so that errors.Is and errors.As still see through it.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
 
 // probe does the work of Probe, filling rep as it goes; the agent's
 // stderr is redacted with red, as it is cut.

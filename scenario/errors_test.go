@@ -803,7 +803,7 @@ func TestErrorsPrinted(t *testing.T) {
 				t.Fatalf("error is %T, want scenario.Errors: %v", err, err)
 			}
 			var printed strings.Builder
-			srcerr.Print(&printed, err)
+			srcerr.Print(&printed, err, nil)
 			if diff := cmp.Diff(tt.want, printed.String()); diff != "" {
 				t.Errorf("printed (-want +got):\n%s", diff)
 			}

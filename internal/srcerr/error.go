@@ -29,6 +29,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
 )
 
@@ -120,16 +121,24 @@ func Compare(a, b *Error) int {
 // itself when it joins none) on a line of its own, an *Error followed by
 // its Snippet. An error that wraps Errors in more context is one error,
 // printed as its text.
-func Print(w io.Writer, err error) {
+//
+// What it writes is redacted with red (nil redacts nothing): an *Error's
+// file, message and anchor, its line and column left as they are, and its
+// source line, the caret still under the character it was under (under
+// the Marker of a secret that character was in); any other error's text.
+func Print(w io.Writer, err error, red *redact.Redactor) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		fmt.Fprintln(w, e)
-		if pe, ok := e.(*Error); ok {
-			fmt.Fprint(w, pe.Snippet())
+		pe, ok := e.(*Error)
+		if !ok {
+			fmt.Fprintln(w, red.String(e.Error()))
+			continue
 		}
+		fmt.Fprintln(w, pe.redacted(red))
+		fmt.Fprint(w, pe.redactedSnippet(red))
 	}
 }
 

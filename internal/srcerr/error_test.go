@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
@@ -49,12 +50,21 @@ func TestCompare(t *testing.T) {
 // TestPrint: each error joined is on its own line, a positioned one
 // followed by its source line and caret; an error that wraps positioned
 // ones in more context is printed as its text alone.
+//
+// With a redactor, an error's file, message and source line are redacted,
+// and any other error's text, "file:line:col:" left as it is; the caret
+// stays under the character it was under in the redacted line (a tab
+// after a secret included), under the Marker of a secret that character
+// was in, and past the end of a line when it was.
 func TestPrint(t *testing.T) {
 	first := &srcerr.Error{File: "s.yaml", Line: 2, Col: 3, Msg: "bad key", Source: "  promt: hi"}
 	second := &srcerr.Error{File: "s.yaml", Line: 5, Col: 1, Msg: "no source"}
 	whole := &srcerr.Error{File: "s.yaml", Msg: "no scenario in file", Source: "ignored"}
+	const secret = "supersecretvalue123"
+	red := redact.New(secret)
 	tests := []struct {
 		name string
+		red  *redact.Redactor
 		err  error
 		want string
 	}{
@@ -76,11 +86,65 @@ func TestPrint(t *testing.T) {
 			err:  fmt.Errorf("loading: %w", first),
 			want: "loading: s.yaml:2:3: bad key\n",
 		},
+		{
+			red:  red,
+			name: "message and file",
+			err:  &srcerr.Error{File: secret + ".mock.yaml", Line: 3, Col: 18, Msg: "workspace /tmp/x:" + secret + "@h does not exist", Source: `workspace: {git: "${TOKEN}"}`},
+			want: "[REDACTED].mock.yaml:3:18: workspace /tmp/x:[REDACTED]@h does not exist\n" +
+				`    3 | workspace: {git: "${TOKEN}"}` + "\n" +
+				"      |                  ^\n",
+		},
+		{
+			red:  red,
+			name: "secret before the column",
+			err:  &srcerr.Error{File: "s.yaml", Line: 2, Col: 31, Msg: "bad", Source: "env: {A: " + secret + ", B: x}"},
+			want: "s.yaml:2:31: bad\n" +
+				"    2 | env: {A: [REDACTED], B: x}\n" +
+				"      |                      ^\n",
+		},
+		{
+			red:  red,
+			name: "column inside the secret",
+			err:  &srcerr.Error{File: "s.yaml", Line: 2, Col: 15, Msg: "bad", Source: "env: {A: " + secret + ", B: x}"},
+			want: "s.yaml:2:15: bad\n" +
+				"    2 | env: {A: [REDACTED], B: x}\n" +
+				"      |          ^\n",
+		},
+		{
+			red:  red,
+			name: "tab after the secret",
+			err:  &srcerr.Error{File: "s.yaml", Line: 1, Col: 24, Msg: "bad", Source: "a: " + secret + "\tb"},
+			want: "s.yaml:1:24: bad\n" +
+				"    1 | a: [REDACTED]   b\n" +
+				"      |                 ^\n",
+		},
+		{
+			red:  red,
+			name: "column past the end",
+			err:  &srcerr.Error{File: "s.yaml", Line: 1, Col: 26, Msg: "bad", Source: "a: " + secret},
+			want: "s.yaml:1:26: bad\n" +
+				"    1 | a: [REDACTED]\n" +
+				"      |              ^\n",
+		},
+		{
+			red:  red,
+			name: "wide characters before the secret",
+			err:  &srcerr.Error{File: "s.yaml", Line: 1, Col: 25, Msg: "bad", Source: "名前: " + secret + " x"},
+			want: "s.yaml:1:25: bad\n" +
+				"    1 | 名前: [REDACTED] x\n" +
+				"      |                  ^\n",
+		},
+		{
+			red:  red,
+			name: "joined and wrapped",
+			err:  errors.Join(fmt.Errorf("--agent a: %w", &srcerr.Error{File: "acprun.yaml", Line: 2, Col: 5, Msg: "cwd " + secret}), errors.New("plain "+secret)),
+			want: "--agent a: acprun.yaml:2:5: cwd [REDACTED]\nplain [REDACTED]\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			srcerr.Print(&b, tt.err)
+			srcerr.Print(&b, tt.err, tt.red)
 			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
 				t.Errorf("Print (-want +got):\n%s", diff)
 			}
