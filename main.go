@@ -337,12 +337,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if exitCode >= 0 {
 		return exitCode // --help, --version
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
+	if err != nil { // an argument may be a secret of the environment
+		fmt.Fprintf(stderr, "acprun: %v\n%s\n", loadRedactor(nil).Error(err), usageHint(err))
 		return exitUsage
 	}
 	if err := errors.Join(emptyFlag(kctx), repeatedPathFlag(kctx)); err != nil {
-		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		fmt.Fprintf(stderr, "acprun: %v\n", loadRedactor(nil).Error(err))
 		return exitUsage
 	}
 	setColor(root.Color, stderr)
@@ -485,19 +485,22 @@ func stdoutGone(err error) bool {
 // commandExit is the exit code of a command that returned err, which it
 // prints: an error without an exit code of its own (an exitError) is
 // unexpected, acprun failed internally (a write to stdout, say), and
-// never means that a scenario failed.
+// never means that a scenario failed. The secrets of the environment
+// are redacted from what it prints.
 func commandExit(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// A path or value in it may hold a secret of the environment.
+	red := loadRedactor(nil)
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
+			fmt.Fprintf(stderr, "acprun: %v\n", red.Error(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "acprun: %v\n", err)
+	fmt.Fprintf(stderr, "acprun: %v\n", red.Error(err))
 	return exitOutput
 }
 

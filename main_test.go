@@ -155,3 +155,23 @@ func TestThirdInterruptExits(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandExitRedactsTheEnvironment: a command's error, with an exit
+// code of its own or not, is printed with the values of the
+// environment's secret-looking variables redacted.
+func TestCommandExitRedactsTheEnvironment(t *testing.T) {
+	const secret = "supersecretvalue123"
+	t.Setenv("MY_API_TOKEN", secret)
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{exitError{code: exitUsage, err: errors.New("--junit /proc/" + secret + ".xml: no such file or directory")}, exitUsage},
+		{errors.New("write /tmp/" + secret + ": no space left on device"), exitOutput},
+	} {
+		var b bytes.Buffer
+		if code := commandExit(c.err, &b); code != c.code || strings.Contains(b.String(), secret) || !strings.Contains(b.String(), "[REDACTED]") {
+			t.Errorf("commandExit(%v) = %d, printed %q; want %d, the secret redacted", c.err, code, b.String(), c.code)
+		}
+	}
+}
