@@ -565,7 +565,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	g.onInterrupt(nil)
 	printer.EndProgress()
 	if err != nil {
-		fmt.Fprintf(printer, "acprun: %v\n", err)
+		fmt.Fprintf(printer, "acprun: %v\n", loadRedactor(scs).Error(err)) // as commandExit would
 		return finishStderr(printer, stderr, exitError{code: exitOutput})
 	}
 	rep.BalancedBy = c.balancedBy
