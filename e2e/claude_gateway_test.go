@@ -190,8 +190,13 @@ func TestClaudeGatewayRecordReplay(t *testing.T) {
 		if t1.StopReason != "end_turn" || t1.Text != claudeTurn1Text || len(t1.Failures) != 0 || t1.CancelCause != "" {
 			t.Errorf("turn 1: %s %q, cancelCause %q, failures %q; want the recording's end_turn, passed", t1.StopReason, t1.Text, t1.CancelCause, t1.Failures)
 		}
-		if t2.StopReason != "cancelled" || t2.CancelCause != report.CauseDivergence {
-			t.Errorf("turn 2 %s, cancelCause %q; want cancelled for the %s\n%s", t2.StopReason, t2.CancelCause, report.CauseDivergence, res.stderr)
+		// session/cancel is written before the gateway answers the request
+		// with its error, but Claude Code reads its stdin and the answer
+		// on their own: under load it may fail the prompt on the error
+		// before it heeds the cancel. Either way the turn is cut by the
+		// divergence, and fails for it alone.
+		if (t2.StopReason != "cancelled" && t2.StopReason != "error") || t2.CancelCause != report.CauseDivergence {
+			t.Errorf("turn 2 %s, cancelCause %q; want cancelled (or the agent's error) for the %s\n%s", t2.StopReason, t2.CancelCause, report.CauseDivergence, res.stderr)
 		}
 		// The fifth message of the conversation (user, tool use, tool
 		// result, answer, prompt) is turn 2's prompt.
