@@ -77,7 +77,7 @@ type turnKey struct{}
 // turn is a request handler's hold on the line.
 type turn struct {
 	c     *Conn
-	async bool     // Async released the line; guarded by c.mu
+	async bool          // Async released the line; guarded by c.mu
 	after []func(error) // called once the answer is out (AfterAnswer); the handler's goroutine's
 }
 
