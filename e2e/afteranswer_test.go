@@ -226,19 +226,22 @@ printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":
 		"s.yaml": "name: latep\nagent: {command: [sh, agent.sh]}\npermissions: {default: deny}\nturns: [{prompt: go}]\nexpect: {maxDenied: 0}\n",
 	})
 	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	type outcome struct {
+		Code             int
+		Status           report.Status
+		Allowed, Denied  int
+		Permissions      []report.Permission
+		Warnings, Failed []string
+	}
 	sc := out.Scenarios[0]
-	if res.code != 0 || sc.Status != report.StatusPassed || sc.Allowed != 0 || sc.Denied != 0 {
-		t.Errorf("exit %d, status %s (%q), allowed %d, denied %d; want passed, nothing counted\nstderr:\n%s", res.code, sc.Status, sc.Failures, sc.Allowed, sc.Denied, res.stderr)
-	}
-	want := []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
-		Decision: "cancelled", Outcome: "cancelled", Reason: "the connection closed before the answer", Late: true}}
-	if diff := gocmp.Diff(want, sc.Turns[0].Permissions); diff != "" {
-		t.Errorf("turn 1's permissions (-want +got):\n%s", diff)
-	}
-	wantWarn := []string{`turn 1: tool call t9 ("rm -rf /") ran although its permission request was never answered; ` +
-		`the policy would have denied it (the default): the policy had no effect on it`}
-	if diff := gocmp.Diff(wantWarn, sc.Warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
+	got := outcome{res.code, sc.Status, sc.Allowed, sc.Denied, sc.Turns[0].Permissions, sc.Warnings, sc.Failures}
+	want := outcome{Code: 0, Status: report.StatusPassed,
+		Permissions: []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
+			Decision: "cancelled", Outcome: "cancelled", Reason: "the connection closed before the answer", Late: true}},
+		Warnings: []string{`turn 1: tool call t9 ("rm -rf /") ran although its permission request was never answered; ` +
+			`the policy would have denied it (the default): the policy had no effect on it`}}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("the scenario (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "tr", "latep.jsonl"))
 	if err != nil {

@@ -235,7 +235,9 @@ func TestModeSwitchedUnasked(t *testing.T) {
 // unasked: when the policy would deny the call as it last stands, a
 // warning, or with permissions.enforce: strict a failure of its turn,
 // which says which case it is. A call that ran as it was allowed, or
-// changed in a way the policy also allows, says nothing.
+// changed in a way the policy also allows, says nothing; nor does a
+// denied call that failed (how agents report the refusal) or that was
+// in progress already when it asked.
 func TestRanWithoutPermission(t *testing.T) {
 	t.Parallel()
 	const policy = `{default: allow, deny: [{command: "rm *"}]%s}`
@@ -252,12 +254,26 @@ func TestRanWithoutPermission(t *testing.T) {
       - tool_call: {toolCallId: t2, title: rm2, kind: execute, status: completed, rawInput: {command: rm -rf y}}
 `, want: []string{denied, `tool call t2 ("rm2") ran without a permission request; ` +
 			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+		{name: "denied, then started", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, status: pending, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: in_progress}}]
+`, want: []string{denied}},
 		{name: "denied, then failed", steps: `
       - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
       - permission: {toolCallId: t1}
         rejected: [{tool_call_update: {toolCallId: t1, status: failed}}]
-`, want: []string{`tool call t1 ("rm") was tried although its permission request was denied (it failed, so it may not have run); ` +
-			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+`}, // how agents report the refusal
+		{name: "in progress when it asked, denied", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, status: in_progress, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+`},
+		{name: "changed after it was allowed, then failed", steps: `
+      - tool_call: {toolCallId: t1, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, title: rm -rf /, rawInput: {command: rm -rf /}, status: failed}}]
+`, want: []string{`tool call t1 ("rm -rf /") was tried otherwise than its permission request asked ("ls -la", input {"command":"ls -la"}), which was allowed ` +
+			`(it failed, so it may not have run); the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
 		{name: "cancelled", steps: `
       - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
       - permission: {toolCallId: t1}

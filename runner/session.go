@@ -1261,13 +1261,13 @@ func ran(st acp.ToolCallStatus) bool {
 // call c, as it last stands, without the policy's permission, and the
 // policy would have denied it: the policy had no effect on it. That is a
 // call it ran without asking; or although the answer to its last
-// permission request was a denial, cancelled, or never written; or in
-// another form (kind, tool, title, input, paths: what the policy reads)
-// than the one the policy allowed. A warning, or with
+// permission request was a denial, cancelled, or never written (see
+// ranAnyway); or in another form (kind, tool, title, input, paths: what
+// the policy reads) than the one the policy allowed. A warning, or with
 // permissions.enforce: strict a failure of the turn; "" for none.
 func (s *session) unpermitted(c *toolCallState) string {
 	call := &c.call
-	if !ran(call.Status) {
+	if !ran(call.Status) || c.ask != nil && c.ask.answer != answerAllowed && !ranAnyway(c.ask, call.Status) {
 		return ""
 	}
 	req := PermissionRequest(*call, nil, s.cwd)
@@ -1299,6 +1299,15 @@ func (s *session) unpermitted(c *toolCallState) string {
 		what = "was tried " + how + " (it failed, so it may not have run)"
 	}
 	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
+}
+
+// ranAnyway reports whether a call whose permission request ask was not
+// allowed, now of status st, ran all the same: it completed, or it is in
+// progress and was not when it asked. A call that failed is how agents
+// report the refusal (it did not run), and one that was in progress
+// already when it asked may have stopped there.
+func ranAnyway(ask *callAsk, st acp.ToolCallStatus) bool {
+	return st == acp.StatusCompleted || st == acp.StatusInProgress && ask.call.Status != acp.StatusInProgress
 }
 
 // sameForm reports whether the policy reads a and b alike: the same kind,
