@@ -341,3 +341,50 @@ func TestInvalidRequestAnswered(t *testing.T) {
 		t.Errorf("violations = %d, want 1", violations.Load())
 	}
 }
+
+// brokenWriter fails every write once broken is set, as a pipe whose
+// reader has gone.
+type brokenWriter struct{ broken atomic.Bool }
+
+func (w *brokenWriter) Write(p []byte) (int, error) {
+	if w.broken.Load() {
+		return 0, syscall.EPIPE
+	}
+	return len(p), nil
+}
+
+// TestAfterAnswerTellsTheWrite: AfterAnswer's func learns whether the
+// handler's answer was written: nil once it was, the write's error when
+// the peer's input is gone, for a handler that holds the line and one
+// that went on with Async alike.
+func TestAfterAnswerTellsTheWrite(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		peer, in := io.Pipe() // what the peer writes, the Conn reads
+		w := &brokenWriter{}
+		written := make(chan error, 1)
+		c := acp.NewConn(peer, w, acp.HandlerFunc(func(ctx context.Context, req *acp.Request) (any, error) {
+			if async {
+				acp.Async(ctx)
+			}
+			if !acp.AfterAnswer(ctx, func(err error) { written <- err }) {
+				t.Error("AfterAnswer = false in a request handler")
+			}
+			return "ok", nil
+		}), nil)
+		if _, err := io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"x"}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-written; err != nil {
+			t.Errorf("async %v: an answer written: AfterAnswer's func got %v, want nil", async, err)
+		}
+		w.broken.Store(true)
+		if _, err := io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"x"}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-written; !errors.Is(err, syscall.EPIPE) {
+			t.Errorf("async %v: an answer whose write failed: AfterAnswer's func got %v, want the write's error", async, err)
+		}
+		in.Close()
+		c.Close()
+	}
+}

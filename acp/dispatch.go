@@ -58,11 +58,12 @@ func Async(ctx context.Context) {
 }
 
 // AfterAnswer, called by a request handler (not by a goroutine it
-// started), has f called once the handler's answer has been written, or
-// its write has failed: a handler that calls Async learns when its answer
-// is out. It reports whether f will be called; false when ctx is not a
-// request handler's.
-func AfterAnswer(ctx context.Context, f func()) bool {
+// started), has f called once the handler's answer has been written, with
+// nil, or once its write has failed, with the write's error (ErrClosed
+// once the Conn is closing): a handler that calls Async learns when its
+// answer is out, and whether the peer can have it. It reports whether f
+// will be called; false when ctx is not a request handler's.
+func AfterAnswer(ctx context.Context, f func(written error)) bool {
 	t, ok := ctx.Value(turnKey{}).(*turn)
 	if ok {
 		t.after = append(t.after, f)
@@ -76,8 +77,8 @@ type turnKey struct{}
 // turn is a request handler's hold on the line.
 type turn struct {
 	c     *Conn
-	async bool     // Async released the line; guarded by c.mu
-	after []func() // called once the answer is out (AfterAnswer); the handler's goroutine's
+	async bool          // Async released the line; guarded by c.mu
+	after []func(error) // called once the answer is out (AfterAnswer); the handler's goroutine's
 }
 
 // release ends t's hold on the line, if it still holds it, and starts a
@@ -171,9 +172,9 @@ func (c *Conn) handle(in *inMsg) bool {
 			_, _ = c.h.Handle(c.ctx, in.req)
 		}
 	case in.err != nil: // invalid: answered by the Conn
-		c.answer(in.req, nil, in.err)
+		_ = c.answer(in.req, nil, in.err)
 	case c.h == nil:
-		c.answer(in.req, nil, MethodNotFound(in.req.Method))
+		_ = c.answer(in.req, nil, MethodNotFound(in.req.Method))
 	default:
 		t := &turn{c: c}
 		c.update(func(s *state) { s.holder = t })
@@ -185,13 +186,14 @@ func (c *Conn) handle(in *inMsg) bool {
 			}
 			async = t.async
 		})
+		var written error
 		if async {
-			c.reply(in.req, result, err)
+			written = c.reply(in.req, result, err)
 		} else {
-			c.answer(in.req, result, err)
+			written = c.answer(in.req, result, err)
 		}
 		for _, f := range t.after {
-			f()
+			f(written)
 		}
 		return !async
 	}
@@ -212,18 +214,20 @@ func (c *Call) Answered() bool {
 // answer writes the answer to req in its place, before the next message
 // is handled. Meanwhile the reader goes on without bound: a peer that
 // writes without reading what it is sent must not wait for us to read
-// while we wait for it to read.
-func (c *Conn) answer(req *Request, result any, err error) {
+// while we wait for it to read. It returns the write's error.
+func (c *Conn) answer(req *Request, result any, err error) error {
 	c.update(func(s *state) { s.answering = true })
-	c.reply(req, result, err)
+	written := c.reply(req, result, err)
 	c.update(func(s *state) { s.answering = false })
+	return written
 }
 
 // reply sends the answer to req made of a handler's result and error: an
 // *Error is sent as that error, any other error (or a result that does not
-// marshal) as -32603 with its message. A failed write leaves nobody to
-// tell; the reader sees the end.
-func (c *Conn) reply(req *Request, result any, err error) {
+// marshal) as -32603 with its message. It returns the write's error: the
+// peer is not told of a failed write (the reader sees the end), the
+// handler may be (AfterAnswer).
+func (c *Conn) reply(req *Request, result any, err error) error {
 	resp := outgoing{ID: req.ID.raw, Result: result}
 	if err == nil && result == nil {
 		resp.Result = json.RawMessage("null")
@@ -238,5 +242,5 @@ func (c *Conn) reply(req *Request, result any, err error) {
 		}
 		resp.Result, resp.Error = nil, e
 	}
-	_ = c.send(c.ctx, &resp)
+	return c.send(c.ctx, &resp)
 }

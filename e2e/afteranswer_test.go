@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -204,4 +205,60 @@ turns:
 		{name: "before the next prompt", script: script, scenario: head + "  - prompt: two\n", files: proj, status: report.StatusFailed, failures: fails},
 		{name: "the last turn", script: script, scenario: head, files: proj, status: report.StatusFailed, failures: fails},
 	})
+}
+
+// TestLateRequestAfterTheEnd: a permission request that the agent sends
+// once its input has ended (it offers no session/close, so acprun closes
+// its input after the last turn and waits killGrace for it to exit)
+// cannot be answered: acprun writes no answer, and records none (the
+// request is cancelled, as one the connection closed on, and counts in
+// neither allowed nor denied, so expect.maxDenied passes); the call the
+// agent then ran is one it ran without permission, a warning.
+func TestLateRequestAfterTheEnd(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": shHandshake + `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
+while read -r line; do :; done
+printf '%s\n' '{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t9","title":"rm -rf /","kind":"execute","rawInput":{"command":"rm -rf /"}},"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t9","status":"completed"}}}'
+`,
+		"s.yaml": "name: latep\nagent: {command: [sh, agent.sh]}\npermissions: {default: deny}\nturns: [{prompt: go}]\nexpect: {maxDenied: 0}\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	type outcome struct {
+		Code             int
+		Status           report.Status
+		Allowed, Denied  int
+		Permissions      []report.Permission
+		Warnings, Failed []string
+	}
+	sc := out.Scenarios[0]
+	got := outcome{res.code, sc.Status, sc.Allowed, sc.Denied, sc.Turns[0].Permissions, sc.Warnings, sc.Failures}
+	want := outcome{Code: 0, Status: report.StatusPassed,
+		Permissions: []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
+			Decision: "cancelled", Outcome: "cancelled", Reason: "the connection closed before the answer", Late: true}},
+		Warnings: []string{`turn 1: tool call t9 ("rm -rf /") ran although its permission request was never answered; ` +
+			`the policy would have denied it (the default): the policy had no effect on it`}}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("the scenario (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "tr", "latep.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range bytes.Lines(data) {
+		var m struct {
+			Dir string `json:"dir"`
+			Msg struct {
+				ID json.RawMessage `json:"id"`
+			} `json:"msg"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("transcript line %s: %v", line, err)
+		}
+		if m.Dir == "c2a" && string(m.Msg.ID) == "9" {
+			t.Errorf("the transcript has an answer to the request: %s", line)
+		}
+	}
 }

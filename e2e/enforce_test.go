@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"html/template"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,6 +161,64 @@ func TestEnforceStrict(t *testing.T) {
 	}
 	if out.Scenarios[0].Status != "failed" || !slices.Equal(turn.Failures, want) {
 		t.Errorf("strict: status %s, turn failures %q\nwant failed on\n%q", out.Scenarios[0].Status, turn.Failures, want)
+	}
+
+	res, out, _ = runOne(t, script, scenario(""))
+	if res.code != 0 {
+		t.Fatalf("without strict: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	if turn := out.Scenarios[0].Turns[0]; len(turn.Failures) != 0 || !slices.Equal(turn.Warnings, want) {
+		t.Errorf("without strict: failures %q, warnings %q\nwant the same messages as warnings", turn.Failures, turn.Warnings)
+	}
+}
+
+// TestEnforceStrictAfterAsking: a tool call that ran although its
+// permission request was denied, or ran otherwise than the request the
+// policy allowed, is held as one that ran unasked: with
+// permissions.enforce: strict a failure of its turn that says which case
+// it is, in the results, on -v and in the HTML report; a warning without.
+func TestEnforceStrictAfterAsking(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: completed, rawOutput: {stdout: removed}}}]
+      - tool_call: {toolCallId: t2, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t2}
+        allowed: [{tool_call_update: {toolCallId: t2, title: rm -rf /, rawInput: {command: rm -rf /}, status: completed}}]
+      - tool_call: {toolCallId: t3, title: ls, kind: execute, rawInput: {command: ls}}
+      - permission: {toolCallId: t3}
+        allowed: [{tool_call_update: {toolCallId: t3, status: completed}}]
+`
+	scenario := func(enforce string) string {
+		return "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+			"permissions: {default: allow, deny: [{command: \"rm *\"}]" + enforce + "}\nturns:\n  - prompt: go\n"
+	}
+	want := []string{
+		`tool call t1 ("rm") ran although its permission request was denied; the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`,
+		`tool call t2 ("rm -rf /") ran otherwise than its permission request asked ("ls -la", input {"command":"ls -la"}), which was allowed; ` +
+			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`,
+	}
+	res, out, dir := runOne(t, script, scenario(", enforce: strict"), "-v", "--html", "r.html")
+	if res.code != exitFailed {
+		t.Fatalf("strict: exit %d, want %d\nstderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if turn := sc.Turns[0]; sc.Status != "failed" || !slices.Equal(turn.Failures, want) {
+		t.Errorf("strict: status %s, turn failures %q\nwant failed on\n%q", sc.Status, turn.Failures, want)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(res.stderr, "turn 1: "+w) {
+			t.Errorf("-v does not say %q:\n%s", w, res.stderr)
+		}
+		if !strings.Contains(string(html), template.HTMLEscapeString(w)) {
+			t.Errorf("the HTML report does not say %q", w)
+		}
 	}
 
 	res, out, _ = runOne(t, script, scenario(""))

@@ -319,7 +319,8 @@ while read -r line; do :; done
 //   - closeout: it writes its pid to agent.pid in its cwd, and on SIGUSR1
 //     closes its stdout (and then says so in a file named closed) but
 //     goes on reading;
-//   - closeexit: as closeout, but it exits with code 3 soon after.
+//   - closeexit: as closeout, but it exits with code 3 soon after;
+//   - sameid: every session/new is answered with session id s1.
 const shReuseAgent = `MODE=$1
 case "$MODE" in *eofwrite*) trap '' TERM;; esac
 case "$MODE" in *closeout*) echo $$ > agent.pid; trap 'exec 1>&-; : > closed; sig=1' USR1;; esac
@@ -338,9 +339,11 @@ while :; do
   *'"method":"session/new"'*)
     n=$((n+1))
     cwd=$(printf '%s\n' "$line" | sed -n 's/.*"cwd":"\([^"]*\)".*/\1/p')
-    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s%s"}}\n' "$id" "$n";;
+    sid=s$n
+    case "$MODE" in *sameid*) sid=s1;; esac
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"%s"}}\n' "$id" "$sid";;
   *'"method":"session/prompt"'*)
-    update "s$n" hello
+    update "$sid" hello
     printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id";;
   *'"method":"session/close"'*)
     printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
@@ -412,6 +415,41 @@ func TestReuseDrainsTheClosedSession(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "after-close.txt")); err == nil {
 		t.Error("a write for a closed session was served")
+	}
+}
+
+// TestReuseSessionIDAgain: an agent process that answers every
+// session/new with the same session id cannot serve a second scenario:
+// that scenario's messages could not be told from the first one's, and
+// would be dropped as theirs. It errors, saying so, and its process is
+// retired; the third runs on a new process and passes.
+func TestReuseSessionIDAgain(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"agent.sh": shReuseAgent,
+		"s.yaml": shReuseScenario("a", "sameid", ", reuse: true", "") + shReuseScenario("b", "sameid", ", reuse: true", "") + shReuseScenario("c", "sameid", ", reuse: true", "")})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != exitAgent {
+		t.Errorf("exit %d, want %d\n%s", res.code, exitAgent, res.stderr)
+	}
+	const again = `session/new: the agent answered with sessionId "s1", the id of a session an earlier scenario opened on this agent process (agent.reuse): ` +
+		"a session's messages could not be told from the other's; each session needs an id of its own"
+	type outcome struct{ Name, Status, Error, Process, Retired string }
+	var got []outcome
+	for _, r := range out.Scenarios {
+		o := outcome{Name: r.Name, Status: string(r.Status), Error: r.Error}
+		if p := r.Agent.Pool; p != nil {
+			o.Process, o.Retired = p.ID, p.Retired
+		}
+		got = append(got, o)
+	}
+	want := []outcome{{"a", "passed", "", "sh#1", ""}, {"b", "error", again, "sh#1", "the session did not open"}, {"c", "passed", "", "sh#2", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(res.stderr, again) {
+		t.Errorf("stderr does not say why b errored:\n%s", res.stderr)
 	}
 }
 

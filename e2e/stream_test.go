@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/acprun/acprun/report"
 )
 
 const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}` + "\n"
@@ -155,9 +158,12 @@ turns: [{prompt: go}]
 // TestUpdatesRecordedWhileThePromptIsStuck: an agent that stops reading
 // while acprun writes a large prompt still has what it sends handled at
 // once, as the turn's own: the stuck write holds up no handler. The test
-// waits until acprun has decided the agent's permission request (-v prints
-// it), which the session lock held across the write used to block, then
-// interrupts the run; nothing in it depends on the machine's speed.
+// waits until acprun has handled the tool call the agent announces after
+// its permission request (-v prints it; the request, answered after a
+// delay, holds up nothing behind it), which the session lock held across
+// the write used to block, then interrupts the run; nothing in it depends
+// on the machine's speed. The request's answer never reached the agent:
+// it is recorded as one the connection closed on.
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -166,6 +172,7 @@ func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
 	agent := shHandshakeEmbedded + `head -c 1000 >/dev/null
 printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"during"}}}}'
 printf '%s\n' '{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm -rf build","kind":"delete"},"options":[{"optionId":"no","name":"Reject","kind":"reject_once"}]}}'
+printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c2","title":"next","kind":"read"}}}'
 exec sleep 120
 `
 	writeFiles(t, dir, map[string]string{
@@ -173,7 +180,7 @@ exec sleep 120
 		"big.txt":  strings.Repeat("a line of a large prompt file\n", 100_000), // 3 MB: far more than a pipe holds, less than a prompt may attach
 		"s.yaml": `name: stuck
 agent: {command: [sh, agent.sh]}
-permissions: {default: deny}
+permissions: {default: deny, answerDelay: 1ms}
 turnTimeout: 30s
 cancelGrace: 1s
 killGrace: 1s
@@ -195,7 +202,7 @@ turns:
 	lines := bufio.NewScanner(stderr)
 	for lines.Scan() {
 		seen.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), "permission deny") {
+		if strings.Contains(lines.Text(), `tool call "next"`) {
 			break
 		}
 	}
@@ -208,8 +215,10 @@ turns:
 	_ = cmd.Wait()
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	tr := out.Scenarios[0].Turns[0]
-	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || tr.Permissions[0].Decision != "deny" || tr.Permissions[0].Late {
-		t.Errorf("turn = text %q, late %q, permissions %+v; want the update and the denied request as the turn's own\n%s", tr.Text, tr.LateText, tr.Permissions, seen.String())
+	unsent := report.Permission{ToolCallID: "c1", Title: "rm -rf build", Kind: "delete", Decision: "cancelled", Outcome: "cancelled", Reason: "the connection closed before the answer"}
+	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || !reflect.DeepEqual(tr.Permissions[0], unsent) || len(tr.ToolCalls) != 2 {
+		t.Errorf("turn = text %q, late %q, permissions %+v, %d tool calls; want the update, the request (its answer never written) and both calls as the turn's own\n%s",
+			tr.Text, tr.LateText, tr.Permissions, len(tr.ToolCalls), seen.String())
 	}
 	assertNoProcessesIn(t, dir)
 }

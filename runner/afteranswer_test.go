@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,9 +43,16 @@ func forEachOrder(t *testing.T, f func(t *testing.T, pause string)) {
 
 // relFailures are the scenario's failures with the scenario's directory
 // taken out of their positions.
-func relFailures(res report.Result) []string {
+func relFailures(res report.Result) []string { return relMessages(res, res.Failures) }
+
+// relWarnings are the scenario's warnings so.
+func relWarnings(res report.Result) []string { return relMessages(res, res.Warnings) }
+
+// relMessages are msgs, of scenario res, with the scenario's directory
+// taken out of their positions.
+func relMessages(res report.Result, msgs []string) []string {
 	var got []string
-	for _, f := range res.Failures {
+	for _, f := range msgs {
 		got = append(got, strings.ReplaceAll(f, filepath.Dir(res.File)+"/", ""))
 	}
 	return got
@@ -251,4 +260,57 @@ func TestLateUpdatesLeaveTheTurnAsAnswered(t *testing.T) {
 	if u := final.Usage; u == nil || u.Cost != 0.1 || final.LateUsage == nil || final.LateUsage.Cost != 3 {
 		t.Errorf("usage %+v, late usage %+v; want the cost of 0.1 before the answer, 3 after it", final.Usage, final.LateUsage)
 	}
+}
+
+// TestLateRequestNeverAnswered: a permission request that comes once the
+// agent's input has ended (the last turn's, from an agent that offers no
+// session/close, while acprun waits killGrace for it to exit) cannot be
+// answered: its record says so (cancelled, as a request the connection
+// closed on), it counts in neither allowed nor denied, so expect.maxDenied
+// does not fail on it, and the call the agent then ran is one it ran
+// without permission.
+func TestLateRequestNeverAnswered(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		handshake := rawAgent(
+			[]string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`},
+			[]string{`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`},
+			[]string{`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`},
+		)
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			if err := handshake(ctx, in, out); err != nil {
+				return err
+			}
+			// Its input has ended: it asks, and goes on unanswered.
+			_, err := io.WriteString(out, `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1",`+
+				`"toolCall":{"toolCallId":"t9","title":"rm -rf /","kind":"execute","rawInput":{"command":"rm -rf /"}},`+
+				`"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}}`+"\n"+
+				update(`{"sessionUpdate":"tool_call_update","toolCallId":"t9","status":"completed"}`)+"\n")
+			return err
+		}
+		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
+agent: {command: [an-agent]}
+permissions: {default: deny}
+turns: [{prompt: go}]
+expect: {maxDenied: 0}
+`, nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		res := b.finish(t, false)
+		if res.Status != report.StatusPassed || res.Allowed != 0 || res.Denied != 0 {
+			t.Errorf("status %s (%q), allowed %d, denied %d; want passed, nothing counted", res.Status, res.Failures, res.Allowed, res.Denied)
+		}
+		want := []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
+			Decision: "cancelled", Outcome: "cancelled", Reason: "the connection closed before the answer", Late: true}}
+		if diff := gocmp.Diff(want, res.Turns[0].Permissions); diff != "" {
+			t.Errorf("turn 1's permissions (-want +got):\n%s", diff)
+		}
+		wantWarn := []string{`turn 1: tool call t9 ("rm -rf /") ran although its permission request was never answered; ` +
+			`the policy would have denied it (the default): the policy had no effect on it`}
+		if diff := gocmp.Diff(wantWarn, res.Warnings); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+	})
 }

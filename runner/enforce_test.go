@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -225,5 +226,110 @@ func TestModeSwitchedUnasked(t *testing.T) {
 	s.update(configured("dontAsk"))
 	if want := []string{fmt.Sprintf(warn, "dontAsk", "config_option_update")}; !slices.Equal(s.setup.warnings, want) {
 		t.Errorf("before the first turn: warnings %q, want %q", s.setup.warnings, want)
+	}
+}
+
+// TestRanWithoutPermission: a tool call that ran although its permission
+// request was denied or answered cancelled, or ran otherwise than it
+// asked when the policy allowed what it asked, is held as a call that ran
+// unasked: when the policy would deny the call as it last stands, a
+// warning, or with permissions.enforce: strict a failure of its turn,
+// which says which case it is. A call that ran as it was allowed, or
+// changed in a way the policy also allows, says nothing; nor does a
+// denied call that failed (how agents report the refusal) or that was
+// in progress already when it asked.
+func TestRanWithoutPermission(t *testing.T) {
+	t.Parallel()
+	const policy = `{default: allow, deny: [{command: "rm *"}]%s}`
+	const denied = `tool call t1 ("rm") ran although its permission request was denied; ` +
+		`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`
+	for _, tc := range []struct {
+		name, steps string
+		want        []string
+	}{
+		{name: "denied", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: completed}}]
+      - tool_call: {toolCallId: t2, title: rm2, kind: execute, status: completed, rawInput: {command: rm -rf y}}
+`, want: []string{denied, `tool call t2 ("rm2") ran without a permission request; ` +
+			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+		{name: "denied, then started", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, status: pending, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: in_progress}}]
+`, want: []string{denied}},
+		{name: "denied, then failed", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: failed}}]
+`}, // how agents report the refusal
+		{name: "in progress when it asked, denied", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, status: in_progress, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+`},
+		{name: "changed after it was allowed, then failed", steps: `
+      - tool_call: {toolCallId: t1, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, title: rm -rf /, rawInput: {command: rm -rf /}, status: failed}}]
+`, want: []string{`tool call t1 ("rm -rf /") was tried otherwise than its permission request asked ("ls -la", input {"command":"ls -la"}), which was allowed ` +
+			`(it failed, so it may not have run); the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+		{name: "cancelled", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        options: [{optionId: a, name: Allow, kind: allow_once}]
+        cancelled: [{tool_call_update: {toolCallId: t1, status: completed}}]
+    onCancel: ignore
+`, want: []string{`tool call t1 ("rm") ran although its permission request was answered cancelled; ` +
+			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+		{name: "changed after it was allowed", steps: `
+      - tool_call: {toolCallId: t1, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, title: rm -rf /, rawInput: {command: rm -rf /}, status: completed}}]
+`, want: []string{`tool call t1 ("rm -rf /") ran otherwise than its permission request asked ("ls -la", input {"command":"ls -la"}), which was allowed; ` +
+			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}},
+		{name: "changed as the policy allows", steps: `
+      - tool_call: {toolCallId: t1, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, title: Listed the files, status: completed}}]
+`},
+		{name: "allowed", steps: `
+      - tool_call: {toolCallId: t1, title: ls -la, kind: execute, rawInput: {command: ls -la}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, status: completed}}]
+`},
+		{name: "denied, and not run", steps: `
+      - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
+      - permission: {toolCallId: t1}
+        rejected: [{tool_call_update: {toolCallId: t1, status: pending}}]
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, strict := range []bool{false, true} {
+				enforce := ""
+				if strict {
+					enforce = ", enforce: strict"
+				}
+				synctest.Test(t, func(t *testing.T) {
+					res := playInBubble(t, "turns:\n  - steps:"+tc.steps, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+						"permissions: "+fmt.Sprintf(policy, enforce)+"\nturns:\n  - prompt: go\n")
+					failures, warnings := relMessages(res, res.Turns[0].Failures), relMessages(res, res.Turns[0].Warnings)
+					if !strict {
+						failures, warnings = warnings, failures
+					}
+					if diff := cmp.Diff(tc.want, failures); diff != "" || len(warnings) != 0 {
+						t.Errorf("strict %v: turn failures and warnings (-want +got as the %s):\n%s\nand %q, want none", strict, map[bool]string{true: "failures", false: "warnings"}[strict], diff, warnings)
+					}
+					if wantStatus := report.StatusPassed; strict && len(tc.want) > 0 {
+						if res.Status != report.StatusFailed {
+							t.Errorf("strict: status %s, want failed", res.Status)
+						}
+					} else if res.Status != wantStatus {
+						t.Errorf("strict %v: status %s (%q), want passed", strict, res.Status, res.Failures)
+					}
+				})
+			}
+		})
 	}
 }

@@ -81,6 +81,7 @@ func TestPermissionsToldInOrder(t *testing.T) {
 				}
 				answers[string(m.ID)] = m.Result.Outcome.OptionID
 			}
+			conn.Close() // each answer is recorded once its write has returned
 			got := s.snapshot(tr).Permissions
 			if len(got) != n || len(log.decided) != n {
 				t.Fatalf("recorded %d, told %d; want %d each", len(got), len(log.decided), n)
@@ -130,6 +131,7 @@ func TestDecisionIsOnTheCallAsAsked(t *testing.T) {
 	if got := m.Result.Outcome.OptionID; got != "allow" {
 		t.Errorf("answered %q; want allow: the call touched src/a.go when it was asked about", got)
 	}
+	conn.Close() // the answer is recorded once its write has returned
 	if got := s.snapshot(tr).Permissions; len(got) != 1 || !slices.Equal(got[0].Paths, []string{"/w/src/a.go"}) {
 		t.Errorf("recorded %+v; want the paths as asked", got)
 	}

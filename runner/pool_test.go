@@ -469,6 +469,7 @@ func TestOwnProcess(t *testing.T) {
 //     session (after-close.txt in its cwd);
 //   - stalenew: before the answer to a session/new, an update for the
 //     session before;
+//   - sameid: every session/new is answered with session id s1;
 //   - eofwrite: at the end of its input, it writes bg.txt in the cwd of
 //     its last session, as a task of its own finishing would (it ignores
 //     SIGTERM, so that it always does).
@@ -485,9 +486,11 @@ while IFS= read -r line; do
     n=$((n+1))
     cwd=$(printf '%s\n' "$line" | sed -n 's/.*"cwd":"\([^"]*\)".*/\1/p')
     case "$MODE" in *stalenew*) if [ $n -gt 1 ]; then update "s$((n-1))" STALE; fi;; esac
-    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s%s"}}\n' "$id" "$n";;
+    sid=s$n
+    case "$MODE" in *sameid*) sid=s1;; esac
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"%s"}}\n' "$id" "$sid";;
   *'"method":"session/prompt"'*)
-    update "s$n" hello
+    update "$sid" hello
     printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id";;
   *'"method":"session/close"'*)
     printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
@@ -601,6 +604,41 @@ func TestReuseStrayUpdateIsNoScenarios(t *testing.T) {
 				t.Errorf("c: pool %+v, warnings %q; want a new process sh#2, no warning", p, r.Warnings)
 			}
 		}
+	}
+}
+
+// TestReuseSessionIDAgain: an agent that answers a session/new with the
+// id of a session an earlier scenario opened on the same process (every
+// session "s1") cannot have its messages told from that session's: the
+// scenario errors at once, saying so, instead of running with its output
+// dropped as the earlier session's, and the process is retired; the next
+// scenario runs on a new process.
+func TestReuseSessionIDAgain(t *testing.T) {
+	t.Parallel()
+	rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", "sameid", true, "")+shScenario("b", "sameid", true, "")+shScenario("c", "sameid", true, ""),
+		map[string]string{"agent.sh": shAgent})
+	const again = `session/new: the agent answered with sessionId "s1", the id of a session an earlier scenario opened on this agent process (agent.reuse): ` +
+		"a session's messages could not be told from the other's; each session needs an id of its own"
+	type outcome struct {
+		Status      report.Status
+		Error       string
+		ID, Retired string
+	}
+	var got []outcome
+	for _, r := range rep.Scenarios {
+		o := outcome{Status: r.Status, Error: r.Error}
+		if p := r.Agent.Pool; p != nil {
+			o.ID, o.Retired = p.ID, p.Retired
+		}
+		got = append(got, o)
+	}
+	want := []outcome{
+		{Status: report.StatusPassed, ID: "sh#1"},
+		{Status: report.StatusError, Error: again, ID: "sh#1", Retired: "the session did not open"},
+		{Status: report.StatusPassed, ID: "sh#2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 }
 

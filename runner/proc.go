@@ -192,13 +192,18 @@ func (b *binding) earlier(req *acp.Request) string {
 	if none {
 		return "" // nothing to decode for
 	}
-	id := sessionOf(req)
+	if id := sessionOf(req); b.hadSession(id) {
+		return id
+	}
+	return ""
+}
+
+// hadSession reports whether session id is one an earlier scenario opened
+// and closed on the process; "" is none's.
+func (b *binding) hadSession(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if id == "" || !slices.Contains(b.closed, id) {
-		return ""
-	}
-	return id
+	return id != "" && slices.Contains(b.closed, id)
 }
 
 // sessionOf is the sessionId in req's params; "" when there is none.

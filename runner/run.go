@@ -972,6 +972,12 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")
 			}
+			if resumed := resume != nil && ns.SessionID == resume.sessionID; !resumed && r.proc.bind.hadSession(ns.SessionID) {
+				// Its messages would be taken for the earlier session's,
+				// and dropped (see binding).
+				return fmt.Errorf("session/new: the agent answered with sessionId %q, the id of a session an earlier scenario opened on this agent process (agent.reuse): "+
+					"a session's messages could not be told from the other's; each session needs an id of its own", ns.SessionID)
+			}
 			r.sess.setSessionID(ns.SessionID)
 			return nil
 		},

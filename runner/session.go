@@ -17,6 +17,7 @@ import (
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -100,6 +101,9 @@ type arrival struct {
 	// call is the tool call a permission request asks about, as known
 	// when the request arrived (see askedCall): what the policy is asked.
 	call acp.ToolCall
+	// ask is the request as its tool call's record keeps it (see
+	// askedCall); nil before the first turn.
+	ask *callAsk
 }
 
 // slot holds the record of a request in arrival order; filled is set once
@@ -171,13 +175,32 @@ const maxUnknown = 20
 type toolCallState struct {
 	call      acp.ToolCall
 	announced bool
-	asked     bool // a permission request was about it, in any turn
+	// ask is the last permission request about it, in any turn, in
+	// arrival order; nil when none was.
+	ask       *callAsk
 	late      bool // first seen after the prompt's answer
 	cancelled bool
 	// atAnswer is the call as it stood when the prompt was answered, kept
 	// once a late update changes it: the turn's own record.
 	atAnswer *acp.ToolCall
 }
+
+// callAsk is a permission request about a tool call: the call as the
+// policy was asked about it, and the answer the agent got.
+type callAsk struct {
+	call   acp.ToolCall
+	answer askAnswer
+}
+
+// askAnswer is the answer the agent got to a permission request.
+type askAnswer int
+
+const (
+	answerNone      askAnswer = iota // none written (yet): not decided, or its write failed
+	answerAllowed                    // an allow option selected
+	answerDenied                     // a reject option selected
+	answerCancelled                  // the outcome cancelled
+)
 
 func newTurnState(rec *report.TurnResult) *turnState {
 	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), cancelSent: make(chan struct{}), ended: make(chan struct{})}
@@ -232,7 +255,7 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			}
 			a.params = &p
 			a.perm = &slot[report.Permission]{}
-			a.call = askedCall(a.turn, &p, a.late)
+			a.call, a.ask = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
@@ -267,7 +290,7 @@ func sharedOptionID(opts []acp.PermissionOption) string {
 // the cancelled ones of a cancel included. It is called as the handler
 // returns; without a Conn's handler (a test's call) the wait ends then.
 func (a *arrival) answered(ctx context.Context) {
-	if a.waits != nil && !acp.AfterAnswer(ctx, a.waits.Done) {
+	if a.waits != nil && !acp.AfterAnswer(ctx, func(error) { a.waits.Done() }) {
 		a.waits.Done()
 	}
 }
@@ -712,7 +735,9 @@ func isClosed(ch <-chan struct{}) bool {
 // the first turn and in a running turn alike. Only a cancelled turn (or the
 // end of the connection) answers it cancelled. It decides in the request's
 // place in the stream, and goes on with acp.Async only when the answer
-// waits: for the answer delay, or for session/cancel to be written.
+// waits: for the answer delay, or for session/cancel to be written. The
+// answer is recorded, counted and told to the Observer once it has been
+// written (see answerWritten).
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
 	d := s.policy.Decide(s.policyRequest(a))
 	cancelled := !s.wait(ctx, a.turn)
@@ -724,8 +749,10 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		acp.Async(ctx)
 		waitFor(ctx, a.turn.cancelSent)
 	}
-	resp, rec := s.answerPermission(a, d, cancelled)
-	s.obs.permission(rec)
+	resp, rec := permissionAnswer(a, d, cancelled)
+	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err) }) {
+		s.answerWritten(a, rec, nil) // no Conn's handler (a test's call): taken as written
+	}
 	return resp
 }
 
@@ -743,26 +770,27 @@ func (s *session) policyRequest(a *arrival) approve.Request {
 
 // askedCall merges the tool call of permission request p into the record
 // of its turn t, in stream order with the updates about it, and returns
-// the merged call: the request's own fields over what the turn's earlier
-// tool_call and tool_call_update of that id said. A request after the
-// prompt's answer (late) is a late update of the call. Before the first
-// turn (t nil) nothing is recorded of tool calls: the request stands alone.
-// The caller holds s.mu.
-func askedCall(t *turnState, p *acp.RequestPermissionRequest, late bool) acp.ToolCall {
+// the merged call, and the request as the call's record now keeps it (its
+// last): the request's own fields over what the turn's earlier tool_call
+// and tool_call_update of that id said. A request after the prompt's
+// answer (late) is a late update of the call. Before the first turn (t
+// nil) nothing is recorded of tool calls: the request stands alone, and
+// ask is nil. The caller holds s.mu.
+func askedCall(t *turnState, p *acp.RequestPermissionRequest, late bool) (call acp.ToolCall, ask *callAsk) {
 	if t == nil {
-		return p.ToolCall.ToolCall()
+		return p.ToolCall.ToolCall(), nil
 	}
 	c := t.updatedCall(p.ToolCall.ToolCallID, late)
 	c.call.Apply(&p.ToolCall)
-	c.asked = true
-	return c.call
+	c.ask = &callAsk{call: c.call}
+	return c.call, c.ask
 }
 
-// answerPermission records the answer to a permission request and returns
-// it with its record, for the observer: the policy's decision d on the
-// request's tool call (a.call), or cancelled.
-func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
-	t, call := a.turn, a.call
+// permissionAnswer is the answer to a permission request and its record:
+// the policy's decision d on the request's tool call (a.call), or
+// cancelled.
+func permissionAnswer(a *arrival, d approve.Decision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
+	call := a.call
 	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Name: call.Name, Late: a.late}
 	var resp acp.RequestPermissionResponse
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
@@ -770,8 +798,8 @@ func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled boo
 	case cancelled:
 		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
 		rec.Reason = "the turn was being cancelled"
-		if t == nil {
-			rec.Reason = "the connection closed before the answer"
+		if a.turn == nil {
+			rec.Reason = reasonUnsent
 		}
 		rec.Rule = ""
 		resp = acp.Cancelled()
@@ -782,18 +810,44 @@ func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled boo
 		rec.Decision, rec.Outcome, rec.OptionID = string(d.Verdict), acp.OutcomeSelected, d.OptionID
 		resp = acp.Selected(d.OptionID)
 	}
+	return resp, rec
+}
 
+// reasonUnsent is the reason of a permission request's record whose
+// answer was never written: the connection closed first (the agent's
+// input was closed, by the agent or at the end of the scenario).
+const reasonUnsent = "the connection closed before the answer"
+
+// answerWritten records the answer rec to a permission request, once its
+// write has ended with err, counts the policy's decision, and tells the
+// Observer. An answer whose write failed never reached the agent: it is
+// recorded as a request the connection closed on (cancelled, with
+// reasonUnsent) and counts in neither allowed nor denied, wherever in
+// the stream it came, and however soon after the end of the agent's input.
+func (s *session) answerWritten(a *arrival, rec report.Permission, err error) {
+	got := answerNone
+	switch {
+	case err != nil:
+		rec.Decision, rec.Outcome, rec.Reason, rec.Rule, rec.OptionID = "cancelled", acp.OutcomeCancelled, reasonUnsent, "", ""
+	case rec.Outcome == acp.OutcomeCancelled:
+		got = answerCancelled
+	case rec.Decision == string(approve.Allow):
+		got = answerAllowed
+	default:
+		got = answerDenied
+	}
 	s.mu.Lock()
-	if !cancelled {
-		if d.Verdict == approve.Allow {
-			s.allowed++
-		} else {
-			s.denied++
-		}
+	if rec.Decision == string(approve.Allow) {
+		s.allowed++
+	} else if rec.Decision == string(approve.Deny) {
+		s.denied++
+	}
+	if a.ask != nil {
+		a.ask.answer = got
 	}
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
-	return resp, rec
+	s.obs.permission(rec)
 }
 
 // wait waits the answer delay before a permission answer. It returns false
@@ -1037,13 +1091,11 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	}
 	for _, c := range t.order {
 		r.ToolCalls = append(r.ToolCalls, c.record())
-		if ran(c.call.Status) && !c.asked {
-			if msg := s.unasked(c.call); msg == "" {
-			} else if s.strict {
-				r.Failures = append(r.Failures, msg)
-			} else {
-				r.Warnings = append(r.Warnings, msg)
-			}
+		if msg := s.unpermitted(c); msg == "" {
+		} else if s.strict {
+			r.Failures = append(r.Failures, msg)
+		} else {
+			r.Warnings = append(r.Warnings, msg)
 		}
 	}
 	r.Usage = t.usageRecord()
@@ -1205,12 +1257,36 @@ func ran(st acp.ToolCallStatus) bool {
 	return st == acp.StatusInProgress || st == acp.StatusCompleted || st == acp.StatusFailed
 }
 
-// unasked returns a message when the policy would have denied a tool call
-// that the agent ran (or tried to run) without asking: the policy had no
-// effect on it. A warning, or with permissions.enforce: strict a failure
-// of the turn.
-func (s *session) unasked(call acp.ToolCall) string {
-	d := s.policy.Evaluate(PermissionRequest(call, nil, s.cwd))
+// unpermitted returns a message when the agent ran (or tried to run) tool
+// call c, as it last stands, without the policy's permission, and the
+// policy would have denied it: the policy had no effect on it. That is a
+// call it ran without asking; or although the answer to its last
+// permission request was a denial, cancelled, or never written (see
+// ranAnyway); or in another form (kind, tool, title, input, paths: what
+// the policy reads) than the one the policy allowed. A warning, or with
+// permissions.enforce: strict a failure of the turn; "" for none.
+func (s *session) unpermitted(c *toolCallState) string {
+	call := &c.call
+	if !ran(call.Status) || c.ask != nil && c.ask.answer != answerAllowed && !ranAnyway(c.ask, call.Status) {
+		return ""
+	}
+	req := PermissionRequest(*call, nil, s.cwd)
+	how := ""
+	switch ask := c.ask; {
+	case ask == nil:
+		how = "without a permission request"
+	case ask.answer == answerDenied:
+		how = "although its permission request was denied"
+	case ask.answer == answerCancelled:
+		how = "although its permission request was answered cancelled"
+	case ask.answer == answerNone:
+		how = "although its permission request was never answered"
+	case sameForm(PermissionRequest(ask.call, nil, s.cwd), req):
+		return "" // what the policy allowed
+	default:
+		how = fmt.Sprintf("otherwise than its permission request asked (%s), which was allowed", askedForm(&ask.call))
+	}
+	d := s.policy.Evaluate(req)
 	if d.Verdict != approve.Deny {
 		return ""
 	}
@@ -1218,9 +1294,39 @@ func (s *session) unasked(call acp.ToolCall) string {
 	if d.Rule != "" {
 		by = d.RuleList + " rule " + d.Rule
 	}
-	what := "ran without a permission request"
+	what := "ran " + how
 	if call.Status == acp.StatusFailed { // it may have failed before it did anything
-		what = "was tried without a permission request (it failed, so it may not have run)"
+		what = "was tried " + how + " (it failed, so it may not have run)"
 	}
 	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
 }
+
+// ranAnyway reports whether a call whose permission request ask was not
+// allowed, now of status st, ran all the same: it completed, or it is in
+// progress and was not when it asked. A call that failed is how agents
+// report the refusal (it did not run), and one that was in progress
+// already when it asked may have stopped there.
+func ranAnyway(ask *callAsk, st acp.ToolCallStatus) bool {
+	return st == acp.StatusCompleted || st == acp.StatusInProgress && ask.call.Status != acp.StatusInProgress
+}
+
+// sameForm reports whether the policy reads a and b alike: the same kind,
+// tool, title, input and paths.
+func sameForm(a, b approve.Request) bool {
+	return a.Kind == b.Kind && a.Tool == b.Tool && a.Title == b.Title && bytes.Equal(a.RawInput, b.RawInput) &&
+		slices.Equal(a.Locations, b.Locations) && slices.Equal(a.DiffPaths, b.DiffPaths)
+}
+
+// askedForm says what a permission request asked about a tool call: its
+// title and the beginning of its input, as the results have them.
+func askedForm(call *acp.ToolCall) string {
+	form := fmt.Sprintf("%q", call.Title)
+	if len(call.RawInput) > 0 {
+		form += ", input " + termtext.CutBytes(string(call.RawInput), maxAskedInput)
+	}
+	return form
+}
+
+// maxAskedInput bounds the input askedForm gives, in bytes: an edit's
+// input may hold a whole file.
+const maxAskedInput = 120

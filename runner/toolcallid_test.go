@@ -63,8 +63,11 @@ expect:
 		if len(res.Violations) != 0 {
 			t.Errorf("violations %q, want none", res.Violations)
 		}
-		if len(res.Warnings) != 0 { // e1 asked, in turn 2
-			t.Errorf("warnings %q, want none", res.Warnings)
+		// e1 asked, in turn 2: it did not run unasked, but it ran denied.
+		wantWarn := []string{`turn 1: tool call e1 ("Edit a.go") ran although its permission request was denied; ` +
+			`the policy would have denied it (deny rule s.yaml:5): the policy had no effect on it`}
+		if diff := cmp.Diff(wantWarn, relWarnings(res)); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
 	})
 }
