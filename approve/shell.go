@@ -23,7 +23,11 @@ const maxDepth = 64
 // text, and each simple command inside it is returned as a command of its
 // own, after the enclosing one. The body of $((…)) and ((…)) is split as
 // commands too, since bash may read it as a subshell, so arithmetic shows
-// up as a (harmless, but unallowed) command.
+// up as a (harmless, but unallowed) command; so is the arithmetic of a
+// ${…} that is no constant, an array subscript or a substring's offset
+// and length (${a[i]}, ${x:i:n}), since a variable there may hold
+// a[$(cmd)]. An expansion in an unquoted here-document body that makes a
+// command unresolvable (see unresolvedWhy) is a command of its own.
 //
 // Each command is trimmed and runs of unquoted blanks are collapsed to one
 // space; quoted text is kept verbatim, quotes included. Comments (# at the
