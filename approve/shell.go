@@ -130,6 +130,10 @@ type splitter struct {
 	// meeting the first expansion in which bash evaluates a variable's
 	// value as code (see unresolvedWhy).
 	opaque *string
+	// scanOnly: the text is read only to find where it ends, and split
+	// later as a whole (arith): nested texts are not split now, so that
+	// each is split once, not once for each construct around it.
+	scanOnly bool
 }
 
 // unresolved records, when p looks for them, why the text is
@@ -489,6 +493,8 @@ func (p *splitter) arith() []string {
 	start := p.i
 	body := p.s[start:]
 	depth := 2
+	was := p.scanOnly
+	p.scanOnly = true // the body is split below, as a whole
 scan:
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -514,6 +520,7 @@ scan:
 			p.i++
 		}
 	}
+	p.scanOnly = was
 	return p.arithmetic(body)
 }
 
@@ -528,6 +535,9 @@ func (p *splitter) arithmetic(body string) []string {
 // nested splits s, text inside the construct at p.i, one level deeper;
 // crudely beyond maxDepth.
 func (p *splitter) nested(s string, noHeredoc bool) []string {
+	if p.scanOnly {
+		return nil
+	}
 	if p.depth >= maxDepth {
 		p.unresolved(tooDeep)
 		return crudeSplit(s)
@@ -613,15 +623,17 @@ func paramListing(name string, indexed bool, subscript string, op, next byte) bo
 	return name != "" && isNameByte(name[0]) && (op == '*' || op == '@') && next == '}'
 }
 
-// arithmeticOperand splits arithmetic text of a ${…} as commands (see
-// arithmetic), unless it is a constant: digits, blanks, parentheses and
-// the operators + - * / % and the : between offset and length only, as
-// in ${a[0]} and ${x:1:3}.
+// arithmeticOperand returns arithmetic text of a ${…} as a command, as
+// arithmetic shows that of $((…)), unless it is a constant: digits,
+// blanks, parentheses and the operators + - * / % and the : between
+// offset and length only, as in ${a[0]} and ${x:1:3}. Bash reads it as
+// arithmetic only, so it is not split; the substitutions in it are
+// followed where it is read (paramText).
 func (p *splitter) arithmeticOperand(text string) []string {
-	if strings.Trim(text, "0123456789 \t+-*/%():") == "" {
+	if p.scanOnly || strings.Trim(text, "0123456789 \t+-*/%():") == "" {
 		return nil
 	}
-	return p.arithmetic(text)
+	return []string{strings.Join(strings.Fields(text), " ")}
 }
 
 // paramText reads the text of a ${…} at p.i up to stop or the first },
@@ -901,7 +913,7 @@ func (p *splitter) heredocLine(h heredoc) (next int, last bool) {
 // expansion but not to word splitting (an unquoted here-document body).
 func (p *splitter) expansions(text string) []string {
 	why := ""
-	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled, opaque: &why}
+	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled, opaque: &why, scanOnly: p.scanOnly}
 	var parts []string
 	for q.i < len(q.s) {
 		switch q.s[q.i] {
