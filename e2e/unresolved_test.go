@@ -41,11 +41,7 @@ turns:
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	for _, name := range []string{"PWNED_D", "PWNED_E", "PWNED_B", "PWNED_P"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			t.Errorf("a refused command ran: %s exists", name)
-		}
-	}
+	notRun(t, dir, "PWNED_D", "PWNED_E", "PWNED_B", "PWNED_P")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -145,11 +141,7 @@ turns:
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	for _, name := range []string{"PWNED_C", "PWNED_N"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			t.Errorf("a refused command ran: %s exists", name)
-		}
-	}
+	notRun(t, dir, "PWNED_C", "PWNED_N")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -164,6 +156,17 @@ turns:
 		ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", c.Command)
 		if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule s.yaml:6") {
 			t.Errorf("explain %q: exit %d, want 1, denied by s.yaml:6\n%s%s", c.Command, ex.code, ex.stdout, ex.stderr)
+		}
+	}
+}
+
+// notRun fails the test for each of the files, which refused commands
+// would have made, that exists in dir.
+func notRun(t *testing.T, dir string, files ...string) {
+	t.Helper()
+	for _, name := range files {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("a refused command ran: %s exists", name)
 		}
 	}
 }
