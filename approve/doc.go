@@ -91,7 +91,7 @@
 //     LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after env, in
 //     export and the like). It matches every deny command pattern and no
 //     allow one. An array subscript and a substring's offset and length
-//     (${a[i]}, ${x:i:n}) are arithmetic, split as commands as $((…)) is
+//     (${a[i]}, ${x:i:n}) are arithmetic, a command as $((…))'s body is
 //     (see SplitCommands).
 //
 //   - path: the paths the call touches (Decision.Paths), cleaned and made
