@@ -436,21 +436,26 @@ const maxNesting = 4
 // eval …, watch, flock -c, env -S). complete is false when there were more
 // forms than maxDenyForms (or maxDenyBytes of them) or shell lines nested
 // deeper than maxNesting: a deny pattern must then be taken to match, as
-// it could. Allow patterns see the command itself and its allowUnits.
-func denyForms(cmd string) (forms []string, complete bool) {
-	seen := map[string]bool{}
+// it could. unresolved says why a form as the shell reads it (not one with
+// its quoting removed) is unresolvable (see unresolvedWhy), "" when none
+// is: a deny pattern is then taken to match too. Allow patterns see the
+// command itself and its allowUnits.
+func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
+	seen := map[string]bool{}    // the texts added
+	listed := map[string]bool{}  // the forms returned
+	checked := map[string]bool{} // the texts as the shell reads them, looked at by unresolvedWhy
 	complete = true
 	size := 0 // of the forms
-	var add func(s string, depth int)
+	var add func(s string, depth int, raw bool)
 	// full reports whether no more forms are taken: what is left unseen
 	// makes the forms incomplete.
 	full := func() bool {
-		if len(forms) >= maxDenyForms || size >= maxDenyBytes {
+		if len(seen) >= maxDenyForms || size >= maxDenyBytes {
 			complete = false
 		}
 		return !complete
 	}
-	addLine := func(line string, depth int) {
+	addLine := func(line string, depth int, raw bool) {
 		if depth >= maxNesting {
 			complete = false
 			return
@@ -459,47 +464,67 @@ func denyForms(cmd string) (forms []string, complete bool) {
 			if full() {
 				return
 			}
-			add(c, depth+1)
+			add(c, depth+1, raw)
 		}
 	}
-	add = func(s string, depth int) {
-		s = strings.Join(strings.Fields(s), " ")
-		if s == "" || seen[s] {
+	// add adds the form s and its forms; raw tells that s is shell text
+	// as the shell reads it, its quoting intact.
+	add = func(s string, depth int, raw bool) {
+		// Patterns see the form with its blanks collapsed; s itself, its
+		// quoted newlines kept, is read for what it runs (a newline ends
+		// a comment in a script).
+		s = strings.TrimSpace(s)
+		form := strings.Join(strings.Fields(s), " ")
+		check := func() {
+			if raw && unresolved == "" && !checked[s] {
+				checked[s] = true
+				unresolved = unresolvedWhy(s)
+			}
+		}
+		if form == "" {
 			return
 		}
-		if len(forms) >= maxDenyForms || size+len(s) > maxDenyBytes {
+		if seen[s] {
+			check() // it may have been seen with its quoting removed
+			return
+		}
+		if len(seen) >= maxDenyForms || size+len(s) > maxDenyBytes {
 			complete = false
 			return
 		}
 		seen[s] = true
-		forms = append(forms, s)
+		if !listed[form] {
+			listed[form] = true
+			forms = append(forms, form)
+		}
 		size += len(s)
+		check()
 		ws := words(s)
 		if len(ws) == 0 {
 			return
 		}
 		unq := dequoteAll(ws)
-		add(strings.Join(unq, " "), depth)
+		add(strings.Join(unq, " "), depth, false)
 		if strings.ContainsAny(s, "<>") {
 			if rest, redirs := splitRedirections(ws); len(redirs) > 0 && len(rest) > 0 {
-				add(strings.Join(rest, " "), depth) // >log sudo rm: its forms
+				add(strings.Join(rest, " "), depth, raw) // >log sudo rm: its forms
 			}
 		}
 		i := 0
 		for i < len(ws) && isAssignment(ws[i]) {
-			add(ws[i], depth)
-			add(unq[i], depth)
+			add(ws[i], depth, raw)
+			add(unq[i], depth, false)
 			i++
 		}
 		if i > 0 {
 			if i < len(ws) {
-				add(strings.Join(ws[i:], " "), depth) // and its forms
+				add(strings.Join(ws[i:], " "), depth, raw) // and its forms
 			}
 			return
 		}
 		name := path.Base(unq[0])
 		if strings.Contains(unq[0], "/") {
-			add(name+" "+strings.Join(unq[1:], " "), depth)
+			add(name+" "+strings.Join(unq[1:], " "), depth, false)
 		}
 		if w, ok := wrappers[name]; ok {
 			cmds, lines, all := w.wrapped(ws[1:])
@@ -508,21 +533,21 @@ func denyForms(cmd string) (forms []string, complete bool) {
 				if full() {
 					return
 				}
-				add(strings.Join(c, " "), depth)
+				add(strings.Join(c, " "), depth, raw)
 			}
 			for _, l := range lines {
 				if full() {
 					return
 				}
-				addLine(l, depth)
+				addLine(l, depth, raw)
 			}
 		}
 		if script, ok := wrapperScript(unq); ok {
-			addLine(script, depth)
+			addLine(script, depth, raw)
 		} else if name == "eval" {
-			addLine(strings.Join(unq[1:], " "), depth)
+			addLine(strings.Join(unq[1:], " "), depth, raw)
 		}
 	}
-	add(cmd, 0)
-	return forms, complete
+	add(cmd, 0, true)
+	return forms, complete, unresolved
 }

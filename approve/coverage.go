@@ -10,7 +10,8 @@ import (
 // (allowUnits). A command is allowed when an admitted rule (one whose other
 // matchers hold) matches it as written, or when admitted rules match every
 // one of its units; different commands and units may be allowed by
-// different rules.
+// different rules. No rule matches an unresolvable command (call.unresolved)
+// or its units.
 type coverage struct {
 	rules    []Rule
 	c        *call
@@ -30,8 +31,11 @@ func newCoverage(rules []Rule, c *call) *coverage {
 		cv.whole[i] = make([]bool, n)
 		cv.unit[i] = make([][]bool, n)
 		for j, cmd := range c.commands {
-			cv.whole[i][j] = firstMatch(r.Command, cmd) != ""
 			cv.unit[i][j] = make([]bool, len(c.units[j]))
+			if c.unresolved[j] != "" {
+				continue
+			}
+			cv.whole[i][j] = firstMatch(r.Command, cmd) != ""
 			for k, u := range c.units[j] {
 				cv.unit[i][j][k] = u == cmd && cv.whole[i][j] || u != cmd && firstMatch(r.Command, u) != ""
 			}
@@ -134,6 +138,10 @@ func (cv *coverage) why(i int) []string {
 	patterns := cv.rules[i].Command
 	var why []string
 	for j, cmd := range cv.c.commands {
+		if u := cv.c.unresolved[j]; u != "" {
+			why = append(why, fmt.Sprintf("command %s is unresolvable (%s): no allow pattern matches it", quote(cmd), u))
+			continue
+		}
 		if cv.whole[i][j] {
 			why = append(why, fmt.Sprintf("command %s matches %s", quote(cmd), quote(firstMatch(patterns, cmd))))
 			continue

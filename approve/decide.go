@@ -68,10 +68,13 @@ type call struct {
 	cwds     []string
 	commands []string
 	units    [][]string // units[j]: allowUnits(commands[j])
-	forms    []forms    // forms[j]: denyForms(commands[j]), made on first use
-	paths    []string
-	sources  []PathSource // paths[i] is sources[i].Path
-	input    any
+	// unresolved[j] says why commands[j] (or a command it unwraps into,
+	// see allowUnits) is unresolvable, "" when it is not.
+	unresolved []string
+	forms      []forms // forms[j]: denyForms(commands[j]), made on first use
+	paths      []string
+	sources    []PathSource // paths[i] is sources[i].Path
+	input      any
 }
 
 func newCall(req Request) *call {
@@ -90,8 +93,9 @@ func newCall(req Request) *call {
 		c.paths = append(c.paths, ps.Path)
 	}
 	c.units = make([][]string, len(c.commands))
+	c.unresolved = make([]string, len(c.commands))
 	for j, cmd := range c.commands {
-		if c.units[j] = allowUnits(cmd); len(c.units[j]) == 0 {
+		if c.units[j], c.unresolved[j] = allowUnits(cmd); len(c.units[j]) == 0 {
 			c.units[j] = []string{cmd}
 		}
 	}
@@ -114,23 +118,26 @@ func (c *call) cwdList() []string {
 
 // forms are the deny forms of one command (see denyForms).
 type forms struct {
-	made     bool
-	forms    []string
-	complete bool
+	made       bool
+	forms      []string
+	complete   bool
+	unresolved string
 }
 
 // denyForms returns the deny forms of the call's command j, made once for
-// all deny rules.
-func (c *call) denyForms(j int) ([]string, bool) {
+// all deny rules: the forms, whether they are complete, and why the
+// command is unresolvable ("" when it is not; see denyForms, allowUnits).
+func (c *call) denyForms(j int) ([]string, bool, string) {
 	if c.forms == nil {
 		c.forms = make([]forms, len(c.commands))
 	}
 	f := &c.forms[j]
 	if !f.made {
-		f.forms, f.complete = denyForms(c.commands[j])
+		f.forms, f.complete, f.unresolved = denyForms(c.commands[j])
+		f.unresolved = cmp.Or(f.unresolved, c.unresolved[j])
 		f.made = true
 	}
-	return f.forms, f.complete
+	return f.forms, f.complete, f.unresolved
 }
 
 // result is the outcome of one rule's matchers.
@@ -249,6 +256,11 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 	}
 	if nearMiss && len(uncovered) > 0 {
 		d.Reason += "; no allow rule allows " + plural("command", uncovered)
+		for j, why := range c.unresolved {
+			if why != "" {
+				d.Reason += fmt.Sprintf(" (%s is unresolvable: %s)", quote(c.commands[j]), why)
+			}
+		}
 	}
 	return d, false, traces
 }
@@ -371,13 +383,17 @@ func evalDenyCommand(res *result, patterns []string, c *call) {
 		return
 	}
 	for j, cmd := range cmds {
-		fs, complete := c.denyForms(j)
-		form, pat, ok := denyMatch(patterns, fs, complete)
+		fs, complete, unresolved := c.denyForms(j)
+		form, pat, ok := denyMatch(patterns, fs, complete && unresolved == "")
 		if !ok {
 			continue
 		}
 		shown := quote(cmd)
 		switch {
+		case form == "" && unresolved != "":
+			shown += " (unresolvable: " + unresolved + ")"
+			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, quoteList(patterns)), "command "+shown)
+			return
 		case form == "":
 			shown += fmt.Sprintf(" (too intricate to see every command it runs: more than %d forms or %d bytes of them, or shell lines nested deeper than %d)", maxDenyForms, maxDenyBytes, maxNesting)
 			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, quoteList(patterns)), "command "+shown)

@@ -454,6 +454,10 @@ func TestDenyWrappers(t *testing.T) {
 		">log 2>&1 sudo -u root rm -rf /",
 		"2>/dev/null rm -rf /",
 		`bash -c 'ls' rm -rf /`,
+		// A newline in a script ends a comment, also behind a wrapper.
+		"bash -c 'ls # a comment\nrm -rf /'",
+		"sudo sh -c 'ls # a comment\n rm -rf /'",
+		"eval 'ls #'$'\n''rm -rf /'",
 		// Options the table does not know: with an argument or without.
 		"sudo -Z rm -rf /",
 		"sudo -Z x rm -rf /",

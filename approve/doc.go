@@ -83,6 +83,17 @@
 //     makes deny rules harder to dodge, but they remain a tripwire: an
 //     allow list is the real gate.
 //
+//     A command in which bash runs a variable's value as code is
+//     unresolvable: an indirection ${!x} (x may hold a[$(cmd)]; not the
+//     listings ${!prefix*}, ${!a[@]}), a prompt expansion ${x@P}, a shell
+//     line with escapes in $'…' (bash -c $'…'), or setting BASH_ENV, ENV,
+//     SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD, LD_AUDIT,
+//     LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after env, in
+//     export and the like). It matches every deny command pattern and no
+//     allow one. An array subscript and a substring's offset and length
+//     (${a[i]}, ${x:i:n}) are arithmetic, a command as $((…))'s body is
+//     (see SplitCommands).
+//
 //   - path: the paths the call touches (Decision.Paths), cleaned and made
 //     absolute: its locations, diffs and path fields of rawInput, and the
 //     files its commands redirect to or from (`> out`, `2>> log`, `< in`,
@@ -91,7 +102,8 @@
 //     sets it) a path is also seen as the OS resolves it: a path through
 //     a symbolic link is two paths, as given and resolved. A path the
 //     engine cannot know is unresolvable (PathSource.Unresolvable): a
-//     redirection target that needs an expansion ($HOME/x, ~/x, `…`, a
+//     path that starts with ~ (~/x, ~user/x), wherever the call gives it,
+//     a redirection target that needs another expansion ($HOME/x, `…`, a
 //     glob) or a path whose links cannot be followed. It matches every
 //     deny path pattern and no allow one (fail closed). An allow rule
 //     needs every path to match; a deny rule one.

@@ -187,8 +187,9 @@ type PathSource struct {
 	// (Request.Resolve), that other path: the path as the call gives it.
 	Via string
 	// Unresolvable reports that the engine cannot know where the path
-	// leads: a redirection target that needs an expansion ($HOME/x, ~/x,
-	// `…`, a glob) or a path whose links cannot be resolved. Path is then
+	// leads: a path that starts with ~ (~/x, ~user/x), a redirection
+	// target that needs another expansion ($HOME/x, `…`, a glob) or a
+	// path whose links cannot be resolved. Path is then
 	// the text as written. Such a path matches every deny path pattern
 	// and no allow one.
 	Unresolvable bool
@@ -224,8 +225,10 @@ func PathSources(req Request) []PathSource { return pathsOf(req, decodeRaw(req.R
 // <, <>, &>, &>> and >& (2>err.log too), but not 2>&1, here-documents or
 // /dev/null. Each path is cleaned and made absolute against req.Dir, else
 // req.Cwd (when set), and followed by its resolution (req.Resolve) when
-// that differs; a redirection target that needs an expansion ($HOME/x,
-// ~/x, `…`, *.txt) is kept as written, unresolvable.
+// that differs; a path that starts with ~ (~, ~/x, ~user/x), wherever it
+// was found, and a redirection target that needs another expansion
+// ($HOME/x, `…`, *.txt) are kept as written, unresolvable: the shell, or
+// the tool, may take ~ for a home directory.
 func pathsOf(req Request, raw any) []PathSource {
 	var out []PathSource
 	at := map[string]int{}
@@ -247,6 +250,10 @@ func pathsOf(req Request, raw any) []PathSource {
 	}
 	add := func(p, from string) {
 		if strings.TrimSpace(p) == "" {
+			return
+		}
+		if tildePath(p) {
+			out[keep(p, from, "")].Unresolvable = true
 			return
 		}
 		given := cleanPath(p, base)
@@ -291,7 +298,8 @@ func pathsOf(req Request, raw any) []PathSource {
 		commandFrom = "rawInput.command"
 	}
 	for _, cmd := range commandsOf(req, raw) {
-		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
+		units, _ := allowUnits(cmd)
+		for _, text := range append([]string{cmd}, units...) {
 			for _, target := range redirectTargets(text) {
 				if unresolvable(target) {
 					out[keep(target, commandFrom, "")].Unresolvable = true

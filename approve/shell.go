@@ -1,6 +1,9 @@
 package approve
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // maxDepth bounds the nesting of substitutions ($(…), `…`, <(…), ${…}) the
 // splitter follows. Deeper text is split crudely (see crudeSplit), so a
@@ -20,7 +23,11 @@ const maxDepth = 64
 // text, and each simple command inside it is returned as a command of its
 // own, after the enclosing one. The body of $((…)) and ((…)) is split as
 // commands too, since bash may read it as a subshell, so arithmetic shows
-// up as a (harmless, but unallowed) command.
+// up as a (harmless, but unallowed) command; so is the arithmetic of a
+// ${…} that is no constant, an array subscript or a substring's offset
+// and length (${a[i]}, ${x:i:n}), since a variable there may hold
+// a[$(cmd)]. An expansion in an unquoted here-document body that makes a
+// command unresolvable (see unresolvedWhy) is a command of its own.
 //
 // Each command is trimmed and runs of unquoted blanks are collapsed to one
 // space; quoted text is kept verbatim, quotes included. Comments (# at the
@@ -119,6 +126,22 @@ type splitter struct {
 	heredocs  []heredoc // announced on the current line, read after its newline
 	noHeredoc bool      // in arithmetic, << shifts
 	unmodeled *bool     // set on meeting a construct that d does not follow
+	// opaque, when not nil, is set to why the text is unresolvable on
+	// meeting the first expansion in which bash evaluates a variable's
+	// value as code (see unresolvedWhy).
+	opaque *string
+	// scanOnly: the text is read only to find where it ends, and split
+	// later as a whole (arith): nested texts are not split now, so that
+	// each is split once, not once for each construct around it.
+	scanOnly bool
+}
+
+// unresolved records, when p looks for them, why the text is
+// unresolvable; the first reason found is kept.
+func (p *splitter) unresolved(why string) {
+	if p.opaque != nil && *p.opaque == "" {
+		*p.opaque = why
+	}
 }
 
 type heredoc struct {
@@ -470,6 +493,8 @@ func (p *splitter) arith() []string {
 	start := p.i
 	body := p.s[start:]
 	depth := 2
+	was := p.scanOnly
+	p.scanOnly = true // the body is split below, as a whole
 scan:
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -495,21 +520,41 @@ scan:
 			p.i++
 		}
 	}
+	p.scanOnly = was
+	return p.arithmetic(body)
+}
+
+// arithmetic splits the text of an arithmetic expression as commands, as
+// arith explains: a variable's value that bash evaluates there, such as x
+// holding a[$(cmd)] in $((x)), shows up as the command x, which an allow
+// list must allow.
+func (p *splitter) arithmetic(body string) []string {
 	return p.nested("("+body, true)
 }
 
 // nested splits s, text inside the construct at p.i, one level deeper;
 // crudely beyond maxDepth.
 func (p *splitter) nested(s string, noHeredoc bool) []string {
+	if p.scanOnly {
+		return nil
+	}
 	if p.depth >= maxDepth {
+		p.unresolved(tooDeep)
 		return crudeSplit(s)
 	}
-	q := &splitter{s: s, d: p.d, depth: p.depth + 1, noHeredoc: noHeredoc, unmodeled: p.unmodeled}
+	q := &splitter{s: s, d: p.d, depth: p.depth + 1, noHeredoc: noHeredoc, unmodeled: p.unmodeled, opaque: p.opaque}
 	return q.list(false)
 }
 
 // param reads ${…}. Inside double quotes, single quotes in it quote or
 // are text as the dialect says (see dialect.posix).
+//
+// Bash evaluates some of it as arithmetic: an array subscript (${a[i]}),
+// a substring's offset and length (${x:i:n}); their text is split as
+// commands as $((…))'s is (see arithmetic), unless it is a constant. Other
+// forms evaluate a variable's value as code: indirection (${!x}, where x
+// may hold a[$(cmd)]; not the listings ${!prefix*} and ${!a[@]}) and
+// prompt expansion (${x@P}); they make the text unresolvable.
 func (p *splitter) param(inDouble bool) []string {
 	if p.depth >= maxDepth {
 		return p.crude()
@@ -520,25 +565,105 @@ func (p *splitter) param(inDouble bool) []string {
 	quotes := !inDouble || p.d.quotesInParam(p.paramOp())
 	p.depth++
 	defer func() { p.depth-- }()
+	start := p.i
 	p.i += 2
+	prefix, n := paramName(p.s[p.i:])
+	name := p.s[p.i+min(len(prefix), n) : p.i+n]
+	p.i += n
 	var subs []string
+	subscript, indexed := "", p.peek(0) == '['
+	if indexed {
+		p.i++
+		from := p.i
+		subs = p.paramText(inDouble, quotes, ']')
+		subscript = p.s[from:p.i]
+		if p.peek(0) == ']' {
+			p.i++
+		}
+		if subscript != "@" && subscript != "*" {
+			subs = append(subs, p.arithmeticOperand(subscript)...)
+		}
+	}
+	why := ""
+	op, next := p.peek(0), p.peek(1)
+	switch {
+	case prefix == "!" && !paramListing(name, indexed, subscript, op, next):
+		why = "an indirection"
+	case op == '@' && next == 'P':
+		why = "a prompt expansion"
+	case op == '@' && next != '}' && strings.IndexByte("UuLQEAKak", next) < 0:
+		why = "a transformation"
+	case op == ':' && strings.IndexByte("-=?+", next) < 0: // ${x:offset:length}
+		p.i++
+		from := p.i
+		subs = append(subs, p.paramText(inDouble, quotes, '}')...)
+		subs = append(subs, p.arithmeticOperand(p.s[from:p.i])...)
+	}
+	subs = append(subs, p.paramText(inDouble, quotes, '}')...)
+	if p.peek(0) == '}' {
+		p.i++
+	}
+	if why != "" {
+		p.unresolved("bash may run a variable's value as code: " + p.s[start:p.i] + " is " + why)
+	}
+	return subs
+}
+
+// paramListing reports whether ${!…} lists names rather than takes a
+// variable's value as a name: ${!prefix*}, ${!prefix@}, ${!a[@]},
+// ${!a[*]}, and ${!#}, whose value is a number. name is what follows the
+// !, and op and next the two bytes after it and its subscript.
+func paramListing(name string, indexed bool, subscript string, op, next byte) bool {
+	switch {
+	case indexed:
+		return (subscript == "@" || subscript == "*") && op == '}'
+	case name == "#":
+		return op == '}'
+	}
+	return name != "" && isNameByte(name[0]) && (op == '*' || op == '@') && next == '}'
+}
+
+// arithmeticOperand returns arithmetic text of a ${…} as a command, as
+// arithmetic shows that of $((…)), unless it is a constant: digits,
+// blanks, parentheses and the operators + - * / % and the : between
+// offset and length only, as in ${a[0]} and ${x:1:3}. Bash reads it as
+// arithmetic only, so it is not split; the substitutions in it are
+// followed where it is read (paramText).
+func (p *splitter) arithmeticOperand(text string) []string {
+	if p.scanOnly || strings.Trim(text, "0123456789 \t+-*/%():") == "" {
+		return nil
+	}
+	return []string{strings.Join(strings.Fields(text), " ")}
+}
+
+// paramText reads the text of a ${…} at p.i up to stop or the first },
+// met outside quotes, substitutions and (for ]) nested brackets, which it
+// leaves unread, and returns the commands of the substitutions in it.
+func (p *splitter) paramText(inDouble, quotes bool, stop byte) []string {
+	var subs []string
+	brackets := 0
 	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
+		switch ch := p.s[p.i]; {
+		case ch == '}', ch == stop && brackets == 0: // the first } closes: the shells do not pair a { in it
+			return subs
+		case ch == '\\':
 			p.skip(2)
-		case '\'':
+		case ch == '\'':
 			if quotes {
 				p.single()
 			} else {
 				p.i++
 			}
-		case '$':
+		case ch == '$':
 			subs = append(subs, p.dollar(inDouble && !quotes)...)
-		case '"', '`':
+		case ch == '"', ch == '`':
 			subs = append(subs, p.unit(inDouble)...)
-		case '}': // the first one closes: the shells do not pair a { in it
+		case ch == '[':
+			brackets++
 			p.i++
-			return subs
+		case ch == ']':
+			brackets = max(brackets-1, 0)
+			p.i++
 		default:
 			p.i++
 		}
@@ -546,22 +671,30 @@ func (p *splitter) param(inDouble bool) []string {
 	return subs
 }
 
+// paramName returns the prefix (# for a length, ! for indirection, or "")
+// that starts s, the text of a ${…} after its ${, and the length of the
+// prefix and the parameter's name together: a name, a positional
+// parameter's digits or one special parameter.
+func paramName(s string) (prefix string, n int) {
+	if len(s) > 1 && (s[0] == '#' || s[0] == '!') && s[1] != '}' { // ${#x}, ${!x}
+		prefix, n = s[:1], 1
+	}
+	switch {
+	case n < len(s) && isNameByte(s[n]):
+		for n < len(s) && isNameByte(s[n]) {
+			n++
+		}
+	case n < len(s) && strings.IndexByte("@*#?$!-", s[n]) >= 0:
+		n++
+	}
+	return prefix, n
+}
+
 // paramOp returns the byte after the parameter of the ${…} at p.i, where
 // its operator starts ('}' when it has none).
 func (p *splitter) paramOp() byte {
 	s := p.s[min(p.i+2, len(p.s)):]
-	i := 0
-	if len(s) > 1 && (s[0] == '#' || s[0] == '!') && s[1] != '}' { // ${#x}, ${!x}
-		i = 1
-	}
-	switch {
-	case i < len(s) && isNameByte(s[i]):
-		for i < len(s) && isNameByte(s[i]) {
-			i++
-		}
-	case i < len(s) && strings.IndexByte("@*#?$!-", s[i]) >= 0:
-		i++
-	}
+	_, i := paramName(s)
 	if i < len(s) && s[i] == '[' { // an array subscript
 		if j := strings.IndexByte(s[i:], ']'); j >= 0 {
 			i += j + 1
@@ -779,14 +912,23 @@ func (p *splitter) heredocLine(h heredoc) (next int, last bool) {
 // expansions returns the commands substituted in text that is subject to
 // expansion but not to word splitting (an unquoted here-document body).
 func (p *splitter) expansions(text string) []string {
-	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled}
+	why := ""
+	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled, opaque: &why, scanOnly: p.scanOnly}
 	var parts []string
 	for q.i < len(q.s) {
 		switch q.s[q.i] {
 		case '\\':
 			q.skip(2)
 		case '`', '$':
+			start := q.i
 			parts = append(parts, q.unit(true)...)
+			if why != "" {
+				// The text is no command's: an expansion that makes it
+				// unresolvable is a command of its own, which is so too.
+				parts = append(parts, text[start:q.i])
+				p.unresolved(why)
+				why = ""
+			}
 		default:
 			q.i++
 		}
@@ -794,18 +936,26 @@ func (p *splitter) expansions(text string) []string {
 	return parts
 }
 
-// crude consumes the rest of the input and splits it crudely.
+// tooDeep is why text nested deeper than maxDepth is unresolvable: it is
+// not read for the expansions that evaluate a variable's value.
+var tooDeep = fmt.Sprintf("it is nested more than %d deep", maxDepth)
+
+// crude consumes the rest of the input, nested too deeply, and splits it
+// crudely.
 func (p *splitter) crude() []string {
+	p.unresolved(tooDeep)
 	rest := p.s[p.i:]
 	p.i = len(p.s)
 	return crudeSplit(rest)
 }
 
 // crudeSplit splits s at every operator, paren, brace and backtick,
-// ignoring quotes, comments and here-documents. It is used beyond maxDepth
-// and for constructs the splitter does not follow: it errs towards more,
-// smaller commands, which can only make a policy stricter. SplitCommands
-// drops the repeats.
+// ignoring quotes, comments and here-documents, and adds each ${…} in it
+// (up to the first }) as a piece of its own, which a command that
+// evaluates a variable's value would be unresolvable for. It is used
+// beyond maxDepth and for constructs the splitter does not follow: it errs
+// towards more, smaller commands, which can only make a policy stricter.
+// SplitCommands drops the repeats.
 func crudeSplit(s string) []string {
 	var parts []string
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
@@ -814,6 +964,19 @@ func crudeSplit(s string) []string {
 		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" {
 			parts = append(parts, f)
 		}
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.IndexByte(rest, '}') + 1
+		if end == 0 {
+			end = len(rest)
+		}
+		parts = append(parts, strings.Join(strings.Fields(rest[:end]), " "))
+		rest = rest[end:]
 	}
 	return parts
 }

@@ -1,6 +1,7 @@
 package approve_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,17 @@ func TestSplitCommands(t *testing.T) {
 		{"backticks in double quotes", "echo \"`rm -rf /`\"", []string{"echo \"`rm -rf /`\"", "rm -rf /"}},
 		{"nested backticks", "echo `echo \\`rm -rf /\\``", []string{"echo `echo \\`rm -rf /\\``", "echo `rm -rf /`", "rm -rf /"}},
 		{"arithmetic shows as a command", "echo $((1+2))", []string{"echo $((1+2))", "1+2"}},
+		// Array subscripts and substring offsets and lengths are arithmetic
+		// too, unless they are constants.
+		{"subscript shows as a command", "echo ${a[x]}", []string{"echo ${a[x]}", "x"}},
+		{"subscript of a length", "echo ${#a[i+1]}", []string{"echo ${#a[i+1]}", "i+1"}},
+		{"subscript with a substitution", `echo "${a[$(rm -rf /)]}"`, []string{`echo "${a[$(rm -rf /)]}"`, "rm -rf /", "$(rm -rf /)"}},
+		{"nested subscript", "echo ${a[b[i]]}", []string{"echo ${a[b[i]]}", "b[i]"}},
+		{"offset shows as a command", "echo ${x:n}", []string{"echo ${x:n}", "n"}},
+		{"offset and length show as a command", "echo ${x:0:n}", []string{"echo ${x:0:n}", "0:n"}},
+		{"constant subscript", "echo ${a[0]} ${a[-1]} ${a[@]} ${a[*]} ${#a[@]}", []string{"echo ${a[0]} ${a[-1]} ${a[@]} ${a[*]} ${#a[@]}"}},
+		{"constant offset and length", "echo ${x:0:3} ${x: -3} ${x:(-2):1} ${@:2}", []string{"echo ${x:0:3} ${x: -3} ${x:(-2):1} ${@:2}"}},
+		{"defaults are no offsets", "echo ${x:-a} ${x:=b} ${x:?c} ${x:+d}", []string{"echo ${x:-a} ${x:=b} ${x:?c} ${x:+d}"}},
 		{"shift in arithmetic is no heredoc", "echo $((1<<2))\nrm -rf /", []string{"echo $((1<<2))", "1<<2", "rm -rf /"}},
 		{"arithmetic command", "((x<<2)) && ls\nrm -rf /", []string{"x<<2", "ls", "rm -rf /"}},
 		{"substitution starting with a subshell", "echo $((rm -rf /) )", []string{"echo $((rm -rf /) )", "rm -rf /"}},
@@ -123,7 +135,7 @@ func TestSplitCommands(t *testing.T) {
 		{"old arithmetic", "false && echo $[ #];rm -rf /", []string{"false", "echo $[", "echo $[ #]", "rm -rf /"}},
 		{"array subscript", "a[ #]; rm -rf /", []string{"a[", "a[ #]", "rm -rf /"}},
 		{"array subscript with a shift", "a[1 <<E]=1\nrm -rf /\nE", []string{"a[1 <<E]=1", "rm -rf /", "E"}},
-		{"bash 5.3 function substitution", "echo ${ rm -rf /; }", []string{"echo ${ rm -rf /; }", "echo $", "rm -rf /"}},
+		{"bash 5.3 function substitution", "echo ${ rm -rf /; }", []string{"echo ${ rm -rf /; }", "echo $", "rm -rf /", "${ rm -rf /; }"}},
 		{"utf-8", "echo héllo && ls", []string{"echo héllo", "ls"}},
 	}
 	for _, tt := range tests {
@@ -148,6 +160,23 @@ func TestSplitCommandsDeepNesting(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("SplitCommands(%q×10000 + \"rm -rf /\") = %d commands without \"rm -rf /\"", open, len(got))
+		}
+	}
+}
+
+// TestSplitCommandsNestedArithmetic: arithmetic nested in arithmetic is
+// split once, not once for each level around it (which would take 2^40
+// splits here), and the innermost variable shows up as a command.
+func TestSplitCommandsNestedArithmetic(t *testing.T) {
+	for open, close := range map[string]string{"${a[": "]}", "${x:": "}", "${a[\"": "\"]}", "$((\"": "\"))"} {
+		line := "echo " + strings.Repeat(open, 40) + "i" + strings.Repeat(close, 40)
+		got := approve.SplitCommands(line)
+		if !slices.ContainsFunc(got, func(c string) bool { return strings.Trim(c, "\"`") == "i" }) {
+			t.Errorf("SplitCommands(%q×40 i %q×40) = %d commands without \"i\"", open, close, len(got))
+		}
+		p := &approve.Policy{Allow: []approve.Rule{{Command: []string{"echo *"}}}, Deny: []approve.Rule{{Command: []string{"rm *"}}}}
+		if d := p.Evaluate(execReq(line)); d.Verdict != approve.Deny {
+			t.Errorf("%q×40 i %q×40 is allowed by \"echo *\": %s", open, close, d.Reason)
 		}
 	}
 }

@@ -19,11 +19,18 @@ const maxUnwrap = 4
 // script, which it sees as $0, $1, …, are a command of their own, as in
 // commandsOf. A command with nothing to take off is its own only unit; so
 // is one that unwraps into more than maxForms units.
-func allowUnits(cmd string) []string {
+//
+// unresolved says why the command, or one it unwraps into, is
+// unresolvable (see unresolvedWhy), "" when none is: then no allow
+// pattern allows it.
+func allowUnits(cmd string) (units []string, unresolved string) {
 	var out []string
 	seen := map[string]bool{}
 	var walk func(cmd string, depth int)
 	walk = func(cmd string, depth int) {
+		if unresolved == "" {
+			unresolved = unresolvedWhy(cmd)
+		}
 		ws := words(cmd)
 		i := skipAssignments(ws)
 		if i == len(ws) {
@@ -46,9 +53,117 @@ func allowUnits(cmd string) []string {
 	walk(cmd, 0)
 	if len(out) == 0 || len(out) > maxForms {
 		// Too much to unwrap: the command must be allowed as written.
-		return []string{cmd}
+		return []string{cmd}, unresolved
 	}
-	return out
+	return out, unresolved
+}
+
+// codeVariables are the variables with which bash or the dynamic loader
+// runs code that their value names or holds; so do BASH_FUNC_* (exported
+// functions). PATH is not among them: it is set too often to refuse.
+var codeVariables = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	"PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_AUDIT": true, "LD_LIBRARY_PATH": true,
+}
+
+// declarations are the builtins whose NAME=value arguments set variables.
+var declarations = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+
+// unresolvedWhy returns why the simple command cmd (as SplitCommands
+// returns it) is unresolvable, "" when it is not: bash evaluates a
+// variable's value as code in it (${!x}, ${x@P}; see splitter.param), or
+// it sets a variable with which bash or the dynamic loader runs code
+// (codeVariable). What runs then is in no command's text, so such a
+// command matches every deny command pattern and no allow one. The
+// shell lines it runs (sh -c, eval) are commands of their own, which
+// allowUnits and denyForms look at too.
+func unresolvedWhy(cmd string) string {
+	ws := words(cmd)
+	if name := codeVariable(ws); name != "" {
+		return "it sets " + name + ", with which bash or the dynamic loader runs code"
+	}
+	if escapedShellLine(ws) {
+		return "it runs a shell line with escapes in $'…', which acprun does not decode"
+	}
+	why := ""
+	unmodeled := false
+	for _, d := range dialects {
+		p := &splitter{s: cmd, d: d, unmodeled: &unmodeled, opaque: &why}
+		if p.list(false); why != "" {
+			break
+		}
+	}
+	return why
+}
+
+// escapedShellLine reports whether the simple command ws runs a shell
+// line (a shell wrapper, eval, or a wrapper that runs one: watch, flock,
+// env) and a word of it has backslash escapes in $'…': bash decodes them
+// (a \n ends a comment), dash does not, and dequote neither.
+func escapedShellLine(ws []string) bool {
+	i := skipAssignments(ws)
+	if i == len(ws) {
+		return false
+	}
+	switch name := path.Base(dequote(ws[i])); name {
+	case "sh", "bash", "zsh", "dash", "ksh", "eval":
+	default:
+		if w, ok := wrappers[name]; !ok || len(w.script) == 0 && !w.joined {
+			return false
+		}
+	}
+	for _, w := range ws[i+1:] {
+		if ansiEscapes(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ansiEscapes reports whether the word w has a backslash inside $'…'.
+func ansiEscapes(w string) bool {
+	for i := 0; i < len(w); i++ {
+		switch {
+		case w[i] == '\\':
+			i++
+		case w[i] == '\'', w[i] == '"':
+			i = skipQuoted(w, i) - 1
+		case w[i] == '$' && i+1 < len(w) && w[i+1] == '\'':
+			for i += 2; i < len(w) && w[i] != '\''; i++ {
+				if w[i] == '\\' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// codeVariable returns the first of codeVariables (or BASH_FUNC_*) that
+// the words of a simple command set: in its leading assignments, in those
+// of an env at its start (env [options] NAME=value … cmd), or in the
+// arguments of a declaration (export, declare, …); "" for none.
+func codeVariable(ws []string) string {
+	env, decl := false, false
+	for _, w := range ws {
+		u := dequote(w)
+		switch {
+		case isAssignment(w) || (env || decl) && strings.Contains(u, "=") && !strings.HasPrefix(u, "-"):
+			name, _, _ := strings.Cut(u, "=")
+			if name = strings.TrimSuffix(name, "+"); codeVariables[name] || strings.HasPrefix(name, "BASH_FUNC_") {
+				return name
+			}
+		case decl: // an option, or a name without a value
+		case env && strings.HasPrefix(u, "-"): // an option of env
+		case !env && path.Base(u) == "env":
+			env = true
+		case !env && declarations[u]:
+			decl = true
+		default:
+			return ""
+		}
+	}
+	return ""
 }
 
 // skipAssignments returns the index of the first word of ws that is not a
@@ -256,5 +371,9 @@ func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") =
 // that bash would expand): the engine cannot know where such a path leads
 // (see PathSource.Unresolvable).
 func unresolvable(p string) bool {
-	return strings.ContainsAny(p, "$`*?[") || strings.HasPrefix(p, "~")
+	return strings.ContainsAny(p, "$`*?[") || tildePath(p)
 }
+
+// tildePath reports whether p starts with ~ (~, ~/x, ~user/x), which
+// the shell expands to a home directory, as tools may too.
+func tildePath(p string) bool { return strings.HasPrefix(p, "~") }

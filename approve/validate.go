@@ -105,18 +105,26 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 	}
 	if list == Deny {
 		for _, cmd := range cmds {
-			forms, complete := denyForms(cmd)
-			if _, pat, ok := denyMatch(patterns, forms, complete); ok {
+			forms, complete, unresolved := denyForms(cmd)
+			_, pat, ok := denyMatch(patterns, forms, complete && unresolved == "")
+			switch {
+			case ok && pat == "" && unresolved != "":
+				return true, fmt.Sprintf(" (%s is unresolvable: %s)", quote(cmd), unresolved)
+			case ok:
 				return true, fmt.Sprintf(" (%s matches %s)", quote(cmd), quote(pat))
 			}
 		}
 		return false, ""
 	}
 	for _, cmd := range cmds {
+		units, unresolved := allowUnits(cmd)
+		if unresolved != "" {
+			return false, fmt.Sprintf(" (%s is unresolvable: %s)", quote(cmd), unresolved)
+		}
 		if firstMatch(patterns, cmd) != "" {
 			continue
 		}
-		for _, u := range allowUnits(cmd) {
+		for _, u := range units {
 			if firstMatch(patterns, u) == "" {
 				return false, fmt.Sprintf(" (%s matches none of %s)", quote(u), quoteList(patterns))
 			}

@@ -81,6 +81,11 @@ func TestCheckExamples(t *testing.T) {
 			"examples need a command matcher: they are command lines checked against command",
 		}},
 		{"no examples", approve.Rule{Kind: []string{"read"}}, approve.Allow, nil, nil, nil},
+		{"unresolvable: allow does not match, deny does", approve.Rule{Command: []string{"echo *"}}, approve.Allow,
+			[]string{"echo ${!x}"}, nil, []string{
+				`example "echo ${!x}" should match but does not ("echo ${!x}" is unresolvable: bash may run a variable's value as code: ${!x} is an indirection)`,
+			}},
+		{"unresolvable: deny matches", rm, approve.Deny, []string{"echo ${x@P}", "BASH_ENV=x echo hi"}, []string{"echo '${!x}'"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,209 @@
+package approve_test
+
+import (
+	"strings"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// unresolvedLines are command lines in which bash runs a variable's value
+// as code, or which set a variable that makes bash or the dynamic loader
+// run code: no allow rule allows them, every deny command rule matches.
+var unresolvedLines = []string{
+	// Indirection, prompt expansion, an unknown transformation.
+	`echo ${x:='a[$(touch P)]'}; echo ${!x}`,
+	`echo ${x:='$(touch P)'} ${x@P}`,
+	`echo "${x@P}"`,
+	`echo ${a[@]@P}`,
+	`echo ${x@Z}`,
+	`echo ${!x}`,
+	`echo "${!x}"`,
+	`echo ${!x:-y}`,
+	`echo ${!a[0]}`,
+	`echo ${!1}`,
+	`echo ${!x@Q}`,
+	`echo $(echo ${!x})`,
+	`echo > ${!x}`,
+	"echo hi <<EOF\n${!x}\nEOF",
+	"echo hi <<EOF\n$(echo ${x@P})\nEOF",
+	// In shell lines a command runs.
+	`bash -c 'echo ${!x}'`,
+	`x='a[$(touch P)]' bash -c 'echo ${!x}'`,
+	`eval 'echo ${x@P}'`,
+	`sh -c "bash -c 'echo \${!x}'"`,
+	"bash -c 'echo hi <<EOF\n${!x}\nEOF'",
+	// Variables with which bash or the dynamic loader runs code.
+	"BASH_ENV=/tmp/x.sh bash -c 'echo hi'",
+	"ENV=/tmp/x.sh echo hi",
+	"SHELLOPTS=xtrace PS4='$(touch P)' bash -c 'echo hi'",
+	"BASHOPTS=extdebug echo hi",
+	"PS4='$(touch P)'; set -x; echo hi",
+	"PROMPT_COMMAND='touch P' echo hi",
+	"LD_PRELOAD=/tmp/x.so echo hi",
+	"LD_PRELOAD+=:/tmp/x.so echo hi",
+	"LD_AUDIT=/tmp/x.so echo hi",
+	"LD_LIBRARY_PATH=/tmp echo hi",
+	"A=1 env B=2 LD_PRELOAD=/tmp/x.so echo hi",
+	"env 'BASH_FUNC_echo%%=() { touch P; }' bash -c 'echo hi'",
+	"export BASH_ENV=/tmp/x.sh",
+	"bash -c 'LD_PRELOAD=/tmp/x.so echo hi'",
+	// A shell line with escapes in $'…', which bash decodes: \n ends a
+	// comment, or the command.
+	`bash -c $'echo x #\ntouch P'`,
+	`bash -c $'echo x\ntouch P'`,
+	`eval $'echo x\ntouch P'`,
+}
+
+// wrappedUnresolvedLines are unresolvable behind a wrapper that only deny
+// rules see through: allow rules must allow the wrapper as written.
+var wrappedUnresolvedLines = []string{
+	`nice bash -c 'echo ${!x}'`,
+	"sudo LD_PRELOAD=/tmp/x.so echo hi",
+	"nice -n 5 env LD_PRELOAD=/tmp/x.so echo hi",
+	"env -u HOME LD_PRELOAD=/tmp/x.so echo hi",
+	"env -i BASH_ENV=/tmp/x.sh bash -c 'echo hi'",
+	`xargs bash -c 'echo ${x@P}'`,
+	`sudo bash -c $'echo x #\ntouch P'`,
+	`watch -n 1 $'echo x\ntouch P'`,
+}
+
+// arithmeticLines evaluate a variable's value as arithmetic, where
+// a[$(cmd)] runs cmd: the expression is a command, as in $((…)).
+var arithmeticLines = []string{
+	`echo ${x:='a[$(touch P)]'} ${a[x]}`,
+	`echo ${x:x}`,
+	`echo ${x:0:x}`,
+	`echo ${#a[i]}`,
+	`bash -c 'echo ${a[x]}'`,
+}
+
+// resolvedLines stay allowed by "echo *" and are denied by no deny rule
+// that does not match them.
+var resolvedLines = []string{
+	`echo ${x}`,
+	`echo ${x:-default} ${x:=v} ${x:+alt} ${x:?msg}`,
+	`echo ${#x} ${#}`,
+	`echo ${x:0:3} ${x: -3} ${x:(-3)}`,
+	`echo ${!prefix*} ${!prefix@}`,
+	`echo ${!a[@]} ${!a[*]}`,
+	`echo ${a[0]} ${a[@]} ${a[*]} ${#a[@]}`,
+	`echo ${x@Q} ${x@U} ${x@u} ${x@L} ${x@E} ${x@A} ${x@K} ${x@a} ${x@k}`,
+	`echo ${!#} ${!}`,
+	`echo '${!x}' \${x@P} "\${!x}"`,
+	"echo hi <<'EOF'\n${!x}\nEOF",
+	`echo LD_PRELOAD=x BASH_ENV=y`,
+	`FOO=1 PATH=/usr/bin echo hi`,
+	`bash -c 'echo ${x:-y}'`,
+	`echo $'a\tb'`,
+	`bash -c $'echo a'`,
+	`bash -c "echo $'\n'"`,
+}
+
+func TestUnresolvedCommands(t *testing.T) {
+	allowEcho := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *"}}}}
+	allowAny := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"*"}}}}
+	denyTouch := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"touch *"}}}}
+	var tests []decideCase
+	for _, line := range unresolvedLines {
+		tests = append(tests,
+			decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)},
+			decideCase{"allow any: " + line, allowAny, execReq(line), byDef(approve.Deny)},
+			decideCase{"deny touch: " + line, denyTouch, execReq(line), denyBy("d:1")})
+	}
+	for _, line := range wrappedUnresolvedLines {
+		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), denyBy("d:1")})
+	}
+	for _, line := range arithmeticLines {
+		tests = append(tests, decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
+	}
+	for _, line := range resolvedLines {
+		tests = append(tests,
+			decideCase{"allow echo: " + line, allowEcho, execReq(line), allowBy("a:1")},
+			decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
+	}
+	// The terminal/create shapes: an argv, and the env as assignments.
+	argv := func(v any) approve.Request {
+		raw, _ := json.Marshal(v)
+		return approve.Request{Kind: "execute", RawInput: raw, Cwd: cwd}
+	}
+	tests = append(tests,
+		decideCase{"argv with a prompt expansion", allowEcho,
+			argv(map[string]any{"command": "bash", "args": []string{"-c", "echo ${x:='$(touch P)'} ${x@P}"}}), byDef(approve.Deny)},
+		decideCase{"argv array with an indirection", allowEcho,
+			argv(map[string]any{"command": []string{"bash", "-c", "echo ${!x}"}}), byDef(approve.Deny)},
+		decideCase{"argv with a subscript", allowEcho,
+			argv(map[string]any{"command": "bash", "args": []string{"-c", "echo ${a[x]}"}}), byDef(approve.Deny)},
+		decideCase{"argv with constants", allowEcho,
+			argv(map[string]any{"command": "bash", "args": []string{"-c", "echo ${a[0]} ${x:0:3}"}}), allowBy("a:1")})
+	runDecide(t, tests)
+}
+
+// TestUnresolvedExplain: the decision and the trace say why an
+// unresolvable command is denied.
+func TestUnresolvedExplain(t *testing.T) {
+	p := &approve.Policy{Default: approve.Deny,
+		Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *"}}},
+		Deny:  []approve.Rule{{Pos: "d:1", Command: []string{"touch *"}}}}
+	d, traces := p.Explain(execReq(`echo ${x:='a[$(rm y)]'}; echo ${!x}`))
+	const why = "bash may run a variable's value as code: ${!x} is an indirection"
+	if d.Verdict != approve.Deny || d.Rule != "d:1" || !strings.Contains(d.Reason, `command "echo ${!x}" (unresolvable: `+why+`)`) {
+		t.Errorf("decision %s by %q: %s; want deny by d:1 naming the unresolvable command", d.Verdict, d.Rule, d.Reason)
+	}
+	want := map[string]string{
+		"d:1": `command "echo ${!x}" (unresolvable: ` + why + `) is taken to match ["touch *"]`,
+		"a:1": `command "echo ${!x}" is unresolvable (` + why + `): no allow pattern matches it`,
+	}
+	for _, tr := range traces {
+		if !strings.Contains(strings.Join(tr.Why, "\n"), want[tr.Rule]) {
+			t.Errorf("trace of %s = %q; want a line %q", tr.Rule, tr.Why, want[tr.Rule])
+		}
+	}
+
+	allow := &approve.Policy{Default: approve.Deny, Allow: p.Allow}
+	if d := allow.Evaluate(execReq("LD_PRELOAD=/tmp/x.so echo hi")); !strings.Contains(d.Reason,
+		`("LD_PRELOAD=/tmp/x.so echo hi" is unresolvable: it sets LD_PRELOAD, with which bash or the dynamic loader runs code)`) {
+		t.Errorf("reason %q; want it to say why the command is unresolvable", d.Reason)
+	}
+}
+
+// TestTildePaths: a path that starts with ~ is unresolvable wherever the
+// call gives it: every deny path rule matches it, no allow one.
+func TestTildePaths(t *testing.T) {
+	allowAll := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"edit"}, Path: []string{"**", "/**"}}}}
+	denyRoot := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/root/**"}}}}
+	edit := func(raw string) approve.Request {
+		return approve.Request{Kind: "edit", RawInput: json.RawMessage(raw), Cwd: cwd}
+	}
+	var tests []decideCase
+	for name, req := range map[string]approve.Request{
+		"file_path ~/":    edit(`{"file_path":"~/.bashrc"}`),
+		"path ~":          edit(`{"path":"~"}`),
+		"paths ~user/":    edit(`{"paths":["a.go","~root/.profile"]}`),
+		"destination ~/":  edit(`{"source":"a","destination":"~/x"}`),
+		"location ~/":     {Kind: "edit", Locations: []string{"~/.ssh/authorized_keys"}, Cwd: cwd},
+		"diff ~/":         {Kind: "edit", DiffPaths: []string{"~/.bashrc"}, Cwd: cwd},
+		"redirection ~/":  execReq("echo x > ~/.bashrc"),
+		"with a resolver": {Kind: "edit", Locations: []string{"~/x"}, Cwd: cwd, Resolve: fakeResolve(nil)},
+	} {
+		tests = append(tests,
+			decideCase{"allow: " + name, allowAll, req, byDef(approve.Deny)},
+			decideCase{"deny: " + name, denyRoot, req, denyBy("d:1")})
+	}
+	for name, req := range map[string]approve.Request{
+		"~ inside a name": edit(`{"file_path":"a~/b~"}`),
+		"~ after a slash": edit(`{"file_path":"/tmp/~x"}`),
+	} {
+		tests = append(tests,
+			decideCase{"allow: " + name, allowAll, req, allowBy("a:1")},
+			decideCase{"deny: " + name, denyRoot, req, byDef(approve.Allow)})
+	}
+	runDecide(t, tests)
+
+	ps := approve.PathSources(edit(`{"file_path":"~/.bashrc"}`))
+	if len(ps) != 1 || ps[0].Path != "~/.bashrc" || !ps[0].Unresolvable || ps[0].From[0] != "rawInput.file_path" {
+		t.Errorf("PathSources = %+v; want ~/.bashrc as written, unresolvable", ps)
+	}
+}
