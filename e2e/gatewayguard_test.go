@@ -104,6 +104,62 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 	}
 }
 
+// TestGatewayMaxCostPassedByLastRequest: what the last model request the
+// gateway admitted cost counts too. A turn whose requests pass its
+// maxCost fails naming it once it has answered, and so does the turn
+// whose requests pass the scenario's; the turns after it are skipped, the
+// next prompt never sent.
+func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
+	t.Parallel()
+	step := `{model: {api: anthropic, model: claude-sonnet-4-5, prompt: "{{prompt}}"}}`
+	for _, tc := range []struct {
+		name, agent, budget, turns string
+		failing                    int // the turn that fails, from 1
+		want                       string
+	}{{
+		name:    "turn",
+		agent:   "turns:\n  - steps: [" + step + ", " + step + "]\n  - steps: [" + step + "]\n",
+		turns:   "turns:\n  - prompt: go\n    budget: {maxCost: 0.0002}\n  - prompt: again\n",
+		failing: 1,
+		want:    "s.yaml:6:23: budget.maxCost: the agent's model requests cost 0.000234, over the turn's budget of 0.0002; acprun stopped the scenario there",
+	}, {
+		name:    "scenario",
+		agent:   "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
+		budget:  "budget: {maxCost: 0.0002}\n",
+		turns:   "turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n",
+		failing: 2,
+		want:    "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000234, over the scenario's budget of 0.0002; acprun stopped the scenario there",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up := testkit.NewAnthropicServer(t)
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				// 10 input, 5 output, 2 cache-read and 3 cache-write tokens a request: 0.00011685.
+				"acprun.yaml":     "prices:\n  claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}\n",
+				"agent.mock.yaml": tc.agent,
+				"s.yaml": "name: cost\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" +
+					tc.budget + tc.turns + "permissions: {default: deny}\n",
+			})
+			res, out := runResults(t, dir, "s.yaml")
+			r := out.Scenarios[0]
+			if res.code != exitFailed || len(r.Turns) < tc.failing+1 {
+				t.Fatalf("exit %d, %d turns; want 1, the budget failed\n%s", res.code, len(r.Turns), res.stderr)
+			}
+			if n := len(up.Requests()); n != 2 {
+				t.Errorf("the upstream got %d requests, want 2 (no prompt after the budget was passed)", n)
+			}
+			failing, next := r.Turns[tc.failing-1], r.Turns[tc.failing]
+			if diff := gocmp.Diff([]string{tc.want}, failing.Failures); diff != "" {
+				t.Errorf("turn %d failures (-want +got):\n%s", tc.failing, diff)
+			}
+			if failing.CancelCause != "" || next.StopReason != report.OutcomeSkipped {
+				t.Errorf("turn %d cancelCause %q, turn %d %s; want answered, then skipped", tc.failing, failing.CancelCause, next.Index, next.StopReason)
+			}
+		})
+	}
+}
+
 // TestGatewayInterruptedRecordingKeepsCassette: Ctrl-C during a
 // re-recording leaves the cassette as it was, which still replays; what
 // the interrupted attempt recorded is beside it, and a warning says so.

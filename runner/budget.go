@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -14,8 +15,10 @@ import (
 // scenario and per turn) while the agent runs: the cost is checked at each
 // usage_update of the running turn, and a turn that passes a budget is
 // cancelled the way a timeout cancels it (cancelCause budget); the tokens
-// are checked when a turn's answer reports them, the only time ACP does.
-// Either way the turn fails naming the budget, and the turns after it do
+// are checked when a turn's answer reports them, the only time ACP does,
+// and so, with a gateway, is the cost of the model requests it priced (the
+// gateway refuses a request only before it starts, so what the last one
+// admitted spent is judged there). Either way the turn fails naming the budget, and the turns after it do
 // not run. Whether the cancel or the agent's own answer ended the turn
 // first, the verdict is the same: it follows from what the agent reported
 // before its answer. The update that passes a maxCost marks the turn
@@ -144,14 +147,17 @@ func (s *session) watch(t *turnState, b *budgetWatch) {
 }
 
 // budgetFailure says how the turn whose record is rec passed a budget: its
-// cost during the turn, or its tokens once answered; "" when it did not.
-func (s *session) budgetFailure(t *turnState, rec *report.TurnResult) string {
+// cost during the turn, or once answered its tokens and, with a gateway
+// that had spent sp by then (nil without one), the cost of the model
+// requests it priced, the last one's included; "" when it did not.
+func (s *session) budgetFailure(t *turnState, rec *report.TurnResult, sp *gateway.Spent) string {
 	s.mu.Lock()
 	b := t.budget
 	passed := ""
 	if b != nil {
 		passed = b.passed
 	}
+	gwStart := t.gwStart
 	s.mu.Unlock()
 	if b == nil || passed != "" {
 		return passed
@@ -167,6 +173,10 @@ func (s *session) budgetFailure(t *turnState, rec *report.TurnResult) string {
 	case b.scenario != nil && b.scenario.MaxTotalTokens != nil && b.tokensBefore+tokens > *b.scenario.MaxTotalTokens:
 		return fmt.Sprintf("%s: budget.maxTotalTokens: the turns so far used %d tokens, over the scenario's budget of %d; acprun stopped the scenario there",
 			cmp.Or(b.scenario.MaxTokensPos, b.scenario.Pos), b.tokensBefore+tokens, *b.scenario.MaxTotalTokens)
+	case sp == nil:
+		return ""
 	}
-	return ""
+	// As the gateway's admission has them (admitModelRequest): the turn's
+	// requests since it began, the scenario's since the attempt did.
+	return cmp.Or(costPassed(b.turn, "the turn's", *sp, gwStart), costPassed(b.scenario, "the scenario's", *sp, gateway.Spent{}))
 }

@@ -396,6 +396,23 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 	return ""
 }
 
+// costPassed says how the priced cost of the agent's model requests, sp of
+// which before was spent before the budget's span began, passed budget
+// b's maxCost once they were answered: what the last request admitted
+// (overBudget) spent is judged here, at the turn's end. "" when it did
+// not, or b has no maxCost.
+func costPassed(b *scenario.UsageExpect, whose string, sp, before gateway.Spent) string {
+	if b == nil || b.MaxCost == nil {
+		return ""
+	}
+	cost := sp.Cost - before.Cost
+	if roundCost(cost) <= *b.MaxCost {
+		return ""
+	}
+	return fmt.Sprintf("%s: budget.maxCost: the agent's model requests cost %s, over %s budget of %s; acprun stopped the scenario there",
+		cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, ""), whose, formatCost(*b.MaxCost, ""))
+}
+
 // gatewayEvent is the gateway's OnEvent: a refused request passes the
 // running turn's budget, a divergence fails it; either cancels it. It
 // returns once session/cancel is out (or the turn has ended), and the
@@ -443,14 +460,25 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	return t
 }
 
-// gatewayUsage is the usage of the turn's model requests, as the gateway
-// read it from their answers; nil when it made none (or without a
-// gateway).
-func (r *scenarioRun) gatewayUsage(t *turnState) *report.Usage {
+// gatewaySpent is what the gateway has seen of the attempt's model
+// requests so far; nil without a gateway. The turn's end takes it once, so
+// that its usage (gatewayUsage) and its budget (budgetFailure) are judged
+// on the same requests.
+func (r *scenarioRun) gatewaySpent() *gateway.Spent {
 	if r.gw == nil {
 		return nil
 	}
 	sp := r.gw.Spent()
+	return &sp
+}
+
+// gatewayUsage is the usage of the turn's model requests, as the gateway
+// read it from their answers by the time it had spent sp (gatewaySpent);
+// nil when the turn made none (or without a gateway, sp nil).
+func (r *scenarioRun) gatewayUsage(t *turnState, sp *gateway.Spent) *report.Usage {
+	if sp == nil {
+		return nil
+	}
 	r.sess.mu.Lock()
 	before := t.gwStart
 	r.sess.mu.Unlock()

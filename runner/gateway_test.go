@@ -300,7 +300,7 @@ func TestGatewayRefusalsFailTurnOnce(t *testing.T) {
 	if !errors.Is(context.Cause(ctx), errBudget) {
 		t.Errorf("turn cause %v, want %v", context.Cause(ctx), errBudget)
 	}
-	if got, gw := s.budgetFailure(turn, &report.TurnResult{}), s.gatewayFailure(turn); got != "over" || gw != "" {
+	if got, gw := s.budgetFailure(turn, &report.TurnResult{}, nil), s.gatewayFailure(turn); got != "over" || gw != "" {
 		t.Errorf("budget failure %q, gateway failure %q; want the first refusal once", got, gw)
 	}
 }
@@ -430,7 +430,6 @@ turns:
 func TestGatewayMaxCostUnpriced(t *testing.T) {
 	t.Parallel()
 	up, served := anthropicUpstream(t)
-	dir := t.TempDir()
 	step := `{model: {api: anthropic, model: %s, prompt: "%s"}}`
 	files := map[string]string{
 		"acprun.yaml": "prices:\n  claude-test: {input: 1, output: 10}\n", // 100 in, 20 out: 0.0003 a request
@@ -441,20 +440,7 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
 			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nbudget: {maxCost: 0.0005}\npermissions: {default: deny}\nturns: [{prompt: go}]\n", up.URL),
 	}
-	testkit.WriteFiles(t, dir, files)
-	cfg, err := scenario.LoadConfig(filepath.Join(dir, "acprun.yaml"), scenario.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(t.Context(), Options{Self: agentBin(t), WorkspaceDir: t.TempDir()}, scs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rep.Scenarios[0]
+	r := runPriced(t, files)
 	// Two unpriced requests, then two priced ones (0.0006 ≥ 0.0005): the
 	// fifth is refused.
 	if served.Load() != 4 || r.Status != report.StatusFailed || r.Turns[0].CancelCause != report.CauseBudget {
@@ -470,6 +456,79 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add it to prices"}
 	if diff := gocmp.Diff(want, r.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// runPriced runs the scenario s.yaml of files, with the config
+// acprun.yaml (its prices), and returns its result.
+func runPriced(t *testing.T, files map[string]string) report.Result {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, files)
+	cfg, err := scenario.LoadConfig(filepath.Join(dir, "acprun.yaml"), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(t.Context(), Options{Self: agentBin(t), WorkspaceDir: t.TempDir()}, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Scenarios[0]
+}
+
+// TestGatewayMaxCostPassedByLastRequest: the cost of the model request
+// the gateway admitted last counts too: once the turn has answered, a
+// turn's or the scenario's maxCost that its requests passed fails that
+// turn, naming the budget, and no further prompt is sent.
+func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
+	t.Parallel()
+	const prices = "prices:\n  claude-test: {input: 1, output: 10}\n" // 100 in, 20 out: 0.0003 a request
+	step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
+	for _, tc := range []struct {
+		name, agent, budget, turns string
+		failing                    int // the turn that fails, from 1
+		want                       string
+	}{{
+		name:    "turn",
+		agent:   "turns:\n  - steps: [" + step + ", " + step + "]\n  - steps: [" + step + "]\n",
+		turns:   "turns:\n  - prompt: go\n    budget: {maxCost: 0.0005}\n  - prompt: again\n",
+		failing: 1,
+		want:    "s.yaml:6:23: budget.maxCost: the agent's model requests cost 0.0006, over the turn's budget of 0.0005; acprun stopped the scenario there",
+	}, {
+		name:    "scenario",
+		agent:   "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
+		budget:  "budget: {maxCost: 0.0005}\n",
+		turns:   "turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n",
+		failing: 2,
+		want:    "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.0006, over the scenario's budget of 0.0005; acprun stopped the scenario there",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up, served := anthropicUpstream(t)
+			r := runPriced(t, map[string]string{
+				"acprun.yaml":     prices,
+				"agent.mock.yaml": tc.agent,
+				"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+					"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\n%s%s", up.URL, tc.budget, tc.turns),
+			})
+			if r.Status != report.StatusFailed || served.Load() != 2 || len(r.Turns) < tc.failing+1 {
+				t.Fatalf("%s, upstream served %d, %d turns, failures %q; want failed, 2 served", r.Status, served.Load(), len(r.Turns), r.Failures)
+			}
+			failing, next := r.Turns[tc.failing-1], r.Turns[tc.failing]
+			if len(failing.Failures) != 1 || !strings.HasSuffix(failing.Failures[0], "/"+tc.want) {
+				t.Errorf("turn %d failures %q, want only %q", tc.failing, failing.Failures, tc.want)
+			}
+			if u := failing.Usage; u == nil || !near(u.Cost, 0.0003*float64(2-tc.failing+1)) {
+				t.Errorf("turn %d usage %+v, want the gateway's cost", tc.failing, u)
+			}
+			if failing.CancelCause != "" || next.StopReason != report.OutcomeSkipped {
+				t.Errorf("turn %d cancelCause %q, turn %d %s; want answered, then skipped", tc.failing, failing.CancelCause, next.Index, next.StopReason)
+			}
+		})
 	}
 }
 

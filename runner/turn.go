@@ -74,7 +74,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	}
 	r.answered(ctx, &out, resp, err)
 	out.duration = time.Since(start)
-	if u := r.gatewayUsage(t); u != nil {
+	spent := r.gatewaySpent()
+	if u := r.gatewayUsage(t, spent); u != nil {
 		out.usage = u // what the model reported, not what the agent says it did
 	}
 	gwFailure := r.sess.gatewayFailure(t)
@@ -107,7 +108,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	if e := turn.Expect.Usage; e != nil {
 		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
 	}
-	if over := r.sess.budgetFailure(t, &rec); over != "" {
+	if over := r.sess.budgetFailure(t, &rec, spent); over != "" {
 		failures = append(failures, over)
 		r.overBudget = fmt.Sprintf("turn %d passed a budget", rec.Index)
 	}
