@@ -16,6 +16,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -264,4 +265,38 @@ turns:
 			t.Errorf("warnings %q flag an ignored cancel", w)
 		}
 	})
+}
+
+// TestBudgetFailureGatewayCost: at the turn's end, the cost of the model
+// requests the gateway priced passes the turn's maxCost with what it
+// spent since the turn began, and the scenario's with all it spent; a
+// cost at the budget passes neither, and without a gateway there is none.
+func TestBudgetFailureGatewayCost(t *testing.T) {
+	t.Parallel()
+	budget := func(line int, cost float64) *scenario.UsageExpect {
+		return &scenario.UsageExpect{MaxCost: &cost, MaxCostPos: scenario.Pos{File: "s.yaml", Line: line, Col: 23}}
+	}
+	start := gateway.Spent{Requests: 1, Cost: 0.3}
+	for _, tc := range []struct {
+		name           string
+		scenario, turn *scenario.UsageExpect
+		sp             *gateway.Spent
+		want           string
+	}{
+		{"turn", nil, budget(9, 0.5), &gateway.Spent{Requests: 3, Cost: 0.9},
+			"s.yaml:9:23: budget.maxCost: the agent's model requests cost 0.6, over the turn's budget of 0.5; acprun stopped the scenario there"},
+		{"turn at its budget", nil, budget(9, 0.5), &gateway.Spent{Requests: 3, Cost: 0.8}, ""},
+		{"scenario", budget(4, 0.7), budget(9, 0.5), &gateway.Spent{Requests: 2, Cost: 0.75},
+			"s.yaml:4:23: budget.maxCost: the agent's model requests cost 0.75, over the scenario's budget of 0.7; acprun stopped the scenario there"},
+		{"scenario at its budget", budget(4, 0.7), nil, &gateway.Spent{Requests: 2, Cost: 0.1 + 0.6}, ""},
+		{"no gateway", budget(4, 0.7), budget(9, 0.5), nil, ""},
+	} {
+		s := &session{}
+		turn := s.startTurn(2, "go", nil, false)
+		s.watch(turn, &budgetWatch{scenario: tc.scenario, turn: tc.turn})
+		s.watchGateway(turn, func(error) {}, start)
+		if got := s.budgetFailure(turn, &report.TurnResult{}, tc.sp); got != tc.want {
+			t.Errorf("%s: budget failure %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -480,55 +480,33 @@ func runPriced(t *testing.T, files map[string]string) report.Result {
 	return rep.Scenarios[0]
 }
 
-// TestGatewayMaxCostPassedByLastRequest: the cost of the model request
-// the gateway admitted last counts too: once the turn has answered, a
-// turn's or the scenario's maxCost that its requests passed fails that
-// turn, naming the budget, and no further prompt is sent.
+// TestGatewayMaxCostPassedByLastRequest: what the model request the
+// gateway admitted last cost counts too: the turn whose requests take the
+// scenario past its maxCost fails naming it once it has answered, and no
+// further prompt is sent.
 func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	t.Parallel()
-	const prices = "prices:\n  claude-test: {input: 1, output: 10}\n" // 100 in, 20 out: 0.0003 a request
+	up, served := anthropicUpstream(t)
 	step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
-	for _, tc := range []struct {
-		name, agent, budget, turns string
-		failing                    int // the turn that fails, from 1
-		want                       string
-	}{{
-		name:    "turn",
-		agent:   "turns:\n  - steps: [" + step + ", " + step + "]\n  - steps: [" + step + "]\n",
-		turns:   "turns:\n  - prompt: go\n    budget: {maxCost: 0.0005}\n  - prompt: again\n",
-		failing: 1,
-		want:    "s.yaml:6:23: budget.maxCost: the agent's model requests cost 0.0006, over the turn's budget of 0.0005; acprun stopped the scenario there",
-	}, {
-		name:    "scenario",
-		agent:   "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
-		budget:  "budget: {maxCost: 0.0005}\n",
-		turns:   "turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n",
-		failing: 2,
-		want:    "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.0006, over the scenario's budget of 0.0005; acprun stopped the scenario there",
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			up, served := anthropicUpstream(t)
-			r := runPriced(t, map[string]string{
-				"acprun.yaml":     prices,
-				"agent.mock.yaml": tc.agent,
-				"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
-					"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\n%s%s", up.URL, tc.budget, tc.turns),
-			})
-			if r.Status != report.StatusFailed || served.Load() != 2 || len(r.Turns) < tc.failing+1 {
-				t.Fatalf("%s, upstream served %d, %d turns, failures %q; want failed, 2 served", r.Status, served.Load(), len(r.Turns), r.Failures)
-			}
-			failing, next := r.Turns[tc.failing-1], r.Turns[tc.failing]
-			if len(failing.Failures) != 1 || !strings.HasSuffix(failing.Failures[0], "/"+tc.want) {
-				t.Errorf("turn %d failures %q, want only %q", tc.failing, failing.Failures, tc.want)
-			}
-			if u := failing.Usage; u == nil || !near(u.Cost, 0.0003*float64(2-tc.failing+1)) {
-				t.Errorf("turn %d usage %+v, want the gateway's cost", tc.failing, u)
-			}
-			if failing.CancelCause != "" || next.StopReason != report.OutcomeSkipped {
-				t.Errorf("turn %d cancelCause %q, turn %d %s; want answered, then skipped", tc.failing, failing.CancelCause, next.Index, next.StopReason)
-			}
-		})
+	r := runPriced(t, map[string]string{
+		"acprun.yaml":     "prices:\n  claude-test: {input: 1, output: 10}\n", // 100 in, 20 out: 0.0003 a request
+		"agent.mock.yaml": "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nbudget: {maxCost: 0.0005}\n"+
+			"turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n", up.URL),
+	})
+	if r.Status != report.StatusFailed || served.Load() != 2 || len(r.Turns) != 3 {
+		t.Fatalf("%s, upstream served %d, %d turns, failures %q; want failed, 2 served", r.Status, served.Load(), len(r.Turns), r.Failures)
+	}
+	want := "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.0006, over the scenario's budget of 0.0005; acprun stopped the scenario there"
+	if f := r.Turns[1].Failures; len(f) != 1 || !strings.HasSuffix(f[0], "/"+want) {
+		t.Errorf("turn 2 failures %q, want only %q", f, want)
+	}
+	if u := r.Turns[1].Usage; u == nil || !near(u.Cost, 0.0003) {
+		t.Errorf("turn 2 usage %+v, want its own request's cost", u)
+	}
+	if r.Turns[1].CancelCause != "" || r.Turns[2].StopReason != report.OutcomeSkipped {
+		t.Errorf("turn 2 cancelCause %q, turn 3 %s; want answered, then skipped", r.Turns[1].CancelCause, r.Turns[2].StopReason)
 	}
 }
 
