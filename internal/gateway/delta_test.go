@@ -175,3 +175,22 @@ func cut(s string, n int) []string {
 	}
 	return out
 }
+
+// TestSplitSecretCutOff: of an answer that broke off in the middle of a
+// secret streamed in deltas, the cassette keeps no start of the secret.
+func TestSplitSecretCutOff(t *testing.T) {
+	const secret = "sk-ant-api03-S3cr/et_0123456789"
+	a := &Attempt{cfg: Config{Redact: redact.New(secret)}, paths: newPathNames(nil)}
+	c := &call{api: provider.Anthropic, keys: redact.New()}
+	var events []event
+	for _, p := range cut("key "+secret[:20], 5) {
+		events = append(events, newEvent(0, []byte(deltaShapes[0].delta(string(encode(p))))))
+	}
+	var kept strings.Builder
+	for _, e := range a.keptEvents(c, events, true, true) {
+		kept.WriteString(deltaText(provider.Anthropic, e.Data))
+	}
+	if want := "key " + redact.Marker; kept.String() != want {
+		t.Errorf("the cassette's deltas make %q, want %q", kept.String(), want)
+	}
+}
