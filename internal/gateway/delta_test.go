@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // deltaShape is a provider API's stream of one text in deltas: the event
@@ -87,7 +87,7 @@ func TestSplitSecretsNeverKept(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", sh.name, n), func(t *testing.T) {
 				var stream strings.Builder
 				stream.WriteString(sh.start)
-				for i, p := range cut(text, n) {
+				for i, p := range testkit.CutEvery(text, n) {
 					if i%3 == 1 {
 						stream.WriteString(sh.other)
 					}
@@ -162,20 +162,6 @@ func deltaText(api provider.API, ev string) string {
 	return b.String()
 }
 
-// cut is s in pieces of n bytes, or a little more to end on a character.
-func cut(s string, n int) []string {
-	var out []string
-	for len(s) > 0 {
-		k := min(n, len(s))
-		for k < len(s) && !utf8.RuneStart(s[k]) {
-			k++
-		}
-		out = append(out, s[:k])
-		s = s[k:]
-	}
-	return out
-}
-
 // TestSplitSecretCutOff: of an answer that broke off in the middle of a
 // secret streamed in deltas, the cassette keeps no start of the secret.
 func TestSplitSecretCutOff(t *testing.T) {
@@ -183,7 +169,7 @@ func TestSplitSecretCutOff(t *testing.T) {
 	a := &Attempt{cfg: Config{Redact: redact.New(secret)}, paths: newPathNames(nil)}
 	c := &call{api: provider.Anthropic, keys: redact.New()}
 	var events []event
-	for _, p := range cut("key "+secret[:20], 5) {
+	for _, p := range testkit.CutEvery("key "+secret[:20], 5) {
 		events = append(events, newEvent(0, []byte(deltaShapes[0].delta(string(encode(p))))))
 	}
 	var kept strings.Builder

@@ -226,7 +226,7 @@ func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply 
 		s.mu.Unlock()
 		parts := splitHalves(reply.Text)
 		if n > 0 {
-			parts = cutEvery(reply.Text, n)
+			parts = CutEvery(reply.Text, n)
 		}
 		for _, part := range parts {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": part}})
@@ -261,9 +261,9 @@ func splitHalves(s string) []string {
 	return []string{s[:n], s[n:]}
 }
 
-// cutEvery is s in parts of n bytes, or a little more where a character
-// would be cut.
-func cutEvery(s string, n int) []string {
+// CutEvery is s in parts of n bytes, or a little more where a character
+// would be cut: a text as a model streams it, in small deltas.
+func CutEvery(s string, n int) []string {
 	var parts []string
 	for len(s) > 0 {
 		k := min(n, len(s))
