@@ -353,6 +353,80 @@ func TestGatewayNoSecrets(t *testing.T) {
 	})
 }
 
+// TestGatewaySplitSecret: a model streams its answer in small deltas, so
+// a secret it repeats (the agent's key, a token acprun knows) is split
+// between the stream's events; the cassette holds it nowhere, its deltas
+// make the text with the secrets replaced by [REDACTED], and a replay of
+// it gives the agent that text.
+func TestGatewaySplitSecret(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const key, token = "sk-ant-api03-Split-Secret-Key-Value", "ghp_SplitGitHubToken0123456789"
+	answer := "the key is " + key + " and the token " + token + ", done"
+	const want = "the key is [REDACTED] and the token [REDACTED], done"
+	up := testkit.NewAnthropicServer(t)
+	up.SetSideText(answer)
+	up.StreamInDeltas(7)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]}\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: %q}\nturns:\n  - prompt: hi\n    expect: {text: {contains: done}}\n", up.URL),
+	})
+	env := []string{"ANTHROPIC_API_KEY=" + key, "GITHUB_TOKEN=" + token}
+	res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
+	data, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{key, token} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the cassette holds %q", secret)
+		}
+	}
+	var doc struct {
+		Exchanges []struct {
+			Response struct {
+				Events []struct {
+					Data string `json:"data"`
+				} `json:"events"`
+			} `json:"response"`
+		} `json:"exchanges"`
+	}
+	readJSON(t, cassette, &doc)
+	var deltas strings.Builder
+	for _, ex := range doc.Exchanges {
+		for _, e := range ex.Response.Events {
+			_, line, _ := strings.Cut(e.Data, "data: ")
+			var ev struct {
+				Delta struct {
+					Text string `json:"text"`
+				} `json:"delta"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &ev); err != nil {
+				t.Errorf("event %q: its data is not JSON: %v", e.Data, err)
+			}
+			deltas.WriteString(ev.Delta.Text)
+		}
+	}
+	if deltas.String() != want {
+		t.Errorf("the cassette's deltas make %q, want %q", deltas.String(), want)
+	}
+
+	up.Close()
+	res = acprunEnv(t, dir, env, "run", "s.yaml", "--gateway", "replay", "-o", "out.json")
+	if res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	if got := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0].Turns[0].Text; got != want {
+		t.Errorf("replayed text %q, want %q", got, want)
+	}
+}
+
 // TestGatewaySandbox: with the sandbox's network off, the agent reaches
 // its model through the gateway, and nothing else: a direct connection to
 // the upstream fails. Under bubblewrap the agent keeps a network namespace

@@ -105,6 +105,20 @@ func (c *call) json(a *Attempt, raw []byte) []byte {
 	return c.keys.JSON(a.cfg.Redact.JSON(raw))
 }
 
+// pieces redacts a text that comes in pieces as text does, the pieces as
+// one text (redact.Redactor.Pieces; cutEnd: its end was cut off,
+// redact.Redactor.PiecesCutEnd), one piece for each.
+func (c *call) pieces(a *Attempt, pieces []string, cutEnd bool) []string {
+	for _, r := range []*redact.Redactor{a.cfg.Redact, c.keys} {
+		if cutEnd {
+			pieces = r.PiecesCutEnd(pieces)
+		} else {
+			pieces, _ = r.Pieces(pieces)
+		}
+	}
+	return pieces
+}
+
 // summary is the request as a cassette keeps it and replay matches it:
 // normalised and redacted.
 func (c *call) summary(a *Attempt) request {

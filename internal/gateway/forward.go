@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		}
 	}
 	if a.cfg.Mode == Record && !c.probe {
-		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse), Truncated: broken})
+		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse, broken), Truncated: broken})
 	}
 	if broken && (a.closing() || ctx.Err() == nil) {
 		// Cut off by Close, or by the upstream: the agent must not take
@@ -162,8 +163,13 @@ func (a *Attempt) keep(c *call, resp response) {
 // keptEvents returns the events of c's answer as the cassette keeps
 // them: redacted (an event stream as text, where a secret inside a JSON
 // string stays inside it; a JSON body as JSON), the paths replaced by
-// their names.
-func (a *Attempt) keptEvents(c *call, events []event, sse bool) []event {
+// their names. The text a stream's events add to each part of the answer
+// is redacted and named first as one text (see keptDeltas); cut: the
+// answer broke off.
+func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
+	if sse {
+		a.keptDeltas(c, events, cut)
+	}
 	for i, e := range events {
 		b := e.bytes()
 		if !sse && json.Valid(b) {
@@ -177,6 +183,59 @@ func (a *Attempt) keptEvents(c *call, events []event, sse bool) []event {
 		}
 	}
 	return events
+}
+
+// keptDeltas redacts and names, in place, the text that events, c's
+// answer streamed, add to each part of it (provider.Deltas): a model
+// streams a text in pieces cut anywhere, so a secret or a path may be
+// split between events, where redacting each event finds nothing. The
+// pieces of a part are redacted as one text (call.pieces: a secret split
+// between pieces goes in the piece where it starts), their paths named
+// (pathNames.pieces), and each goes back into its event's JSON string;
+// cut: the answer broke off, its parts' ends may begin a secret.
+func (a *Attempt) keptDeltas(c *call, events []event, cut bool) {
+	type piece struct {
+		event int
+		provider.Delta
+	}
+	var parts [][]piece
+	index := make(map[string]int) // parts' index by provider.Delta.Part
+	for i, e := range events {
+		if e.Data == "" {
+			continue // not UTF-8: no JSON
+		}
+		for _, d := range provider.Deltas(c.api, []byte(e.Data)) {
+			k, ok := index[d.Part]
+			if !ok {
+				k = len(parts)
+				index[d.Part] = k
+				parts = append(parts, nil)
+			}
+			parts[k] = append(parts[k], piece{i, d})
+		}
+	}
+	edits := make(map[int][]piece) // by event: the pieces to put back
+	for _, part := range parts {
+		texts := make([]string, len(part))
+		for j, p := range part {
+			texts[j] = p.Text
+		}
+		texts = a.paths.pieces(c.pieces(a, texts, cut))
+		for j, p := range part {
+			if texts[j] != p.Text {
+				p.Text = texts[j]
+				edits[p.event] = append(edits[p.event], p)
+			}
+		}
+	}
+	for i, ps := range edits {
+		b := events[i].Data
+		slices.SortFunc(ps, func(p, q piece) int { return cmp.Compare(p.Start, q.Start) })
+		for _, p := range slices.Backward(ps) { // the last first: the others keep their places
+			b = b[:p.Start] + string(encode(p.Text)) + b[p.End:]
+		}
+		events[i].Data = b
+	}
 }
 
 // tape times the pieces of an answer as they come.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -128,6 +129,46 @@ func (p *pathNames) name(s string) string {
 		s = pathtext.Replace(s, pf[0], pf[1])
 	}
 	return s
+}
+
+// pieces names the paths in a text that comes in pieces, as name does,
+// one piece for each: a path split between pieces is moved, with the few
+// bytes after it that tell whether it ends there, into the piece where it
+// starts, and named there.
+func (p *pathNames) pieces(pieces []string) []string {
+	text := strings.Join(pieces, "")
+	ends := make([]int, len(pieces)) // where each piece ends in text
+	n := 0
+	for i, s := range pieces {
+		n += len(s)
+		ends[i] = n
+	}
+	for _, pf := range p.byForm {
+		for i := 0; ; {
+			j := strings.Index(text[i:], pf[0])
+			if j < 0 {
+				break
+			}
+			start := i + j
+			end := min(start+len(pf[0])+2, len(text)) // pathtext looks at 2 bytes after a path
+			for end < len(text) && !utf8.RuneStart(text[end]) {
+				end++
+			}
+			for k, e := range ends {
+				if start < e && e < end {
+					ends[k] = end
+				}
+			}
+			i = start + 1
+		}
+	}
+	out := make([]string, len(pieces))
+	start := 0
+	for k, e := range ends {
+		out[k] = p.name(text[start:e])
+		start = e
+	}
+	return out
 }
 
 // expand replaces in s each name by its path, as it would be written in a

@@ -57,9 +57,19 @@ type AnthropicServer struct {
 	srv *httptest.Server
 	script
 
-	mu       sync.Mutex
-	requests []AnthropicRequest
-	messages int // message ids handed out
+	mu         sync.Mutex
+	requests   []AnthropicRequest
+	messages   int // message ids handed out
+	deltaBytes int // see StreamInDeltas
+}
+
+// StreamInDeltas makes the server stream a text in deltas of n bytes (a
+// little more where a character would be cut), as models stream tokens,
+// instead of in two halves.
+func (s *AnthropicServer) StreamInDeltas(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deltaBytes = n
 }
 
 // NewAnthropicServer starts an AnthropicServer playing replies, closed when
@@ -196,8 +206,9 @@ func anthropicMessage(id, model string) map[string]any {
 
 // stream writes reply as the Messages API streams it: message_start, a
 // ping, then for each content block (the text, then each tool call)
-// content_block_start, its deltas (text_delta, or input_json_delta in
-// two parts after an empty one) and content_block_stop, then message_delta
+// content_block_start, its deltas (text_delta in two halves, or as
+// StreamInDeltas says; input_json_delta in two parts after an empty one)
+// and content_block_stop, then message_delta
 // with the stop reason and the final output count, and message_stop.
 func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply ModelReply) {
 	startEvents(w, "text/event-stream; charset=utf-8")
@@ -210,7 +221,14 @@ func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply 
 	index := 0
 	if reply.Text != "" {
 		event("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-		for _, part := range splitHalves(reply.Text) {
+		s.mu.Lock()
+		n := s.deltaBytes
+		s.mu.Unlock()
+		parts := splitHalves(reply.Text)
+		if n > 0 {
+			parts = CutEvery(reply.Text, n)
+		}
+		for _, part := range parts {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": part}})
 		}
 		event("content_block_stop", map[string]any{"index": index})
@@ -241,6 +259,20 @@ func splitHalves(s string) []string {
 		return []string{s}
 	}
 	return []string{s[:n], s[n:]}
+}
+
+// CutEvery is s in parts of n bytes, or a little more where a character
+// would be cut: a text as a model streams it, in small deltas.
+func CutEvery(s string, n int) []string {
+	var parts []string
+	for len(s) > 0 {
+		k := min(n, len(s))
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
+		parts, s = append(parts, s[:k]), s[k:]
+	}
+	return parts
 }
 
 func stopReason(reply ModelReply) string {

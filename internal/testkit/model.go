@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -266,6 +267,15 @@ type script struct {
 	replies []ModelReply
 	mu      sync.Mutex
 	log     []string
+	side    string // under mu: see SetSideText
+}
+
+// SetSideText makes the server answer a request that offers no tools
+// with text instead of SideText.
+func (l *script) SetSideText(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.side = text
 }
 
 // serve starts a fake model server playing replies, with handlers by
@@ -335,7 +345,9 @@ func (l *script) notFound(w http.ResponseWriter, r *http.Request) {
 // after asked (which ends with what goes before the arrow); false when the
 // script has ended, after answering 400 with errBody of the reason.
 func (l *script) play(w http.ResponseWriter, asked string, tools bool, n int, errBody func(string) map[string]any) (ModelReply, string, bool) {
-	reply, which := ModelReply{Text: SideText}, "side text"
+	l.mu.Lock()
+	reply, which := ModelReply{Text: cmp.Or(l.side, SideText)}, "side text"
+	l.mu.Unlock()
 	if tools {
 		if n >= len(l.replies) {
 			ended := fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(l.replies), n)

@@ -81,24 +81,7 @@ func (s *Splitter) Rest() []byte { return bytes.Clone(s.buf) }
 // (lines that start with ":") and other fields are ignored; a field's
 // value is what follows its colon, less one leading space.
 func Parse(event []byte) (name string, data []byte) {
-	event = bytes.TrimPrefix(event, []byte("\uFEFF")) // a stream may start with a byte order mark
-	for len(event) > 0 {
-		i := bytes.IndexAny(event, "\r\n")
-		line := event
-		if i < 0 {
-			event = nil
-		} else {
-			line = event[:i]
-			if event[i] == '\r' && i+1 < len(event) && event[i+1] == '\n' {
-				i++
-			}
-			event = event[i+1:]
-		}
-		if len(line) == 0 || line[0] == ':' {
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
+	fields(event, func(field, value []byte, _ int) {
 		switch string(field) {
 		case "event":
 			name = string(value)
@@ -110,6 +93,34 @@ func Parse(event []byte) (name string, data []byte) {
 			}
 			data = append(data, value...)
 		}
-	}
+	})
 	return name, data
+}
+
+// fields calls f with each field of event, as Parse reads them (comments
+// left out), and where the field's value starts in event.
+func fields(event []byte, f func(field, value []byte, at int)) {
+	// at is where event, as it is cut, starts in the event given. A
+	// stream may start with a byte order mark.
+	at := 0
+	if bytes.HasPrefix(event, []byte("\uFEFF")) {
+		event, at = event[len("\uFEFF"):], len("\uFEFF")
+	}
+	for len(event) > 0 {
+		i := bytes.IndexAny(event, "\r\n")
+		line, next := event, len(event)
+		if i >= 0 {
+			line = event[:i]
+			if event[i] == '\r' && i+1 < len(event) && event[i+1] == '\n' {
+				i++
+			}
+			next = i + 1
+		}
+		if len(line) > 0 && line[0] != ':' {
+			field, value, _ := bytes.Cut(line, []byte(":"))
+			trimmed := bytes.TrimPrefix(value, []byte(" "))
+			f(field, trimmed, at+len(line)-len(trimmed))
+		}
+		event, at = event[next:], at+next
+	}
 }
