@@ -44,8 +44,7 @@ func permissionAsk(i int) *acp.Request {
 // TestPermissionsToldInOrder: permission requests the agent sends without
 // waiting for the answers are recorded in the order they came, whatever
 // the answer delay (which answers them concurrently), and each gets the
-// answer of its decision. Without a delay they are also told to the
-// Observer in that order.
+// answer of its decision; they are told to the Observer in that order too.
 func TestPermissionsToldInOrder(t *testing.T) {
 	t.Parallel()
 	const n = 40
@@ -95,7 +94,7 @@ func TestPermissionsToldInOrder(t *testing.T) {
 				if got[i].ToolCallID != id || got[i].OptionID != want || answers[fmt.Sprint(i)] != want {
 					t.Fatalf("request %d: recorded %+v, answered %q; want %s in order, answered %s", i, got[i], answers[fmt.Sprint(i)], id, want)
 				}
-				if delay == 0 && log.decided[i].ToolCallID != id {
+				if log.decided[i].ToolCallID != id {
 					t.Fatalf("Observer told of %+v as decision %d; want %s", log.decided[i], i, id)
 				}
 			}
@@ -134,5 +133,30 @@ func TestDecisionIsOnTheCallAsAsked(t *testing.T) {
 	conn.Close() // the answer is recorded once its write has returned
 	if got := s.snapshot(tr).Permissions; len(got) != 1 || !slices.Equal(got[0].Paths, []string{"/w/src/a.go"}) {
 		t.Errorf("recorded %+v; want the paths as asked", got)
+	}
+}
+
+// TestPermToldInOrder: answers written in any order are told in the
+// order of their requests, each as soon as those before it have been.
+func TestPermToldInOrder(t *testing.T) {
+	t.Parallel()
+	var p permTold
+	seqs := []int{p.take(), p.take(), p.take(), p.take()}
+	var told []string
+	tell := func(seq int) {
+		p.tell(seq, report.Permission{ToolCallID: fmt.Sprint("t", seq)}, func(r report.Permission) { told = append(told, r.ToolCallID) })
+	}
+	tell(seqs[2])
+	tell(seqs[1])
+	if len(told) != 0 {
+		t.Fatalf("told %q before the first answer was written", told)
+	}
+	tell(seqs[0])
+	if want := []string{"t0", "t1", "t2"}; !slices.Equal(told, want) {
+		t.Fatalf("told %q, want %q", told, want)
+	}
+	tell(seqs[3])
+	if want := []string{"t0", "t1", "t2", "t3"}; !slices.Equal(told, want) {
+		t.Fatalf("told %q, want %q", told, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -32,6 +33,7 @@ type session struct {
 	policy *approve.Policy
 	cwd    string
 	obs    *jobObserver  // redacts what it passes on
+	told   permTold      // the order the Observer is told of permission answers in
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
@@ -739,6 +741,7 @@ func isClosed(ch <-chan struct{}) bool {
 // answer is recorded, counted and told to the Observer once it has been
 // written (see answerWritten).
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
+	seq := s.told.take() // in the request's place in the stream
 	d := s.policy.Decide(s.policyRequest(a))
 	cancelled := !s.wait(ctx, a.turn)
 	if cancelled && a.turn != nil {
@@ -750,8 +753,8 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		waitFor(ctx, a.turn.cancelSent)
 	}
 	resp, rec := permissionAnswer(a, d, cancelled)
-	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err) }) {
-		s.answerWritten(a, rec, nil) // no Conn's handler (a test's call): taken as written
+	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err, seq) }) {
+		s.answerWritten(a, rec, nil, seq) // no Conn's handler (a test's call): taken as written
 	}
 	return resp
 }
@@ -824,7 +827,7 @@ const reasonUnsent = "the connection closed before the answer"
 // recorded as a request the connection closed on (cancelled, with
 // reasonUnsent) and counts in neither allowed nor denied, wherever in
 // the stream it came, and however soon after the end of the agent's input.
-func (s *session) answerWritten(a *arrival, rec report.Permission, err error) {
+func (s *session) answerWritten(a *arrival, rec report.Permission, err error, seq int) {
 	got := answerNone
 	switch {
 	case err != nil:
@@ -847,7 +850,38 @@ func (s *session) answerWritten(a *arrival, rec report.Permission, err error) {
 	}
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
-	s.obs.permission(rec)
+	s.told.tell(seq, rec, s.obs.permission)
+}
+
+// permTold tells the Observer of the permission answers in the order of
+// their requests, each once it has been written: an answer that waited
+// (an answer delay, a cancel) is written by a goroutine of its own, and
+// so in any order, but -v and the events file tell them in the stream's.
+type permTold struct {
+	taken atomic.Int64 // the sequence numbers given out (take)
+	mu    sync.Mutex   // held while telling: tellings do not interleave
+	next  int          // the sequence number of the next answer to tell
+	ready map[int]report.Permission
+}
+
+// take returns the sequence number of the next permission request; its
+// handler calls it in the request's place in the stream.
+func (p *permTold) take() int { return int(p.taken.Add(1) - 1) }
+
+// tell has f told rec, the answer of request seq, once every answer before
+// it has been, and then those after it that were waiting for it.
+func (p *permTold) tell(seq int, rec report.Permission, f func(report.Permission)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready == nil {
+		p.ready = map[int]report.Permission{}
+	}
+	p.ready[seq] = rec
+	for r, ok := p.ready[p.next]; ok; r, ok = p.ready[p.next] {
+		delete(p.ready, p.next)
+		p.next++
+		f(r)
+	}
 }
 
 // wait waits the answer delay before a permission answer. It returns false
