@@ -43,17 +43,8 @@ func TestGatewayCostsPerTurn(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			up := testkit.NewAnthropicServer(t)
-			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
-				// 10 input and 5 output tokens a request: 0.000105 a request.
-				"acprun.yaml":     "prices:\n  claude-test: {input: 3, output: 15}\n",
-				"agent.mock.yaml": tc.agent,
-				"s.yaml": "name: cost\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" +
-					"permissions: {default: deny}\n" + tc.rest,
-			})
-			res, out := runResults(t, dir, "s.yaml")
-			r := out.Scenarios[0]
+			// 10 input and 5 output tokens a request: 0.000105 a request.
+			res, r, _ := runMetered(t, "claude-test: {input: 3, output: 15}", tc.agent, "permissions: {default: deny}\n"+tc.rest)
 			if r.Status != tc.status {
 				t.Errorf("status %s, want %s\n%s", r.Status, tc.status, res.stderr)
 			}
@@ -67,4 +58,21 @@ func TestGatewayCostsPerTurn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runMetered runs s.yaml, a scenario of the mock agent with script agent
+// and the rest of its keys after its gateway (metering a fake Anthropic
+// API), with the config's prices price (one model's line), and returns
+// what acprun printed, the scenario's result and the fake API.
+func runMetered(t *testing.T, price, agent, rest string) (result, report.Result, *testkit.AnthropicServer) {
+	t.Helper()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":     "prices:\n  " + price + "\n",
+		"agent.mock.yaml": agent,
+		"s.yaml":          "name: cost\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" + rest,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	return res, out.Scenarios[0], up
 }
