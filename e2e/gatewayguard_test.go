@@ -132,17 +132,9 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			up := testkit.NewAnthropicServer(t)
-			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
-				// 10 input, 5 output, 2 cache-read and 3 cache-write tokens a request: 0.00011685.
-				"acprun.yaml":     "prices:\n  claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}\n",
-				"agent.mock.yaml": tc.agent,
-				"s.yaml": "name: cost\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" +
-					tc.budget + tc.turns + "permissions: {default: deny}\n",
-			})
-			res, out := runResults(t, dir, "s.yaml")
-			r := out.Scenarios[0]
+			// 10 input, 5 output, 2 cache-read and 3 cache-write tokens a request: 0.00011685.
+			res, r, up := runMetered(t, "claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}", tc.agent,
+				tc.budget+tc.turns+"permissions: {default: deny}\n")
 			if res.code != exitFailed || len(r.Turns) < tc.failing+1 {
 				t.Fatalf("exit %d, %d turns; want 1, the budget failed\n%s", res.code, len(r.Turns), res.stderr)
 			}

@@ -41,7 +41,7 @@ var errBudget error = &stopCause{"budget", report.CauseBudget}
 // lock, which also guards passed.
 type budgetWatch struct {
 	scenario, turn *scenario.UsageExpect // nil: none
-	costBefore     float64               // the session's cumulative cost before the turn (costBefore)
+	costBefore     float64               // the agent's cumulative cost as it reported it before the turn (costTally.agent)
 	tokensBefore   int64                 // the tokens of the earlier turns
 	cancel         context.CancelCauseFunc
 	passed         string // the failure, once a budget was passed
@@ -59,7 +59,7 @@ func (r *scenarioRun) watchBudget(i int) *budgetWatch {
 	if sb == nil && tb == nil {
 		return nil
 	}
-	b := &budgetWatch{scenario: sb, turn: tb, costBefore: r.costBefore(i)}
+	b := &budgetWatch{scenario: sb, turn: tb, costBefore: r.costs(i).agent.amount}
 	for _, t := range r.res.Turns {
 		if t.Usage != nil {
 			b.tokensBefore += t.Usage.TotalTokens
@@ -120,23 +120,56 @@ func (s *session) answeredAtOnce(t *turnState) bool {
 }
 
 // sessionOverBudget says how the session's cumulative cost, as the agent
-// last reported it in turns after a turn's answer, passed the scenario's
-// budget.maxCost; "" when it did not, or the scenario has no maxCost. A
-// cost reported before a turn's answer is checked as it comes (spend); one
-// reported after it is no turn's but the session's: the runner checks it
-// before the next prompt, once everything the agent sent is handled, and
-// at the end.
-func (r *scenarioRun) sessionOverBudget(turns []report.TurnResult) string {
+// last reported it in the turns through index through (from 1) after a
+// turn's answer, passed the scenario's budget.maxCost; "" when it did not,
+// or the scenario has no maxCost. A cost reported before a turn's answer
+// is checked as it comes (spend); one reported after it is no turn's but
+// the session's: the runner checks it before the next prompt, once
+// everything the agent sent is handled, and at the end.
+func (r *scenarioRun) sessionOverBudget(through int) string {
 	b := r.sc.Budget
 	if b == nil || b.MaxCost == nil {
 		return ""
 	}
-	c, ok := lastCost(turns)
-	if !ok || !c.late || roundCost(c.amount) <= *b.MaxCost {
+	c := r.costs(through)
+	if !c.agent.ok || !c.agentLate || roundCost(c.agent.amount) <= *b.MaxCost {
 		return ""
 	}
 	return fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s after the answer of turn %d, over the scenario's budget of %s",
-		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.amount, c.currency), c.turn, formatCost(*b.MaxCost, ""))
+		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.agent.amount, c.agent.currency), c.agentTurn, formatCost(*b.MaxCost, ""))
+}
+
+// costs tallies the costs of the turns played through index through (from
+// 1): through i, those before turn i from 0.
+func (r *scenarioRun) costs(through int) costTally {
+	if r.sess == nil {
+		return costTally{}
+	}
+	return tallyCosts(r.sess.turnCosts(through))
+}
+
+// turnSpent is the own cost of turn i (from 0), played.
+func (r *scenarioRun) turnSpent(i int) turnSpend {
+	c := r.costs(i + 1)
+	if n := len(c.turns); n > 0 {
+		return c.turns[n-1]
+	}
+	return turnSpend{}
+}
+
+// turnCosts are the costs the turns played through index through (from 1)
+// reported, in order.
+func (s *session) turnCosts(through int) []turnCost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []turnCost
+	for _, t := range s.turns {
+		if t.rec.Index <= through {
+			// promptUsage has a cost only from the gateway: ACP's prompt answer has none.
+			out = append(out, turnCost{t.rec.Index, costIn(t.promptUsage), costIn(t.usage), costIn(t.lateUsage)})
+		}
+	}
+	return out
 }
 
 // watch makes b the budget watch of the running turn t.

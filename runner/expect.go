@@ -26,7 +26,7 @@ import (
 // reads only what the turn itself produced (text, permissions and tool calls
 // before the prompt's answer), which no late update changes. Usage, Files
 // and Judge are not checked here: the runner calls checkTurnUsage (it needs
-// the session's cost before the turn), checkFiles (it needs the workspace
+// the turn's own cost, which its record alone does not tell), checkFiles (it needs the workspace
 // as the turn left it) and the judge.
 func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	fails := checkStop(e, t)
@@ -111,8 +111,9 @@ func stopGot(t *report.TurnResult) string {
 
 // checkScenario checks the scenario-level expectations, over everything
 // the scenario's turns recorded, late updates and the permission requests
-// before the first turn included. Files and Judge are the runner's.
-func checkScenario(e scenario.Expect, r *report.Result) []string {
+// before the first turn included; spent is the session's total cost
+// (costTally). Files and Judge are the runner's.
+func checkScenario(e scenario.Expect, r *report.Result, spent costValue) []string {
 	commands := deniedCommands(r.SetupClientRequests)
 	for _, t := range r.Turns {
 		commands += deniedCommands(t.ClientRequests)
@@ -135,7 +136,7 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the scenario")...)
 	}
 	if e.Usage != nil {
-		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns)...)
+		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns, spent)...)
 	}
 	if e.Notices != nil {
 		notices := slices.Clone(r.SetupNotices)
@@ -411,45 +412,99 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 	return fails
 }
 
-// costOf returns the cost usage u reports, and whether it reports one.
-func costOf(u *report.Usage) (float64, bool) {
-	if u == nil || (u.Currency == "" && u.Cost == 0) {
-		return 0, false
-	}
-	return u.Cost, true
-}
-
-// sessionCost returns the last cumulative cost reported by turns, after
-// their answers included (0 when none reported one): the prevCost of the
-// turn that follows them, as in checkTurnUsage(e, &r.Turns[i],
-// sessionCost(r.Turns[:i])).
-func sessionCost(turns []report.TurnResult) float64 {
-	c, _ := lastCost(turns)
-	return c.amount
-}
-
-// costReport is a cost the agent reported: by which turn (its Index), and
-// whether after the turn's answer.
-type costReport struct {
+// costValue is a cost, and whether one was reported (ok).
+type costValue struct {
 	amount   float64
 	currency string
-	turn     int
-	late     bool
+	ok       bool
 }
 
-// lastCost returns the session's cumulative cost as turns last reported
-// it, after their answers included, and whether one did.
-func lastCost(turns []report.TurnResult) (costReport, bool) {
-	for i := len(turns) - 1; i >= 0; i-- {
-		t := &turns[i]
-		if c, ok := costOf(t.LateUsage); ok {
-			return costReport{c, t.LateUsage.Currency, t.Index, true}, true
-		}
-		if c, ok := costOf(t.Usage); ok {
-			return costReport{c, t.Usage.Currency, t.Index, false}, true
-		}
+// costIn is the cost usage u holds: none when u is nil or reports neither
+// a cost nor a currency.
+func costIn(u *report.Usage) costValue {
+	if u == nil || (u.Currency == "" && u.Cost == 0) {
+		return costValue{}
 	}
-	return costReport{}, false
+	return costValue{u.Cost, u.Currency, true}
+}
+
+// turnCost is what one played turn tells of the session's cost, from two
+// sources that mean different things: metered, the price the gateway put
+// on the turn's own model requests (what its record's usage.cost then
+// holds); agent and late, the session's cumulative cost as the agent's
+// last usage_update before the prompt's answer and after it reported it
+// (ACP's usage_update cost is the session's total so far).
+type turnCost struct {
+	index                int // the turn's Index, from 1
+	metered, agent, late costValue
+}
+
+// turnSpend is one turn's own cost. When it comes from the agent's
+// cumulative cost, grew says so and from and to are that cost before and
+// after the turn.
+type turnSpend struct {
+	costValue
+	grew     bool
+	from, to float64
+}
+
+// costTally is the session's spending over the turns so far, each cost
+// taken in its own meaning: a turn's own cost is the gateway's price of
+// its model requests when the gateway priced some, else what the agent's
+// cumulative cost grew by during the turn; the session's total is the sum
+// of the turns' own costs and of what the agent's cumulative cost grew by
+// after their answers. A cumulative cost lower than the one before it (an
+// agent that reports each turn's own) is taken as it is.
+type costTally struct {
+	turns []turnSpend // in the order of the turns given
+	total costValue
+	// agent is the agent's last reported cumulative cost, by turn
+	// agentTurn, after its answer when agentLate.
+	agent     costValue
+	agentTurn int
+	agentLate bool
+}
+
+// tallyCosts adds up the costs of turns, in the order played.
+func tallyCosts(turns []turnCost) costTally {
+	var c costTally
+	for _, t := range turns {
+		var s turnSpend
+		switch {
+		case t.metered.ok:
+			s.costValue = t.metered
+		case t.agent.ok:
+			s.costValue = costValue{c.grownTo(t.agent.amount), t.agent.currency, true}
+			s.grew, s.from, s.to = c.agent.amount > 0 && t.agent.amount >= c.agent.amount, c.agent.amount, t.agent.amount
+		}
+		c.add(s.costValue)
+		if t.agent.ok {
+			c.agent, c.agentTurn, c.agentLate = t.agent, t.index, false
+		}
+		if t.late.ok {
+			c.add(costValue{c.grownTo(t.late.amount), t.late.currency, true})
+			c.agent, c.agentTurn, c.agentLate = t.late, t.index, true
+		}
+		c.turns = append(c.turns, s)
+	}
+	return c
+}
+
+// grownTo is what the agent's cumulative cost grew by to reach x: x itself
+// when x is lower than the last one, as from an agent that reports each
+// turn's own.
+func (c *costTally) grownTo(x float64) float64 {
+	if x >= c.agent.amount {
+		return x - c.agent.amount
+	}
+	return x
+}
+
+// add adds v, when reported, to the session's total.
+func (c *costTally) add(v costValue) {
+	if v.ok {
+		c.total = costValue{c.total.amount + v.amount, cmp.Or(v.currency, c.total.currency), true}
+	}
 }
 
 // roundCost removes float noise (0.1+0.2) before a cost is compared or shown.
@@ -466,13 +521,10 @@ func formatCost(x float64, currency string) string {
 
 // checkTurnUsage checks a turn's usage expectations; the runner calls it
 // after checkTurn, with e the turn's expect.usage (nil when unset) and
-// prevCost the session's cumulative cost before the turn (sessionCost of
-// the earlier turns). The turn's tokens are its Usage.TotalTokens. ACP's
-// usage_update reports the session's cumulative cost, so the turn's cost
-// is its last reported cost minus prevCost; a cost lower than prevCost
-// (an agent that reports each turn's own) is taken as it is. A turn that
-// reported no tokens or no cost fails the bound that needs them.
-func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost float64) []string {
+// spent the turn's own cost (costTally). The turn's tokens are its
+// Usage.TotalTokens. A turn that reported no tokens or no cost fails the
+// bound that needs them.
+func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpend) []string {
 	if e == nil {
 		return nil
 	}
@@ -488,18 +540,13 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost floa
 	}
 	if e.MaxCost != nil {
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
-		total, ok := costOf(t.Usage) // the session's cost as the turn last reported it before its answer
-		cost := total
-		if total >= prevCost {
-			cost = total - prevCost
-		}
 		switch {
-		case !ok:
+		case !spent.ok:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
-		case roundCost(cost) > *e.MaxCost:
-			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(cost, t.Usage.Currency), formatCost(*e.MaxCost, ""))
-			if cost != total {
-				msg += fmt.Sprintf(" (the session's cost went from %s to %s)", formatCost(prevCost, ""), formatCost(total, ""))
+		case roundCost(spent.amount) > *e.MaxCost:
+			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, ""))
+			if spent.grew {
+				msg += fmt.Sprintf(" (the session's cost went from %s to %s)", formatCost(spent.from, ""), formatCost(spent.to, ""))
 			}
 			fails = append(fails, msg)
 		}
@@ -515,11 +562,10 @@ func agentEnded(t *report.TurnResult) bool {
 }
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
-// of all turns together, and the session's cumulative cost (the highest
-// any turn reported, before or after its answer). A total missing a turn
+// of all turns together, and spent, the session's total cost (costTally). A total missing a turn
 // that ended normally without reporting tokens cannot be known, and fails
 // unless it is over the bound anyway.
-func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []string {
+func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spent costValue) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {
 		pos := cmp.Or(e.MaxTokensPos, e.Pos)
@@ -548,21 +594,11 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []st
 	}
 	if e.MaxCost != nil {
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
-		var cost float64
-		currency := ""
-		ok := false
-		for i := range turns {
-			for _, u := range []*report.Usage{turns[i].Usage, turns[i].LateUsage} {
-				if c, rep := costOf(u); rep && (!ok || c > cost) {
-					cost, currency, ok = c, u.Currency, true
-				}
-			}
-		}
 		switch {
-		case !ok:
+		case !spent.ok:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
-		case roundCost(cost) > *e.MaxCost:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(cost, currency), formatCost(*e.MaxCost, "")))
+		case roundCost(spent.amount) > *e.MaxCost:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, "")))
 		}
 	}
 	return fails

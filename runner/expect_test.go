@@ -270,7 +270,7 @@ func TestCheckStopAndDeniedPositions(t *testing.T) {
 	}
 	r := &report.Result{Denied: 1, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:4:14: 1 permission request denied, want at most 0`}
-	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r)); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r, costValue{})); diff != "" {
 		t.Errorf("scenario (-want +got):\n%s", diff)
 	}
 }
@@ -309,7 +309,7 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 	}
 	r := &report.Result{Denied: 3, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
-	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r)); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r, costValue{})); diff != "" {
 		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
 	}
 }
@@ -366,7 +366,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(tt.e, r)); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(tt.e, r, costValue{})); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
@@ -390,8 +390,11 @@ func TestCheckTurnUsage(t *testing.T) {
 		name  string
 		e     *scenario.UsageExpect
 		usage *report.Usage
-		prev  float64
-		want  []string
+		prev  float64 // the agent's cumulative cost reported before the turn
+		// metered: the usage's cost is the gateway's price of the turn's
+		// model requests, not the agent's cumulative cost.
+		metered bool
+		want    []string
 	}{
 		{name: "unset", e: nil},
 		{name: "tokens under", e: tokens, usage: &report.Usage{TotalTokens: 40000}},
@@ -413,12 +416,24 @@ func TestCheckTurnUsage(t *testing.T) {
 		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "EUR"}, prev: 2,
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2`}},
 		{name: "free turn", e: cost(0), usage: &report.Usage{Cost: 0, Currency: "USD"}},
+		{name: "metered cost is the turn's own", e: cost(0.0002), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0003, metered: true,
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002`}},
+		{name: "metered cost under", e: cost(0.0003), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0009, metered: true},
 		{name: "no cost", e: cost(1), usage: &report.Usage{TotalTokens: 10},
 			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checkTurnUsage(tt.e, &report.TurnResult{StopReason: "end_turn", Usage: tt.usage}, tt.prev)
+			var costs []turnCost
+			if tt.prev != 0 {
+				costs = append(costs, turnCost{index: 1, agent: costValue{tt.prev, "USD", true}})
+			}
+			turn := turnCost{index: 2, agent: costIn(tt.usage)}
+			if tt.metered {
+				turn.metered, turn.agent = turn.agent, costValue{}
+			}
+			spent := tallyCosts(append(costs, turn)).turns[len(costs)]
+			got := checkTurnUsage(tt.e, &report.TurnResult{StopReason: "end_turn", Usage: tt.usage}, spent)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -426,18 +441,53 @@ func TestCheckTurnUsage(t *testing.T) {
 	}
 }
 
-func TestSessionCost(t *testing.T) {
+// TestTallyCosts: each cost is taken in its own meaning, the gateway's as
+// the turn's own, the agent's as the session's cumulative one, and the
+// session's total adds up the turns' own costs and what the agent's grew
+// by after their answers.
+func TestTallyCosts(t *testing.T) {
 	t.Parallel()
-	turns := []report.TurnResult{
-		{Usage: &report.Usage{Cost: 0.5, Currency: "USD"}},
-		{Usage: &report.Usage{TotalTokens: 10}}, // no cost reported
-		{},
+	usd := func(x float64) costValue { return costValue{x, "USD", true} }
+	tests := []struct {
+		name      string
+		turns     []turnCost
+		own       []costValue
+		total     costValue
+		agent     costValue // the agent's last cumulative cost
+		agentLate bool
+	}{
+		{name: "none"},
+		{name: "no cost reported", turns: []turnCost{{index: 1}}, own: []costValue{{}}},
+		{name: "agent cumulative", turns: []turnCost{{index: 1, agent: usd(0.5)}, {index: 2}, {index: 3, agent: usd(1.25)}},
+			own: []costValue{usd(0.5), {}, usd(0.75)}, total: usd(1.25), agent: usd(1.25)},
+		{name: "agent reports each turn's own", turns: []turnCost{{index: 1, agent: usd(0.5)}, {index: 2, agent: usd(0.25)}},
+			own: []costValue{usd(0.5), usd(0.25)}, total: usd(0.75), agent: usd(0.25)},
+		{name: "agent late", turns: []turnCost{{index: 1, agent: usd(0.5), late: usd(0.75)}, {index: 2, agent: usd(1)}},
+			own: []costValue{usd(0.5), usd(0.25)}, total: usd(1), agent: usd(1)},
+		{name: "metered turns add up", turns: []turnCost{{index: 1, metered: usd(0.25)}, {index: 2, metered: usd(0.25)}, {index: 3, metered: usd(0.25)}},
+			own: []costValue{usd(0.25), usd(0.25), usd(0.25)}, total: usd(0.75)},
+		{name: "metered and the agent's own reports", turns: []turnCost{
+			{index: 1, metered: usd(0.25), agent: usd(0.5)},
+			{index: 2, metered: usd(0.25), agent: usd(1), late: usd(1.5)},
+			{index: 3, agent: usd(2)}, // no priced request: the agent's
+		}, own: []costValue{usd(0.25), usd(0.25), usd(0.5)}, total: usd(1.5), agent: usd(2)},
+		{name: "late last", turns: []turnCost{{index: 1, agent: usd(0.5)}, {index: 2, late: usd(2)}},
+			own: []costValue{usd(0.5), {}}, total: usd(2), agent: usd(2), agentLate: true},
 	}
-	if got := sessionCost(turns); got != 0.5 {
-		t.Errorf("sessionCost = %v, want 0.5", got)
-	}
-	if got := sessionCost(nil); got != 0 {
-		t.Errorf("sessionCost(nil) = %v, want 0", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tallyCosts(tt.turns)
+			var own []costValue
+			for _, s := range c.turns {
+				own = append(own, s.costValue)
+			}
+			if diff := cmp.Diff(tt.own, own, cmp.AllowUnexported(costValue{})); diff != "" {
+				t.Errorf("turns' own costs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]any{tt.total, tt.agent, tt.agentLate}, []any{c.total, c.agent, c.agentLate}, cmp.AllowUnexported(costValue{})); diff != "" {
+				t.Errorf("total, agent's, late (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -454,14 +504,15 @@ func TestCheckScenarioUsage(t *testing.T) {
 	tests := []struct {
 		name  string
 		turns []report.TurnResult
+		spent costValue // the session's cost (costTally)
 		want  []string
 	}{
-		{name: "under", turns: []report.TurnResult{
+		{name: "under", spent: costValue{0.9, "USD", true}, turns: []report.TurnResult{
 			turn("end_turn", &report.Usage{TotalTokens: 20000, Cost: 0.4, Currency: "USD"}),
 			turn("end_turn", &report.Usage{TotalTokens: 20000, Cost: 0.9, Currency: "USD"}),
 			turn(report.OutcomeSkipped, nil), // a skipped turn reports nothing
 		}},
-		{name: "over", turns: []report.TurnResult{
+		{name: "over", spent: costValue{1.2, "USD", true}, turns: []report.TurnResult{
 			turn("end_turn", &report.Usage{TotalTokens: 30000, Cost: 0.5, Currency: "USD"}),
 			turn("end_turn", &report.Usage{TotalTokens: 31234, Cost: 1.2, Currency: "USD"}),
 			turn("end_turn", &report.Usage{TotalTokens: 0}),
@@ -473,7 +524,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`,
 			`s.yaml:21:10: usage.maxCost: the agent reported no cost`,
 		}},
-		{name: "a turn without tokens", turns: []report.TurnResult{
+		{name: "a turn without tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
 			{Index: 1, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},
 			{Index: 2, StopReason: "end_turn"},
 			{Index: 3, StopReason: "cancelled"}, // cancelled turns may report nothing
@@ -483,7 +534,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(e, &report.Result{Turns: tt.turns})); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(e, &report.Result{Turns: tt.turns}, tt.spent)); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})

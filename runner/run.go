@@ -882,7 +882,7 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 		// What the agent sent before the prompt is the setup's, or the
 		// last turn's late updates, however fast acprun handles it.
 		r.sess.act.waitQuiet(scCtx, r.agent.Conn, settleQuiet, settleMax, nil)
-		if over := r.sessionOverBudget(r.turnsBefore(i)); over != "" {
+		if over := r.sessionOverBudget(i); over != "" {
 			// Reported after the last turn's answer: the session's.
 			r.workFails = append(r.workFails, over+"; acprun sent no further prompt")
 			r.overBudget = "the session's cost passed the scenario's budget"
@@ -1159,9 +1159,9 @@ func (r *scenarioRun) evaluate() {
 			res.Failures = append(res.Failures, fmt.Sprintf("turn %d: %s", t.Index, f))
 		}
 	}
-	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res)...)
+	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res, r.costs(len(r.sc.Turns)).total)...)
 	if r.overBudget == "" { // the cost the agent reported after the last turn's answer
-		if over := r.sessionOverBudget(res.Turns); over != "" {
+		if over := r.sessionOverBudget(len(r.sc.Turns)); over != "" {
 			res.Failures = append(res.Failures, over)
 		}
 	}

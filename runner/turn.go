@@ -106,7 +106,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		failures = append(failures, gwFailure)
 	}
 	if e := turn.Expect.Usage; e != nil {
-		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
+		failures = append(failures, checkTurnUsage(e, &rec, r.turnSpent(i))...)
 	}
 	if over := r.sess.budgetFailure(t, &rec, spent); over != "" {
 		failures = append(failures, over)
@@ -201,25 +201,6 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 func (r *scenarioRun) dropText(e scenario.Expect) bool {
 	return r.opts.NoText && len(e.TextContains) == 0 && e.TextMatches == nil && len(e.TextNotContains) == 0 && len(e.TextNotMatches) == 0 &&
 		e.Judge == nil && r.sc.Expect.Judge == nil
-}
-
-// costBefore is the session's cumulative cost before turn i (from 0): the
-// last cost an earlier turn reported, late updates included (sessionCost);
-// 0 when none did. A turn that reported no cost does not reset it.
-func (r *scenarioRun) costBefore(i int) float64 {
-	return sessionCost(r.turnsBefore(i))
-}
-
-// turnsBefore are the records of the turns played before turn i (from 0),
-// as they are now.
-func (r *scenarioRun) turnsBefore(i int) []report.TurnResult {
-	earlier := make([]report.TurnResult, 0, i)
-	for index := 1; index <= i; index++ {
-		if t := r.sess.turnState(index); t != nil {
-			earlier = append(earlier, r.sess.snapshot(t))
-		}
-	}
-	return earlier
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
