@@ -148,6 +148,18 @@ func (r *scenarioRun) costs(through int) costTally {
 	return tallyCosts(r.sess.turnCosts(through))
 }
 
+// sessionSpent is the session's total cost, which the scenario's
+// expect.usage.maxCost judges: what the gateway priced of the attempt's
+// model requests when it priced some (those made between turns too; the
+// agent's own cost reports are that same spending), else what the
+// agent's reports add up to over the turns (costTally).
+func (r *scenarioRun) sessionSpent() costValue {
+	if sp := r.gatewaySpent(); sp != nil && sp.Priced > 0 {
+		return costValue{sp.Cost, r.sc.Gateway.Currency, true}
+	}
+	return r.costs(len(r.sc.Turns)).total
+}
+
 // turnSpent is the own cost of turn i (from 0), played.
 func (r *scenarioRun) turnSpent(i int) turnSpend {
 	c := r.costs(i + 1)

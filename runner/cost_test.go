@@ -66,3 +66,23 @@ func TestGatewayAndAgentCosts(t *testing.T) {
 		t.Errorf("%s, turn 2 cancelCause %q, failures %q; want passed", r.Status, r.Turns[1].CancelCause, r.Failures)
 	}
 }
+
+// TestGatewaySessionCost: with a gateway that prices the model requests,
+// the scenario's expect.usage.maxCost judges what the gateway priced in
+// the session: a cost the agent reports itself after an answer is that
+// same spending, not more of it.
+func TestGatewaySessionCost(t *testing.T) {
+	t.Parallel()
+	up, _ := anthropicUpstream(t)
+	files := map[string]string{
+		"acprun.yaml": "prices:\n  claude-test: {input: 1, output: 10}\n", // 0.0003 a request
+		"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]\n" +
+			"    after: [{usage_update: {used: 1, size: 10, cost: {amount: 0.0003, currency: USD}}}]\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nexpect: {usage: {maxCost: 0.0004}}\npermissions: {default: deny}\n"+
+			"turns: [{prompt: a}]\n", up.URL),
+	}
+	if r := runPriced(t, files); r.Status != report.StatusPassed {
+		t.Errorf("%s, failures %q; want passed: the session cost 0.0003", r.Status, r.Failures)
+	}
+}

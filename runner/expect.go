@@ -112,7 +112,7 @@ func stopGot(t *report.TurnResult) string {
 // checkScenario checks the scenario-level expectations, over everything
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included; spent is the session's total cost
-// (costTally). Files and Judge are the runner's.
+// (sessionSpent). Files and Judge are the runner's.
 func checkScenario(e scenario.Expect, r *report.Result, spent costValue) []string {
 	commands := deniedCommands(r.SetupClientRequests)
 	for _, t := range r.Turns {
@@ -562,9 +562,10 @@ func agentEnded(t *report.TurnResult) bool {
 }
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
-// of all turns together, and spent, the session's total cost (costTally). A total missing a turn
-// that ended normally without reporting tokens cannot be known, and fails
-// unless it is over the bound anyway.
+// of all turns together, and spent, the session's total cost
+// (sessionSpent). A total missing a turn that ended normally without
+// reporting tokens cannot be known, and fails unless it is over the bound
+// anyway.
 func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spent costValue) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {

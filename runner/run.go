@@ -1159,7 +1159,7 @@ func (r *scenarioRun) evaluate() {
 			res.Failures = append(res.Failures, fmt.Sprintf("turn %d: %s", t.Index, f))
 		}
 	}
-	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res, r.costs(len(r.sc.Turns)).total)...)
+	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res, r.sessionSpent())...)
 	if r.overBudget == "" { // the cost the agent reported after the last turn's answer
 		if over := r.sessionOverBudget(len(r.sc.Turns)); over != "" {
 			res.Failures = append(res.Failures, over)
