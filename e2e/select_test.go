@@ -379,3 +379,38 @@ turns: [{prompt: hi}]
 		}
 	}
 }
+
+// TestWalkFindsTheSuiteInsideItsWorkspace: a suite that lives in the
+// repository its scenarios copy (workspace {from: ..} in a scenario, or
+// {from: .} in the config's defaults) is walked as any other: its YAML
+// files are its scenarios, not a fixture's files; a fixture directory's
+// YAML beside them is still skipped.
+func TestWalkFindsTheSuiteInsideItsWorkspace(t *testing.T) {
+	t.Parallel()
+	const (
+		agent = "agent: {command: [acprun, mock-agent, hello.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+		mock  = "turns:\n  - steps: [{text: hello}]\n"
+	)
+	for name, files := range map[string]map[string]string{
+		"scenario": {
+			"evals/hello.mock.yaml": mock,
+			"evals/fix.yaml":        "name: fix\nworkspace: {from: ..}\n" + agent,
+			"evals/other.yaml":      "name: other\n" + agent,
+		},
+		"defaults": {
+			"acprun.yaml":                   "defaults:\n  workspace: {from: .}\n",
+			"evals/hello.mock.yaml":         mock,
+			"evals/fix.yaml":                "name: fix\n" + agent,
+			"evals/other.yaml":              "name: other\nworkspace: fixture\n" + agent,
+			"evals/fixture/compose.yaml":    "services: {}\n",
+			"evals/fixture/hello.mock.yaml": mock,
+		},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, files)
+		res := acprun(t, dir, "run", "evals", "-o", "r.json")
+		if res.code != exitOK || !strings.Contains(res.stderr, "2 passed, 0 failed") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant both scenarios passed", name, res.code, res.stderr)
+		}
+	}
+}

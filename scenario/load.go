@@ -92,7 +92,8 @@ func newLoader(opts LoadOptions) *loader {
 //
 // A file that a directory walk or a glob found inside the workspace source
 // of a scenario loaded with it (a fixture's own YAML files) is not a
-// scenario file, and is skipped.
+// scenario file, and is skipped; a source that holds the scenario's own
+// file is the suite's repository, not a fixture.
 func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
 	var parsed []*parsedFile
@@ -131,13 +132,17 @@ type parsedFile struct {
 }
 
 // workspaceSources lists the absolute workspace sources of the parsed
-// scenarios.
+// scenarios that hold fixtures: not one that holds the scenario's own file
+// (the repository the suite lives in), whose YAML files are the suite's.
 func workspaceSources(parsed []*parsedFile) []string {
 	var out []string
 	for _, pf := range parsed {
 		for _, s := range pf.scens {
-			if s.Workspace != nil && s.Workspace.Source() != "" {
-				out = append(out, filepath.Clean(s.Workspace.Source()))
+			if s.Workspace == nil || s.Workspace.Source() == "" {
+				continue
+			}
+			if src := filepath.Clean(s.Workspace.Source()); !insideAny(pf.abs, []string{src}) {
+				out = append(out, src)
 			}
 		}
 	}

@@ -707,6 +707,39 @@ func TestLoadSkipsFixtureYAML(t *testing.T) {
 	}
 }
 
+// TestLoadSuiteInsideItsWorkspace: a workspace source that holds the
+// scenario file itself (the repository the suite lives in, {from: ..} or
+// {git: .}) is no fixture: the walk still finds its scenarios, that one's
+// and the others'.
+func TestLoadSuiteInsideItsWorkspace(t *testing.T) {
+	for _, ws := range []string{"{from: ..}", "{from: .}", "{git: ..}"} {
+		root := t.TempDir()
+		dir := filepath.Join(root, "evals")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range map[string]string{
+			"fix.yaml":   "name: fix\nagent: {command: [x]}\nworkspace: " + ws + "\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+			"other.yaml": "name: other\nagent: {command: [x]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		scs, _, err := scenario.Load([]string{dir}, scenario.LoadOptions{})
+		if err != nil {
+			t.Fatalf("workspace %s: walking the suite: %v", ws, err)
+		}
+		var names []string
+		for _, s := range scs {
+			names = append(names, s.Name)
+		}
+		if diff := cmp.Diff([]string{"fix", "other"}, names); diff != "" {
+			t.Errorf("workspace %s: scenarios (-want +got):\n%s", ws, diff)
+		}
+	}
+}
+
 // TestLoadSameFileOnce: one file named relatively, absolutely, through
 // ./ or a symlink is loaded once, not reported as a duplicate name.
 func TestLoadSameFileOnce(t *testing.T) {
