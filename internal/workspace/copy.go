@@ -21,11 +21,11 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 	if err != nil {
 		return nil, err
 	}
-	dir, err := makeDir("from", from, src, parent, prefix)
+	dir, shared, err := makeDir("from", from, src, parent, prefix)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Kind: KindCopy}
+	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
 	if err := copyTree(ctx, src, dir); err != nil {
 		_ = w.remove()
 		return nil, fmt.Errorf("workspace: copy %s: %w", from, err)

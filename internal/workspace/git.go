@@ -159,11 +159,11 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
-	dir, err := makeDir("git", spec.Git, repo, parent, prefix)
+	dir, shared, err := makeDir("git", spec.Git, repo, parent, prefix)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Commit: commit, repo: repo, common: common}
+	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common}
 	if err := w.checkout(ctx, bare); err != nil {
 		_ = w.remove()
 		return nil, fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err)

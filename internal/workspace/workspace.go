@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Kinds of workspace, as in Workspace.Kind.
@@ -39,6 +41,11 @@ type Workspace struct {
 	// Fallback says why a worktree could not be added to a non-bare
 	// repository, so that it was cloned instead; "" otherwise.
 	Fallback string
+	// Shared is the directory Dir is made in, inside the parent given to
+	// Create: the same for every workspace made there, by this run and
+	// others, earlier or at the same time, so that hiding it from an
+	// agent, but for its own workspace (see Own), hides all the others.
+	Shared string
 
 	// repo is the source repository (its top directory, or the bare
 	// repository's directory) for git workspaces.
@@ -65,9 +72,12 @@ type Workspace struct {
 	removed  bool
 }
 
-// Create makes a fresh workspace in a new directory under parent
-// (os.TempDir() when ""; created when missing, and then left in place),
-// whose name starts with prefix, sanitised: characters other than
+// Create makes a fresh workspace in a new directory in parent's shared
+// directory (parent is os.TempDir() when ""; created when missing, and
+// then left in place). The shared directory, acprun-workspaces-UID (UID:
+// the user's id), is made mode 0700 when missing, must be a directory of
+// the user's own, and is removed with the last workspace in it. The new
+// directory's name starts with prefix, sanitised: characters other than
 // [A-Za-z0-9._-] become '-' (a run of them one '-'), leading '.' and '-'
 // are dropped, it is cut to 60 bytes, and "workspace" stands in for an
 // empty result. ctx bounds the git commands and stops a long copy. On error
@@ -141,29 +151,74 @@ func source(what, dir string) (string, error) {
 }
 
 // makeDir checks that parent does not lie inside src (resolved), creates
-// it when missing, and makes the workspace's own new directory in it. It
-// returns that directory with symlinks resolved.
-func makeDir(what, given, src, parent, prefix string) (string, error) {
+// it when missing, and makes the workspace's own new directory in the
+// shared directory in it (see Shared). It returns that directory and the
+// shared one, with symlinks resolved.
+func makeDir(what, given, src, parent, prefix string) (dir, shared string, err error) {
 	parent = cmp.Or(parent, os.TempDir())
-	parent, err := filepath.Abs(parent)
+	parent, err = filepath.Abs(parent)
 	if err != nil {
-		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
+		return "", "", fmt.Errorf("workspace: directory %s: %w", parent, err)
 	}
 	if Within(parent, src) {
-		return "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
+		return "", "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
+		return "", "", fmt.Errorf("workspace: %w", err)
 	}
 	realParent, err := filepath.EvalSymlinks(parent)
 	if err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
+		return "", "", fmt.Errorf("workspace: %w", err)
 	}
-	dir, err := os.MkdirTemp(realParent, sanitise(prefix)+"-*")
+	shared = filepath.Join(realParent, sharedName())
+	// The last workspace's Remove may remove the shared directory between
+	// its making and the workspace's: make it again.
+	for range 10 {
+		if err = makeShared(shared); err != nil {
+			return "", "", err
+		}
+		dir, err = os.MkdirTemp(shared, sanitise(prefix)+"-*")
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
 	if err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
+		return "", "", fmt.Errorf("workspace: %w", err)
 	}
-	return dir, nil
+	return dir, shared, nil
+}
+
+// sharedName is the name of the shared directory (see Workspace.Shared):
+// one per user, as the system's temporary directory is everyone's.
+func sharedName() string {
+	return "acprun-workspaces-" + strconv.Itoa(os.Getuid())
+}
+
+// makeShared makes the shared directory dir unless it exists, mode 0700,
+// and checks that it is a directory of the user's own, not a symbolic
+// link (someone else could have made it first in a directory everyone
+// writes in, such as /tmp).
+func makeShared(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !info.IsDir() || !ok || int(st.Uid) != os.Getuid() || info.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("workspace: the workspaces' directory %s is not a directory of mode 0700 that is acprun's user's own: remove it, or choose another with --workspace-dir", dir)
+	}
+	return nil
+}
+
+// removeShared removes the shared directory dir when it holds nothing
+// (no workspace of this run or another is left in it).
+func removeShared(dir string) {
+	if dir != "" {
+		_ = syscall.Rmdir(dir) // fails when not empty, as it should
+	}
 }
 
 // ResolveExisting resolves the symlinks of the clean absolute path p as far
@@ -244,6 +299,18 @@ func Rebase(path, from, to string) string {
 	return filepath.Join(to, rel)
 }
 
+// Own lists the paths in Shared that the workspace's agent works with:
+// Dir, and a clone's git directory (which Dir/.git points to). acprun's
+// own git directory, beside them, is not one: it holds the baseline of
+// the diff, files the agent may not read included.
+func (w *Workspace) Own() []string {
+	own := []string{w.Dir}
+	if w.Kind == KindClone && w.gitDir != "" {
+		own = append(own, w.gitDir)
+	}
+	return own
+}
+
 // Remove deletes the workspace: for a worktree, `git worktree remove
 // --force --force` from the source repository, then os.RemoveAll anyway,
 // then, if git still knows the worktree, `git worktree unlock` and `git
@@ -287,6 +354,7 @@ func (w *Workspace) remove() error {
 			return err
 		}
 	}
+	defer removeShared(w.Shared)
 	// gitDir is unknown when Create was cancelled during worktree add.
 	if w.Kind == KindWorktree && (w.gitDir == "" || exists(w.gitDir)) {
 		// git still knows it (worktree remove failed): a lock the agent

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -169,8 +170,8 @@ func TestCopyPreservesTree(t *testing.T) {
 	if w.Kind != workspace.KindCopy || w.Commit != "" {
 		t.Errorf("Kind, Commit = %q, %q; want %q, \"\"", w.Kind, w.Commit, workspace.KindCopy)
 	}
-	if filepath.Dir(w.Dir) != parent || !strings.HasPrefix(filepath.Base(w.Dir), "TestCopyPreservesTree-") {
-		t.Errorf("Dir = %s; want %s/TestCopyPreservesTree-*", w.Dir, parent)
+	if shared := sharedIn(parent); filepath.Dir(w.Dir) != shared || w.Shared != shared || !strings.HasPrefix(filepath.Base(w.Dir), "TestCopyPreservesTree-") {
+		t.Errorf("Dir = %s, Shared = %s; want %s/TestCopyPreservesTree-*", w.Dir, w.Shared, shared)
 	}
 	if diff := cmp.Diff(want, tree(t, w.Dir)); diff != "" {
 		t.Errorf("copy differs from source (-source +copy):\n%s", diff)
@@ -474,8 +475,8 @@ func TestPrefix(t *testing.T) {
 			w, err := workspace.Create(t.Context(), workspace.Spec{From: src}, parent, tt.prefix)
 			must(t, err)
 			defer w.Remove()
-			if filepath.Dir(w.Dir) != parent {
-				t.Errorf("Create(prefix %q).Dir = %s; want it in %s", tt.prefix, w.Dir, parent)
+			if filepath.Dir(w.Dir) != sharedIn(parent) {
+				t.Errorf("Create(prefix %q).Dir = %s; want it in %s", tt.prefix, w.Dir, sharedIn(parent))
 			}
 			if base := filepath.Base(w.Dir); !strings.HasPrefix(base, tt.want) || strings.ContainsAny(base[len(tt.want):], "/-") {
 				t.Errorf("Create(prefix %q) made %s; want %s<random>", tt.prefix, base, tt.want)
@@ -539,6 +540,11 @@ func TestCreateErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sharedIn is the shared directory Create makes workspaces in, in parent.
+func sharedIn(parent string) string {
+	return filepath.Join(parent, "acprun-workspaces-"+strconv.Itoa(os.Getuid()))
 }
 
 // entries lists dir's names; nil when it does not exist.
@@ -1279,4 +1285,50 @@ func appendFile(t *testing.T, path, text string) {
 	must(t, err)
 	_, err = f.WriteString(text)
 	must(t, errors.Join(err, f.Close()))
+}
+
+// TestShared: every workspace made in a parent is made in one shared
+// directory there, the user's own (mode 0700), removed with the last
+// workspace in it; a shared directory that is not the user's own, or a
+// symbolic link, is refused, and nothing is made.
+func TestShared(t *testing.T) {
+	src := filepath.Join(tempDir(t), "src")
+	must(t, os.Mkdir(src, 0o755))
+	parent := tempDir(t)
+	a := create(t, workspace.Spec{From: src}, parent)
+	b := create(t, workspace.Spec{From: src}, parent)
+	shared := sharedIn(parent)
+	if a.Shared != shared || b.Shared != shared || filepath.Dir(a.Dir) != shared || filepath.Dir(b.Dir) != shared {
+		t.Errorf("workspaces %s and %s (shared %s, %s); want both in %s", a.Dir, b.Dir, a.Shared, b.Shared, shared)
+	}
+	if info, err := os.Stat(shared); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("shared directory: %v (%v); want mode 0700", info, err)
+	}
+	if !slices.Equal(a.Own(), []string{a.Dir}) {
+		t.Errorf("Own() = %q; want the copy alone", a.Own())
+	}
+	must(t, a.Remove())
+	if _, err := os.Stat(shared); err != nil {
+		t.Errorf("the shared directory is gone with a workspace left in it: %v", err)
+	}
+	must(t, b.Remove())
+	if got := entries(t, parent); len(got) != 0 {
+		t.Errorf("%s holds %q once every workspace is removed; want nothing", parent, got)
+	}
+
+	for name, plant := range map[string]func(){
+		"link":   func() { must(t, os.Symlink(tempDir(t), shared)) },
+		"open":   func() { must(t, os.Mkdir(shared, 0o755)); must(t, os.Chmod(shared, 0o755)) },
+		"a file": func() { must(t, os.WriteFile(shared, nil, 0o600)) },
+	} {
+		plant()
+		_, err := workspace.Create(t.Context(), workspace.Spec{From: src}, parent, "x")
+		if err == nil || !strings.Contains(err.Error(), "is not a directory of mode 0700 that is acprun's user's own") {
+			t.Errorf("%s: Create: %v; want it refused", name, err)
+		}
+		if got := entries(t, parent); len(got) != 1 {
+			t.Errorf("%s: %s holds %q", name, parent, got)
+		}
+		must(t, os.RemoveAll(shared))
+	}
 }
