@@ -675,3 +675,66 @@ func TestLandlockHoldsWhatWrapOpened(t *testing.T) {
 		})
 	}
 }
+
+// TestConcealHidesWhatComesLater: a Conceal directory is hidden but for
+// its Reveal paths, which stay readable and, as write paths, writable,
+// with their hidden paths hidden; what is made in it once the command
+// runs (another workspace) is hidden too. Under bubblewrap, with Landlock
+// inside and without.
+func TestConcealHidesWhatComesLater(t *testing.T) {
+	for name, host := range map[string]func(*testing.T) sandbox.Host{"bubblewrap": bwrapOnly, "bubblewrap+landlock": bwrapAndLandlock} {
+		t.Run(name, func(t *testing.T) {
+			_, tmp, outside := dirs(t)
+			shared := filepath.Join(outside, "ws")
+			own, other, later := filepath.Join(shared, "own"), filepath.Join(shared, "other"), filepath.Join(shared, "later")
+			for _, d := range []string{own, other} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, ".env"), []byte("SECRET\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := plan(t, sandbox.Spec{Write: []string{own}, Hide: []string{filepath.Join(own, ".env")}, Conceal: []string{shared},
+				Reveal: []string{own}, TempDir: tmp, Network: true}, host(t))
+			script := `echo ready; read x; echo mine > "$1/own/made"; ls -A "$1"; ls -A "$1/own"; cat "$1/own/.env" "$1/other/.env" "$1/later/.env" 2>&1; echo end`
+			cmd := command(t, a, []string{"/bin/sh", "-c", script, "sh", shared}, os.Environ())
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(stdout)
+			if line, err := r.ReadString('\n'); line != "ready\n" {
+				t.Fatalf("read %q, %v; want ready", line, err)
+			}
+			// Another workspace, made while the command runs.
+			if err := os.MkdirAll(later, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(later, ".env"), []byte("SECRET\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			stdin.Write([]byte("go\n"))
+			stdin.Close()
+			rest, _ := io.ReadAll(r)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("%v\n%s", err, rest)
+			}
+			got := string(rest)
+			if strings.Contains(got, "SECRET") || strings.Contains(got, "other\n") || strings.Contains(got, "later\n") ||
+				!strings.HasPrefix(got, "own\n.env\nmade\n") || !strings.HasSuffix(got, "end\n") {
+				t.Errorf("the command said %q; want only its own directory seen, and no .env read", got)
+			}
+			if b, err := os.ReadFile(filepath.Join(own, "made")); err != nil || string(b) != "mine\n" {
+				t.Errorf("own/made: %q, %v; want the command's write", b, err)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/internal/sandbox"
 )
@@ -26,6 +27,80 @@ var (
 	abi7Host  = sandbox.Host{LandlockABI: 7, Self: "/opt/acprun", NoBwrap: "bwrap not found in PATH"}
 	bareHost  = sandbox.Host{NoBwrap: "bwrap not found in PATH", LandlockNote: "not enabled in this kernel"}
 )
+
+// TestWrapConceal: a Conceal directory is hidden but for the Reveal paths
+// inside it, bound over it after it (writable when they are write paths),
+// with the hidden paths inside those hidden after them, and made
+// read-only once they are bound; a Reveal path in a Hide path stays
+// hidden, and so does a write path in a Conceal directory not revealed.
+// Under Landlock alone nothing is concealed, with no error or warning.
+func TestWrapConceal(t *testing.T) {
+	_, tmp, outside := dirs(t)
+	shared := filepath.Join(outside, "ws")
+	own, ownGit, other, base := filepath.Join(shared, "a"), filepath.Join(shared, "a.git", "git"), filepath.Join(shared, "b"), filepath.Join(shared, "a.git", "base")
+	secret := filepath.Join(own, ".env")
+	hidden := filepath.Join(outside, "hidden")
+	inHidden := filepath.Join(hidden, "c")
+	for _, d := range []string{own, ownGit, other, base, inHidden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(secret, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := sandbox.Spec{
+		Write:   []string{own, other},
+		Hide:    []string{secret, hidden},
+		Conceal: []string{shared, filepath.Join(outside, "absent")},
+		Reveal:  []string{own, ownGit, inHidden, filepath.Join(outside, "elsewhere")},
+		Network: true,
+		TempDir: tmp,
+	}
+	a, err := sandbox.Plan(spec, bwrapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, _, _, err := a.Wrap([]string{"agent"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"--tmpfs", hidden,
+		"--tmpfs", shared,
+		"--bind", own, own,
+		"--ro-bind", ownGit, ownGit,
+		"--ro-bind", "/dev/null", secret,
+		"--bind", tmp, tmp,
+		"--remount-ro", hidden, "--remount-ro", shared,
+	}
+	i := slices.Index(argv, "--proc") + 2
+	j := i + slices.Index(argv[i:], "--")
+	if d := cmp.Diff(want, argv[i:j]); d != "" {
+		t.Errorf("bwrap's mounts (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{hidden, shared, secret}, a.Hide, sortStrings); d != "" {
+		t.Errorf("hide (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{own, tmp}, a.Write, sortStrings); d != "" {
+		t.Errorf("write (-want +got):\n%s", d)
+	}
+	if !slices.ContainsFunc(a.Warnings, func(w sandbox.Warning) bool { return strings.Contains(w.Msg, other+" is hidden") }) {
+		t.Errorf("warnings %+v; want the write path %s said hidden", a.Warnings, other)
+	}
+
+	a, err = sandbox.Plan(spec, abi7Host)
+	if err == nil || strings.Contains(err.Error(), shared+",") || strings.Contains(err.Error(), shared+")") {
+		t.Errorf("Landlock alone: %v; want the Hide paths refused, and the Conceal one not named", err)
+	}
+	spec.Hide = nil
+	if a, err = sandbox.Plan(spec, abi7Host); err != nil || len(a.Hide) > 0 || len(a.Warnings) > 0 {
+		t.Errorf("Landlock alone, no Hide: %v, hide %q, warnings %+v; want nothing concealed, and nothing said", err, a.Hide, a.Warnings)
+	}
+}
+
+// sortStrings compares string slices in any order.
+var sortStrings = cmpopts.SortSlices(func(x, y string) bool { return x < y })
 
 func TestWrapBwrap(t *testing.T) {
 	work, tmp, outside := dirs(t)
@@ -57,9 +132,10 @@ func TestWrapBwrap(t *testing.T) {
 	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
 		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
-		"--bind", tmp, tmp, "--bind", work, work,
 		"--ro-bind", "/dev/null", file,
-		"--tmpfs", hid, "--remount-ro", hid,
+		"--tmpfs", hid,
+		"--bind", tmp, tmp, "--bind", work, work,
+		"--remount-ro", hid,
 		"--", "/opt/acprun", sandbox.ExecArg, `{"relay":[{"port":8080,"socket":"/run/gateway.sock"}]}`, "--", "agent", "--acp"}
 	if d := cmp.Diff(want, argv); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)

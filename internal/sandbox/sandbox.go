@@ -81,6 +81,19 @@ type Spec struct {
 	// Hide lists the paths the sandboxed commands cannot read at all. A
 	// path that does not exist has nothing to hide and is left out.
 	Hide []string
+	// Conceal lists directories hidden as Hide's are, but for the Reveal
+	// paths inside them, where the host can hide paths (bubblewrap): a
+	// directory that other workspaces are made in, before the command
+	// starts or while it runs. Where the host cannot hide, they are left
+	// readable, with no error or warning: Hide is what says what must be
+	// hidden (and what the host cannot hide), and what Conceal covers
+	// holds nothing to hide but copies of what Hide names. A path that
+	// does not exist is left out.
+	Conceal []string
+	// Reveal lists paths inside the Conceal directories that stay as they
+	// are outside: readable, writable when Write names them, with the
+	// Hide paths inside them hidden. One inside a Hide path stays hidden.
+	Reveal []string
 	// Network on allows connections (to Ports only, when it lists some);
 	// off allows none but to the Loopback ports.
 	Network bool
@@ -140,7 +153,7 @@ type Applied struct {
 	self       string   // acprun, re-executed with ExecArg; "": backend none
 	bwrap      string   // bubblewrap's path; "": not used
 	unshareNet bool     // bwrap --unshare-net
-	hides      []hidden // what bwrap hides
+	hides      []hidden // what bwrap hides, and reveals again inside
 	rules      rules    // what the helper inside enforces (Landlock)
 	tempDir    string
 	tempEnv    []string
@@ -158,10 +171,11 @@ type Warning struct {
 	Hide int
 }
 
-// hidden is a path bwrap hides.
+// hidden is a path bwrap hides, or reveals inside one it hides.
 type hidden struct {
-	path string
-	dir  bool
+	path   string
+	dir    bool
+	reveal bool // bound over the hidden directory it is in, as it is outside
 }
 
 // Landlock ABI versions the rules need.
@@ -249,18 +263,25 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	}
 
 	// Hidden paths.
-	if len(hide.paths) > 0 {
-		if bwrap {
-			useBwrap = true
-			a.hides, a.Hide, a.Write = hides(hide.paths, a.Write)
-			for _, w := range write.paths {
-				if !slices.Contains(a.Write, w) {
-					a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w), about(w), -1})
-				}
+	conceal, err := canonical(spec.Conceal, "hide", spec.Pinned)
+	if err != nil {
+		return Applied{}, err
+	}
+	reveal, err := canonical(spec.Reveal, "reveal", spec.Pinned)
+	if err != nil {
+		return Applied{}, err
+	}
+	switch {
+	case bwrap && len(hide.paths)+len(conceal.paths) > 0:
+		useBwrap = true
+		a.hides, a.Hide, a.Write = hides(hide.paths, conceal.paths, reveal.paths, a.Write)
+		for _, w := range write.paths {
+			if !slices.Contains(a.Write, w) {
+				a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w), about(w), -1})
 			}
-		} else {
-			lack("hiding paths ("+strings.Join(hide.paths, ", ")+")", host.bwrapWhy())
 		}
+	case len(hide.paths) > 0:
+		lack("hiding paths ("+strings.Join(hide.paths, ", ")+")", host.bwrapWhy())
 	}
 
 	a.rules.Write = a.Write
@@ -379,23 +400,63 @@ func canonical(ps []string, what string, pinned map[string]string) (paths, error
 	return out, nil
 }
 
-// hides returns what bwrap hides for the canonical paths hide: those
-// inside another hidden path are hidden with it; and the write paths that
-// stay writable, those not inside a hidden path (hiding wins).
-func hides(hide, write []string) (hs []hidden, applied, writable []string) {
-	for _, p := range hide {
-		if slices.ContainsFunc(applied, func(h string) bool { return within(p, h) }) {
-			continue
+// hides returns what bwrap hides for the canonical paths hide and
+// conceal, and reveals again of reveal; the paths it hides (those inside
+// another hidden path are hidden with it, unless revealed); and the write
+// paths that stay writable, those not hidden (hiding wins). A reveal path
+// is revealed when it lies inside a conceal path, and no hide path holds
+// it.
+func hides(hide, conceal, reveal, write []string) (hs []hidden, applied, writable []string) {
+	type op struct {
+		path string
+		kind int // the order at the same path: hide, conceal, reveal
+	}
+	const (
+		opHide = iota
+		opConceal
+		opReveal
+	)
+	var ops []op
+	for kind, ps := range [][]string{hide, conceal, reveal} {
+		for _, p := range ps {
+			ops = append(ops, op{p, kind})
 		}
-		fi, err := os.Stat(p)
-		hs = append(hs, hidden{path: p, dir: err == nil && fi.IsDir()})
-		applied = append(applied, p)
+	}
+	// Parents before what they hold.
+	slices.SortStableFunc(ops, func(x, y op) int { return cmp.Or(strings.Compare(x.path, y.path), x.kind-y.kind) })
+	var done []op
+	// under is the innermost op done that holds p (kind -1 for none).
+	under := func(p string) int {
+		kind, depth := -1, -1
+		for _, d := range done {
+			if within(p, d.path) && len(d.path) > depth {
+				kind, depth = d.kind, len(d.path)
+			}
+		}
+		return kind
+	}
+	for _, o := range ops {
+		in := under(o.path)
+		hiddenNow := in == opHide || in == opConceal
+		switch {
+		case o.kind == opReveal && in != opConceal:
+			continue // outside what Conceal hides, or in a Hide path
+		case o.kind != opReveal && hiddenNow:
+			continue // hidden with what holds it
+		}
+		fi, err := os.Stat(o.path)
+		hs = append(hs, hidden{path: o.path, dir: err == nil && fi.IsDir(), reveal: o.kind == opReveal})
+		if o.kind != opReveal {
+			applied = append(applied, o.path)
+		}
+		done = append(done, o)
 	}
 	for _, w := range write {
-		if !slices.ContainsFunc(applied, func(h string) bool { return within(w, h) }) {
+		if in := under(w); in != opHide && in != opConceal {
 			writable = append(writable, w)
 		}
 	}
+	slices.Sort(applied)
 	return hs, applied, writable
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -48,18 +49,43 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.Fil
 	}
 	out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
 	out = append(out, bwrapBase(a.unshareNet)...)
-	for _, w := range a.Write {
-		out = append(out, "--bind", w, w)
+	return append(append(out, mounts(a.Write, a.hides)...), argv...), env2, files, nil
+}
+
+// mounts are the arguments of bwrap that bind the write paths writable and
+// hide (or reveal again) the hidden ones, up to its "--": each path after
+// the paths that hold it, so that what is bound inside a hidden directory
+// goes over it; the hidden directories made read-only last, once what is
+// revealed inside them has its mount point there.
+func mounts(write []string, hs []hidden) []string {
+	type mount struct {
+		path string
+		args []string
 	}
-	for _, h := range a.hides {
-		if h.dir {
-			out = append(out, "--tmpfs", h.path, "--remount-ro", h.path)
-		} else {
-			out = append(out, "--ro-bind", "/dev/null", h.path)
+	var ms []mount
+	for _, w := range write {
+		ms = append(ms, mount{w, []string{"--bind", w, w}})
+	}
+	var readOnly []string
+	for _, h := range hs {
+		switch {
+		case h.reveal && slices.Contains(write, h.path):
+			// bound writable above
+		case h.reveal:
+			ms = append(ms, mount{h.path, []string{"--ro-bind", h.path, h.path}})
+		case h.dir:
+			ms = append(ms, mount{h.path, []string{"--tmpfs", h.path}})
+			readOnly = append(readOnly, "--remount-ro", h.path)
+		default:
+			ms = append(ms, mount{h.path, []string{"--ro-bind", "/dev/null", h.path}})
 		}
 	}
-	out = append(out, "--")
-	return append(out, argv...), env2, files, nil
+	slices.SortStableFunc(ms, func(x, y mount) int { return strings.Compare(x.path, y.path) })
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.args...)
+	}
+	return append(append(out, readOnly...), "--")
 }
 
 // helper is the command line of the helper with r, before the command's.
