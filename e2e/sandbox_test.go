@@ -894,3 +894,138 @@ func TestSandboxVerify(t *testing.T) {
 		t.Errorf("in.txt in the copy = %q, %v; want verify's write there to work", b, err)
 	}
 }
+
+// TestSandboxHidesOtherWorkspaces: the tester's case. A path hidden in the
+// workspace source is hidden in every copy, from every agent: an
+// attempt's agent does not read it in another attempt's copy, kept by a
+// failing attempt of the same run or of an earlier run; it sees no other
+// workspace at all, only its own copy.
+func TestSandboxHidesOtherWorkspaces(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "supersecret-12345"
+	ws := filepath.Join(dir, "ws")
+	writeFiles(t, dir, map[string]string{
+		"fixture/.env":    "API_TOKEN=" + secret + "\n",
+		"fixture/main.go": "code\n",
+		// Every file under the workspaces' directory it can read, and
+		// what the directory holds.
+		"x.mock.yaml": "turns:\n  - steps:\n      - spawn: 'echo \"me=$PWD\"; grep -rs " + secret + " " + ws + " || echo found-nothing; " +
+			"ls -a " + ws + "/* | tr \"\\n\" \" \"'\n",
+		"s.yaml": `name: cross
+agent: {command: [acprun, mock-agent, x.mock.yaml]}
+workspace: {from: ./fixture}
+sandbox: {hide: [./fixture/.env], network: off}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect:
+      text: {notContains: ["supersecret"]}
+      files: {exists: [never-made.txt]}   # fails the attempt: its copy is kept
+`,
+	})
+	for run := range 2 { // the second run meets the first's kept copies
+		res, out := runSandboxed(t, dir, env, "s.yaml", "--repeat", "2", "-j", "1", "--workspace-dir", "ws")
+		if res.code != 1 || len(out.Scenarios) != 2 {
+			t.Fatalf("run %d: exit %d, %d results; want 1, 2\n%s", run, res.code, len(out.Scenarios), res.stderr)
+		}
+		for _, sc := range out.Scenarios {
+			text := sc.Turns[0].Text
+			if strings.Contains(text, secret) || !strings.Contains(text, "found-nothing") {
+				t.Errorf("run %d attempt %d: the agent said %q; want the hidden .env of no copy read", run, sc.Attempt, text)
+			}
+			if w := workspaceOf(t, sc); !w.Kept || !strings.Contains(text, "me="+w.Path) {
+				t.Errorf("run %d attempt %d: the agent said %q in %+v", run, sc.Attempt, text, w)
+			}
+		}
+	}
+	// The kept copies still hold it, for setup, verify and the user.
+	n := 0
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == ".env" {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+				n++
+			}
+		}
+		return nil
+	})
+	if n != 4 {
+		t.Errorf("%d kept copies hold .env, want 4", n)
+	}
+}
+
+// TestSandboxHidesTheBaseline: the tester's case. A path hidden in a git
+// workspace that setup wrote is not readable from acprun's own git
+// directory beside the copy, where the baseline of the diff is: the
+// agent's sandbox hides it (a clone's git directory, there too, stays
+// readable with git), and the baseline leaves the hidden path out.
+func TestSandboxHidesTheBaseline(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "supersecret-12345"
+	writeFiles(t, dir, map[string]string{
+		"repo/README": "hi\n",
+		"leak.mock.yaml": `turns:
+  - steps:
+      - readFile: .env
+      - spawn: 'git --git-dir="$PWD.git/git" log --oneline | wc -l; for o in $(find "$PWD.git" "$PWD/.." -type f -path "*/objects/??/*" 2>/dev/null); do h=$(echo $o | sed "s#.*/objects/\(..\)/#\1#"); git --git-dir="$(echo $o | sed "s#/objects/.*##")" cat-file -p $h 2>&1; done'
+`,
+		"s.yaml": `---
+name: worktree
+agent: {command: [acprun, mock-agent, leak.mock.yaml]}
+workspace: {git: ./repo}
+setup: ['echo "API_TOKEN=supersecret-12345" > .env']
+sandbox: {hide: [./repo/.env], network: off}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect:
+      text: {notContains: ["supersecret"]}
+---
+name: clone
+agent: {command: [acprun, mock-agent, leak.mock.yaml]}
+workspace: {git: ./bare.git}
+setup: ['echo "API_TOKEN=supersecret-12345" > .env']
+sandbox: {hide: [./bare.git/.env], network: off}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect:
+      text: {notContains: ["supersecret"]}
+`,
+	})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=n"}, args...)...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	git("-C", "repo", "init", "-q")
+	git("-C", "repo", "add", "README")
+	git("-C", "repo", "commit", "-qm", "init")
+	git("clone", "-q", "--bare", "repo", "bare.git")
+	res, out := runSandboxed(t, dir, env, "s.yaml", "--keep-workspaces")
+	if res.code != exitOK {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for _, sc := range out.Scenarios {
+		if len(sc.Turns) == 0 {
+			t.Fatalf("%s: %s %s", sc.Name, sc.Status, sc.Error)
+		}
+		text := sc.Turns[0].Text
+		if strings.Contains(text, secret) || !strings.Contains(text, "readFile: error") {
+			t.Errorf("%s: the agent said %q; want .env hidden, in the copy and in acprun's git directory", sc.Name, text)
+		}
+		if sc.Name == "clone" && !strings.Contains(text, "spawn: exit 0: 1\n") {
+			t.Errorf("clone: the agent said %q; want its clone's git directory readable (git log: 1 commit)", text)
+		}
+		if w := workspaceOf(t, sc); strings.Contains(w.Diff, ".env") {
+			t.Errorf("%s: the diff shows the hidden .env:\n%s", sc.Name, w.Diff)
+		}
+	}
+}

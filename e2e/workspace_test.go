@@ -131,11 +131,12 @@ func assertFile(t *testing.T, path, content string) {
 	}
 }
 
-// assertUnder fails unless path is a direct child of dir.
+// assertUnder fails unless path is a workspace made in dir: a direct
+// child of the shared directory that acprun makes workspaces in there.
 func assertUnder(t *testing.T, path, dir string) {
 	t.Helper()
-	if filepath.Dir(path) != dir {
-		t.Errorf("workspace %s is not in %s", path, dir)
+	if want := filepath.Join(dir, "acprun-workspaces-"+strconv.Itoa(os.Getuid())); filepath.Dir(path) != want {
+		t.Errorf("workspace %s is not in %s", path, want)
 	}
 }
 
