@@ -232,3 +232,57 @@ func TestMinPassRatePromptJUnit(t *testing.T) {
 		t.Errorf("JUnit (%v): want one suite --prompt with one testcase of classname --prompt\n%s", err, data)
 	}
 }
+
+// TestMinPassRateStartFailed: an attempt whose agent could not start is
+// not forgiven by its scenario's met minimum: the run exits 3, its
+// annotations are errors, and JUnit agrees, with an <error
+// type="startFailed"> testcase for each such attempt besides the
+// scenario's passing one; merge of the results exits 3 too.
+func TestMinPassRateStartFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+		// The agent cannot start at odd calls (the run takes -j 1).
+		"flaky.sh": "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count\n" +
+			"if [ $((n%2)) -eq 1 ]; then echo 'flaky start failure' >&2; exit 1; fi\nexec \"$ACPRUN_TEST_SELF\" mock-agent ok.mock.yaml\n",
+		"s.yaml": "name: flaky\nagent: {command: [sh, flaky.sh]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+	})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="},
+		"run", "s.yaml", "--repeat", "4", "-j", "1", "--min-pass-rate", "0.5", "-o", "out.json", "--junit", "junit.xml")
+	if res.code != exitAgent || !strings.Contains(res.stderr, "2 passed, 0 failed, 2 errors, 1 of 1 pass rate met") {
+		t.Fatalf("exit %d, want %d: the agent could not start twice, though 2 of 4 meets 0.5\n%s", res.code, exitAgent, res.stderr)
+	}
+	for _, want := range []string{"::error file=s.yaml,line=1,title=acprun%3A flaky errored::", "::error file=s.yaml,line=1,title=acprun%3A flaky #3 errored::"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("annotations lack %q:\n%s", want, res.stdout)
+		}
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Cases    []struct {
+			Name  string `xml:"name,attr"`
+			Error *struct {
+				Type string `xml:"type,attr"`
+			} `xml:"error"`
+		} `xml:"testsuite>testcase"`
+	}
+	data := readFiles(t, dir, "junit.xml")["junit.xml"]
+	if err := xml.Unmarshal(data, &junit); err != nil || junit.Tests != 3 || junit.Failures != 0 || junit.Errors != 2 {
+		t.Fatalf("JUnit (%v): %d tests, %d failures, %d errors; want 3, 0 and 2\n%s", err, junit.Tests, junit.Failures, junit.Errors, data)
+	}
+	var got []string
+	for _, c := range junit.Cases {
+		if c.Error != nil {
+			got = append(got, c.Name+" "+c.Error.Type)
+		}
+	}
+	if want := []string{"flaky startFailed", "flaky #3 startFailed"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("JUnit errors %q, want %q\n%s", got, want, data)
+	}
+	if merged := acprun(t, dir, "merge", "out.json", "-o", "merged.json"); merged.code != exitAgent {
+		t.Errorf("merge: exit %d, want %d as the run\n%s", merged.code, exitAgent, merged.stderr)
+	}
+}

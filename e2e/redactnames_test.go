@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -187,5 +188,67 @@ turns: [{prompt: hi}]
 	}
 	if tr := outputs["tr/mcp.jsonl"]; !bytes.Contains(tr, []byte(`"GITHUB_PERSONAL_ACCESS_TOKEN","value":"[REDACTED]"`)) || !bytes.Contains(tr, []byte(`"Authorization","value":"[REDACTED]"`)) {
 		t.Errorf("transcript: want session/new with the env value and header redacted:\n%s", tr)
+	}
+}
+
+// TestRedactionKeepsFiles: a value of an agent's env, or of a
+// secret-looking variable of acprun's environment, that is part of a
+// scenario file's path is no secret, as a name is not: the path is intact
+// in the results, JUnit, the GitHub annotations and step summary and the
+// HTML report of report, and --rerun-failed reruns the failed scenario
+// rather than finding nothing. A secret in no path is still redacted.
+func TestRedactionKeepsFiles(t *testing.T) {
+	t.Parallel()
+	const fail = "name: check\nagent:\n  command: [acprun, mock-agent, ok.mock.yaml]\n  env: {%s}\npermissions: {default: deny}\n" +
+		"turns:\n  - prompt: hi\n    expect: {text: {contains: missing}}\n"
+	for _, tt := range []struct {
+		name, dir, env, agentEnv string
+	}{
+		{"an agent's env value", "smoke", "E2E_FILES_KEY=sk-e2e-FileSecret1234", `SUITE: smoke, API_KEY: "${E2E_FILES_KEY}"`},
+		{"an environment value", "nightly-evals", "MY_SESSION_NAME=nightly-evals", "A: b"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			file := tt.dir + "/check.yaml"
+			writeFiles(t, dir, map[string]string{
+				tt.dir + "/ok.mock.yaml": "turns: [{steps: [{text: \"all good, sk-e2e-FileSecret1234\"}]}]\n",
+				file:                     fmt.Sprintf(fail, tt.agentEnv),
+			})
+			summary := filepath.Join(dir, "summary.md")
+			env := []string{tt.env, "E2E_FILES_TOKEN=sk-e2e-FileSecret1234", "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="}
+			res := acprunEnv(t, dir, env, "run", tt.dir+"/", "-o", "r.json", "--junit", "r.xml")
+			if res.code != 1 {
+				t.Fatalf("run: exit %d, want 1\n%s", res.code, res.stderr)
+			}
+			if want := "::error file=" + file + ",line=8,col="; !strings.Contains(res.stdout, want) {
+				t.Errorf("annotations: want %q\n%s", want, res.stdout)
+			}
+			if rep := acprunEnv(t, dir, env, "report", "r.json", "-o", "r.html"); rep.code != 0 {
+				t.Fatalf("report: exit %d, want 0\n%s", rep.code, rep.stderr)
+			}
+			outputs := readFiles(t, dir, "r.json", "r.xml", "summary.md", "r.html")
+			outputs["stdout"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
+			for name, data := range outputs {
+				for _, bad := range []string{"FileSecret", "[REDACTED]/"} {
+					if i := bytes.Index(data, []byte(bad)); i >= 0 {
+						t.Errorf("%s: want the path %s intact and the secret redacted: …%s…", name, file, excerpt(data, i))
+					}
+				}
+				if !bytes.Contains(data, []byte(file)) {
+					t.Errorf("%s: no %s", name, file)
+				}
+			}
+			if got := readResults(t, filepath.Join(dir, "r.json")).Scenarios[0].File; got != file {
+				t.Errorf("results: file %q, want %q", got, file)
+			}
+			if x := outputs["r.xml"]; !bytes.Contains(x, []byte(`file="`+file+`"`)) {
+				t.Errorf("JUnit: want file=%q\n%s", file, x)
+			}
+			rerun := acprunEnv(t, dir, env, "run", tt.dir+"/", "--rerun-failed", "r.json", "-o", "r2.json", "--allow-empty")
+			if rerun.code != 1 || !strings.Contains(rerun.stderr, "FAIL check (") {
+				t.Errorf("--rerun-failed: exit %d, want 1, rerunning check\n%s", rerun.code, rerun.stderr)
+			}
+		})
 	}
 }

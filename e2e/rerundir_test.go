@@ -113,3 +113,36 @@ func TestLinkedSuiteDirectory(t *testing.T) {
 		t.Errorf("rerun: results (-want +got):\n%s", diff)
 	}
 }
+
+// TestMergeOneFileSpeltTwoWays: the same scenario run as suite/s.yaml,
+// as ./suite/s.yaml, by its absolute path and from suite/ as s.yaml is one
+// scenario, as --rerun-failed takes it: merging two of these results is
+// refused (the shards overlap, exit 2) rather than counting it twice.
+func TestMergeOneFileSpeltTwoWays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"suite/s.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"suite/s.yaml": "name: s\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: hi, expect: {text: {contains: nope}}}]\n",
+	})
+	run := func(in, file, out string) {
+		t.Helper()
+		if res := acprun(t, in, "run", file, "-o", filepath.Join(dir, out)); res.code != exitFailed {
+			t.Fatalf("run %s: exit %d, want %d\n%s", file, res.code, exitFailed, res.stderr)
+		}
+	}
+	run(dir, "suite/s.yaml", "a.json")
+	run(dir, "./suite/s.yaml", "dot.json")
+	run(dir, filepath.Join(dir, "suite/s.yaml"), "abs.json")
+	run(filepath.Join(dir, "suite"), "s.yaml", "in.json")
+	for _, other := range []string{"dot.json", "abs.json", "in.json"} {
+		res := acprun(t, dir, "merge", "a.json", other, "-o", "m.json")
+		if res.code != exitUsage || !strings.Contains(res.stderr, "is also in a.json: the shards overlap") {
+			t.Errorf("merge a.json %s: exit %d, want %d and the shards overlap\n%s", other, res.code, exitUsage, res.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
+			t.Errorf("merge a.json %s wrote m.json", other)
+		}
+	}
+}

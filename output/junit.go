@@ -114,8 +114,10 @@ type junitText struct {
 // attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n. A
 // scenario with a minimum pass rate (expect.passRate, run
 // --min-pass-rate) is judged by it: its attempts against an agent are one
-// testcase, failed when the rate is below the minimum (see junitRateCase).
-// Times come from the report.
+// testcase, failed when the rate is below the minimum (see junitRateCase);
+// an attempt whose agent could not start, which no minimum forgives
+// (report.Forgiven: the run exits 3), has its own testcase too, an
+// <error>. Times come from the report.
 func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", junitCounts: junitCounts{Time: seconds(rep.Duration)}}
 	rates := map[passRateKey]report.PassRate{}
@@ -144,7 +146,7 @@ func JUnit(w io.Writer, rep report.Report) error {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		rs, byRate := judged[k]
 		byRate = byRate && isSample(r)
-		if byRate && r.Attempt != rs[0].Attempt {
+		if byRate && r.Attempt != rs[0].Attempt && !r.StartFailed {
 			i := index[r.File]
 			suiteTime[i] += r.Duration
 			continue // its scenario's testcase is made at its first attempt
@@ -171,16 +173,28 @@ func JUnit(w io.Writer, rep report.Report) error {
 			suiteTime = append(suiteTime, 0)
 		}
 		s := &root.Suites[i]
-		tc := junitCase(r)
-		if byRate {
-			tc = junitRateCase(rates[k], rs)
-		} else if p, ok := rates[k]; ok {
-			tc.Properties = &junitProperties{passRateProperties(p)}
+		var cases []junitTestCase
+		switch {
+		case byRate && r.Attempt == rs[0].Attempt:
+			cases = append(cases, junitRateCase(rates[k], rs))
+			if r.StartFailed {
+				cases = append(cases, junitCase(r))
+			}
+		case byRate: // an attempt whose agent could not start: not forgiven
+			cases = append(cases, junitCase(r))
+		default:
+			tc := junitCase(r)
+			if p, ok := rates[k]; ok {
+				tc.Properties = &junitProperties{passRateProperties(p)}
+			}
+			cases = append(cases, tc)
 		}
-		s.count(tc)
-		root.count(tc)
+		for _, tc := range cases {
+			s.count(tc)
+			root.count(tc)
+		}
 		suiteTime[i] += r.Duration
-		s.Cases = append(s.Cases, tc)
+		s.Cases = append(s.Cases, cases...)
 	}
 	for i := range root.Suites {
 		root.Suites[i].Time = seconds(suiteTime[i])

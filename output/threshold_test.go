@@ -164,6 +164,73 @@ func TestMinPassRateJUnit(t *testing.T) {
 	}
 }
 
+// startFailedRun is "flaky" run 4 times with a minimum of 0.5: its agent
+// could not start at attempts 1 and 3, and attempts 2 and 4 passed.
+func startFailedRun() report.Report {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Duration: 4 * time.Second}
+	for i := range 4 {
+		r := report.Result{Name: "flaky", File: "s.yaml", Line: 1, Attempt: i + 1, Status: report.StatusPassed, MinPassRate: 0.5, Duration: time.Second,
+			Turns: []report.TurnResult{{Index: 1, StopReason: "end_turn", Text: "reply"}}}
+		if i%2 == 0 {
+			r.Status, r.StartFailed, r.Error = report.StatusError, true, "the agent exited with code 1 before answering initialize"
+			r.Turns[0] = report.TurnResult{Index: 1, StopReason: report.OutcomeSkipped}
+		}
+		rep.Scenarios = append(rep.Scenarios, reporttest.Complete(r))
+	}
+	return rep
+}
+
+// TestMinPassRateJUnitStartFailed: an attempt whose agent could not start
+// is not forgiven by its scenario's met minimum (the run exits 3), so it
+// has its own testcase, an <error type="startFailed">, besides the
+// scenario's testcase, which passes: JUnit is not green when the run is
+// not.
+func TestMinPassRateJUnitStartFailed(t *testing.T) {
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, startFailedRun()); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Time    string    `xml:"time,attr"`
+				Failure *xProblem `xml:"failure"`
+				Error   *xProblem `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.Bytes())
+	}
+	if got.Tests != 3 || got.Failures != 0 || got.Errors != 2 || len(got.Suites) != 1 || got.Suites[0].Time != "4.000" {
+		t.Fatalf("tests %d, failures %d, errors %d, %d suites; want 3, 0, 2 and one suite of 4s\n%s", got.Tests, got.Failures, got.Errors, len(got.Suites), buf.Bytes())
+	}
+	var cases []string
+	for _, c := range got.Suites[0].Cases {
+		s := c.Name + " " + c.Time
+		if c.Failure != nil {
+			s += " failure"
+		}
+		if c.Error != nil {
+			s += " error " + c.Error.Type + ": " + c.Error.Message
+		}
+		cases = append(cases, s)
+	}
+	want := []string{
+		"flaky 4.000",
+		"flaky 1.000 error startFailed: the agent exited with code 1 before answering initialize",
+		"flaky #3 1.000 error startFailed: the agent exited with code 1 before answering initialize",
+	}
+	if diff := cmp.Diff(want, cases); diff != "" {
+		t.Errorf("testcases (-want +got):\n%s\n%s", diff, buf.Bytes())
+	}
+}
+
 // TestMinPassRateAnnotations: the failures of an attempt whose scenario
 // met its minimum are warnings, those of a scenario below it errors.
 func TestMinPassRateAnnotations(t *testing.T) {

@@ -67,7 +67,9 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, value set, agent, attempt and
 // retry) in two shards is an error: those shards overlap; twice in one
-// file, too. Every error names the file it is about; one that is not
+// file, too. A file is the same however the shards spelt it (sameFiles:
+// suite/a.yaml, ./suite/a.yaml, its absolute path), as --rerun-failed
+// takes it. Every error names the file it is about; one that is not
 // acprun results is refused at the value that is wrong (see Read).
 func MergeFiles(paths []string) (Report, error) {
 	if len(paths) == 0 {
@@ -101,11 +103,16 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 		for j, sc := range r.Scenarios {
 			sc.Dir = cmp.Or(sc.Dir, r.Dir) // a result's own, of merged results
-			k := resultKey{sc.File, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
-			if prev, ok := seen[k]; ok {
-				return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
+			files := sameFiles(sc.File, sc.Dir)
+			for _, f := range files {
+				k := resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
+				if prev, ok := seen[k]; ok {
+					return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
+				}
 			}
-			seen[k] = entryAt{i, j}
+			for _, f := range files {
+				seen[resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}] = entryAt{i, j}
+			}
 			rep.Scenarios = append(rep.Scenarios, sc)
 		}
 	}

@@ -261,3 +261,55 @@ func TestMergeSaysAResultTwiceInAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeOneFileSpeltTwoWays: the same scenario file spelt differently
+// in two shards (suite/f.yaml, ./suite/f.yaml, its absolute path, its path
+// through a linked directory, from another directory of the run) is one
+// file, as --rerun-failed takes it: the shards overlap. Another file at
+// the same line is another scenario.
+func TestMergeOneFileSpeltTwoWays(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suite"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"suite/f.yaml", "suite/g.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("name: a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "suite"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, runDir, file string) string {
+		path := filepath.Join(dir, name)
+		doc := `{"schemaVersion": 3, "dir": "` + runDir + `", "scenarios": [{"name": "a", "file": "` + file + `", "line": 1, "status": "failed"}]}`
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.json", dir, "suite/f.yaml")
+	for _, tt := range []struct{ name, runDir, file string }{
+		{"dot slash", dir, "./suite/f.yaml"},
+		{"absolute", dir, filepath.Join(dir, "suite/f.yaml")},
+		{"linked directory", dir, "link/f.yaml"},
+		{"another directory", filepath.Join(dir, "suite"), "f.yaml"},
+		{"not here, absolute", "/nowhere/ci", "/nowhere/ci/suite/f.yaml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first := a
+			if strings.HasPrefix(tt.runDir, "/nowhere") {
+				first = write("n.json", "/nowhere/ci", "suite/f.yaml")
+			}
+			b := write(strings.ReplaceAll(tt.name, " ", "-")+".json", tt.runDir, tt.file)
+			want := `: scenario "a" (` + tt.file + `:1) is also in ` + first + `: the shards overlap`
+			if _, err := report.MergeFiles([]string{first, b}); err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("MergeFiles = %v; want an error ending %q", err, want)
+			}
+		})
+	}
+	rep, err := report.MergeFiles([]string{a, write("g.json", dir, "suite/g.yaml")})
+	if err != nil || len(rep.Scenarios) != 2 {
+		t.Errorf("MergeFiles of two files = %d scenarios, %v; want 2", len(rep.Scenarios), err)
+	}
+}

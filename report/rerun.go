@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/acprun/acprun/scenario"
 )
@@ -60,6 +61,31 @@ func recordedPath(file, dir string) string {
 		}
 	}
 	return samePath(file)
+}
+
+// sameFiles are the forms of the path of a scenario file, as results
+// record it relative to dir ("" when not known), that name it whatever its
+// spelling: file as written (the same relative file of shards run in
+// different directories, of one suite), joined to dir (of results made
+// elsewhere, whose file is not here), and as --rerun-failed finds it
+// (recordedPath: with its symbolic links resolved). Two results whose
+// files share a form are of the same file. A run without a scenario file
+// ("") has only its own.
+func sameFiles(file, dir string) []string {
+	if file == "" {
+		return []string{file}
+	}
+	forms := []string{file}
+	joined := filepath.Clean(file)
+	if dir != "" && !filepath.IsAbs(file) {
+		joined = filepath.Join(dir, file)
+	}
+	for _, f := range []string{joined, recordedPath(file, dir)} {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	return forms
 }
 
 // samePath is the form of a scenario file's path that is compared: made

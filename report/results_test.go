@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -242,5 +243,16 @@ func TestIsOutcome(t *testing.T) {
 		if got := report.IsOutcome(tt.stopReason); got != tt.want {
 			t.Errorf("IsOutcome(%q) = %v; want %v", tt.stopReason, got, tt.want)
 		}
+	}
+}
+
+// TestStartedAtIsUTC: startedAt is written in UTC ("…Z"), whatever the
+// time zone of the machine that ran, as docs/results.md says: CI logs of
+// shards in different zones read alike.
+func TestStartedAtIsUTC(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*60*60)
+	rep := report.Report{StartedAt: time.Date(2026, 3, 14, 18, 26, 53, 589e6, tokyo)}
+	if got, want := report.NewResults(rep).StartedAt, "2026-03-14T09:26:53.589Z"; got != want {
+		t.Errorf("startedAt %q, want %q", got, want)
 	}
 }

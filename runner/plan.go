@@ -160,8 +160,8 @@ func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
 // Redactor returns what a run of scenarios under opts redacts: the
 // values of their agents' env and the secret-looking variables of
 // opts.Environ (this process's environment when unset), but those that
-// are no secrets (part of a scenario's name or of a word of the protocol,
-// one of acprun's own words).
+// are no secrets (part of a scenario's name or file or of a word of the
+// protocol, one of acprun's own words).
 func Redactor(opts Options, scenarios []*scenario.Scenario) *redact.Redactor {
 	opts.setDefaults()
 	return runRedactor(scenarios, opts.Environ)

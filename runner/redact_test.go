@@ -187,9 +187,10 @@ turns: [{prompt: hi}]
 
 // TestRedactorKeepsNamesAndOwnWords: a value of an agent's env or of a
 // secret-looking variable of acprun's environment that is part of a
-// scenario's name or of its named agent's, or is one of acprun's own
-// words, is no secret of the run: names stay distinct and statuses and
-// stop reasons readable. A secret in no name still is one.
+// scenario's name, of its file's path or of its named agent's name, or
+// is one of acprun's own words, is no secret of the run: names and files
+// stay distinct and statuses and stop reasons readable. A secret in no
+// name still is one.
 func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 	t.Parallel()
 	matrix := func(model string) *scenario.Scenario {
@@ -199,6 +200,8 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 		"EXPECTED": "passed", "LOG_LEVEL": "error", "STOP": " END_TURN ", "KIND": "execute", "CAUSE": "turnTimeout", "VERDICT": "deny",
 	}}}
 	smoke := &scenario.Scenario{Name: "deploy-bot-smoke"}
+	suite := &scenario.Scenario{Name: "check", File: "smoke-suite/check.yaml", Agent: scenario.Agent{Env: map[string]string{"SUITE": "smoke-suite", "API_KEY": "sk-live-ABCDEF123456"}}}
+	nightly := &scenario.Scenario{Name: "fail", File: "/ci/nightly-evals/fail.yaml"}
 	named := &scenario.Scenario{Name: "port", Agent: scenario.Agent{Name: "claude-opus", Env: map[string]string{"MODEL": "claude-opus", "API_KEY": "sk-live-ABCDEF123456"}}}
 	tests := []struct {
 		name      string
@@ -218,6 +221,11 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 			"deploy-bot-smoke matrix[model=sonnet-4]", "deploy-bot-smoke matrix[model=sonnet-4]"},
 		{"an agent's name", []*scenario.Scenario{named}, nil,
 			`"name":"port","agent":{"name":"claude-opus"}: sk-live-ABCDEF123456`, `"name":"port","agent":{"name":"claude-opus"}: [REDACTED]`},
+		{"an env value in a scenario's file", []*scenario.Scenario{suite}, nil,
+			`"file":"smoke-suite/check.yaml": smoke-suite/check.yaml:6:31: sk-live-ABCDEF123456`,
+			`"file":"smoke-suite/check.yaml": smoke-suite/check.yaml:6:31: [REDACTED]`},
+		{"an environment value in a scenario's file", []*scenario.Scenario{nightly}, []string{"MY_SESSION_NAME=nightly-evals", "MY_API_TOKEN=tok_environ987654"},
+			`"file":"/ci/nightly-evals/fail.yaml": tok_environ987654`, `"file":"/ci/nightly-evals/fail.yaml": [REDACTED]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -236,14 +244,19 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 }
 
 // TestResultsRedactorKeepsNames: what an HTML report of results redacts of
-// acprun's environment spares the scenarios' names and their agents', as
-// their run did.
+// acprun's environment spares the scenarios' names and their agents', their
+// files and the directories those are relative to (the results' dir, a
+// merged result's own), as their run did.
 func TestResultsRedactorKeepsNames(t *testing.T) {
 	t.Parallel()
-	rep := report.Report{Scenarios: []report.Result{{Name: "deploy-bot-smoke", Status: report.StatusFailed, Agent: report.AgentInfo{Name: "claude-opus"}}}}
-	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654", "AUTH_MODEL=claude-opus"})
-	const in = "deploy-bot-smoke [claude-opus] failed-or-so tok_environ987654"
-	if got, want := red.String(in), "deploy-bot-smoke [claude-opus] [REDACTED] [REDACTED]"; got != want {
+	rep := report.Report{Dir: "/ci/run-workdir-one", Scenarios: []report.Result{
+		{Name: "deploy-bot-smoke", File: "nightly-evals/fail.yaml", Status: report.StatusFailed, Agent: report.AgentInfo{Name: "claude-opus"}},
+		{Name: "other", File: "b.yaml", Dir: "/ci/shard-workdir-two", Status: report.StatusPassed},
+	}}
+	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654", "AUTH_MODEL=claude-opus",
+		"MY_SESSION_NAME=nightly-evals", "SESSION_DIR=run-workdir", "AUTH_DIR=shard-workdir"})
+	const in = "deploy-bot-smoke [claude-opus] failed-or-so tok_environ987654 /ci/run-workdir-one/nightly-evals/fail.yaml /ci/shard-workdir-two/b.yaml"
+	if got, want := red.String(in), "deploy-bot-smoke [claude-opus] [REDACTED] [REDACTED] /ci/run-workdir-one/nightly-evals/fail.yaml /ci/shard-workdir-two/b.yaml"; got != want {
 		t.Errorf("String(%q) = %q; want %q", in, got, want)
 	}
 }

@@ -284,15 +284,15 @@ func (o *Options) setDefaults() {
 // each other's environment, so one scenario's agent can tell another's
 // secrets.
 //
-// A value that is part of the name of a scenario or of its agent or of a
-// word of the protocol, or is one of acprun's own words, is not redacted
-// (notSecret).
+// A value that is part of the name of a scenario, of its file's path or
+// of its agent's name or of a word of the protocol, or is one of acprun's
+// own words, is not redacted (notSecret).
 func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
-	names := make([]string, 0, 2*len(scenarios))
+	names := make([]string, 0, 3*len(scenarios))
 	for _, sc := range scenarios {
 		secrets = append(secrets, scenarioSecrets(sc, environ)...)
-		names = append(names, sc.Name, sc.Agent.Name)
+		names = append(names, sc.Name, sc.File, sc.Agent.Name)
 	}
 	return redact.NewExcept(notSecret(names), secrets...)
 }
@@ -300,11 +300,14 @@ func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redac
 // ResultsRedactor returns what an output made from rep after its run (the
 // HTML report) redacts of environ: the values of its secret-looking
 // variables (redact.Secrets) but those that are no secrets in rep's
-// scenarios, as for Run (notSecret).
+// scenarios, as for Run (notSecret), nor part of the directories their
+// files are relative to (rep.Dir, a merged result's own Dir), which
+// --rerun-failed and merge take them with.
 func ResultsRedactor(rep report.Report, environ []string) *redact.Redactor {
-	names := make([]string, 0, 2*len(rep.Scenarios))
+	names := make([]string, 0, 1+4*len(rep.Scenarios))
+	names = append(names, rep.Dir)
 	for _, res := range rep.Scenarios {
-		names = append(names, res.Name, res.Agent.Name)
+		names = append(names, res.Name, res.File, res.Dir, res.Agent.Name)
 	}
 	return redact.NewExcept(notSecret(names), redact.Secrets(nil, environ)...)
 }
@@ -330,15 +333,17 @@ var ownWords = []string{
 }
 
 // notSecret reports which values a redactor of the outputs of the
-// scenarios named names (and of the named agents they run, also names)
-// does not look for (redact.NewExcept), whatever holds them: a value
-// that is part of one of the names, which the user wrote in a scenario
-// or config file (vars values too are taken as written, never from the
-// environment) and which every output prints as the scenario's identity
-// (name [agent]); one of acprun's own words (ownWords), in any case; and
-// one that is part of a word of the protocol (protocolWords), in any
-// case, so that no method, key or value of a message in a transcript is
-// cut and a replay sees what the agent saw.
+// scenarios named names (and of the named agents they run and the paths
+// of their files, also names) does not look for (redact.NewExcept),
+// whatever holds them: a value that is part of one of the names, which
+// the user wrote in a scenario or config file (vars values too are taken
+// as written, never from the environment) or gave as the file to run,
+// and which every output prints as the scenario's identity (name [agent]
+// at file:line; --rerun-failed and merge key on them); one of acprun's
+// own words (ownWords), in any case; and one that is part of a word of
+// the protocol (protocolWords), in any case, so that no method, key or
+// value of a message in a transcript is cut and a replay sees what the
+// agent saw.
 func notSecret(names []string) func(string) bool {
 	return func(v string) bool {
 		v = strings.TrimSpace(v)
