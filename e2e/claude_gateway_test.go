@@ -300,8 +300,11 @@ func TestClaudeGatewayBudget(t *testing.T) {
 		t.Errorf("the fake was asked %q; want %q", got, want)
 	}
 	t1, t2 := sc.Turns[0], sc.Turns[1]
-	if t1.StopReason != "cancelled" || t1.CancelCause != report.CauseBudget {
-		t.Errorf("turn 1 %s, cancelCause %q; want cancelled for the budget\n%s", t1.StopReason, t1.CancelCause, r.res.stderr)
+	// As for a divergence (TestClaudeGatewayRecordReplay), Claude Code
+	// may fail the prompt on the gateway's refusal before it heeds the
+	// cancel written before it: either way the turn is cut by the budget.
+	if (t1.StopReason != "cancelled" && t1.StopReason != "error") || t1.CancelCause != report.CauseBudget {
+		t.Errorf("turn 1 %s, cancelCause %q; want cancelled (or the agent's error) for the budget\n%s", t1.StopReason, t1.CancelCause, r.res.stderr)
 	}
 	if got := strings.Join(t1.Failures, "\n"); !strings.Contains(got, "s.yaml:9:") || !strings.Contains(got, "budget.maxRequests") {
 		t.Errorf("turn 1 failures %q; want budget.maxRequests named at s.yaml:9", t1.Failures)
@@ -323,7 +326,8 @@ func TestClaudeGatewayBudget(t *testing.T) {
 }
 
 // promptUsage is the usage the agent reported in its answers to
-// session/prompt, one per prompt answered (nil where an answer had none).
+// session/prompt, one per prompt answered (nil where an answer had none,
+// or was an error).
 func (tr transcript) promptUsage(t *testing.T) []*report.Usage {
 	t.Helper()
 	var out []*report.Usage
@@ -334,6 +338,10 @@ func (tr transcript) promptUsage(t *testing.T) []*report.Usage {
 			}
 			var res struct {
 				Usage *report.Usage `json:"usage"`
+			}
+			if len(l.Result) == 0 { // an error answer
+				out = append(out, nil)
+				continue
 			}
 			if err := json.Unmarshal(l.Result, &res); err != nil {
 				t.Fatalf("answer to session/prompt %s: %v", req.ID, err)
