@@ -85,6 +85,20 @@ func (p *fileParser) absorb(cp *fileParser) {
 	p.unset = append(p.unset, cp.unset...)
 }
 
+// unsetVars takes copies of the problems of unset variables of another
+// parser (the config's defaults): the scenario being read has them when p
+// defers them, else they are errors.
+func (p *fileParser) unsetVars(probs Errors) {
+	for _, e := range probs {
+		c := *e // its own: a value set's name may be added to it (see nameValueSets)
+		if p.deferUnset {
+			p.unset = append(p.unset, &c)
+		} else {
+			p.Errs = append(p.Errs, &c)
+		}
+	}
+}
+
 // warnf records a warning at pos, its control characters escaped as an
 // error's are (see yamlnode.Reader.At), saying where the value is written
 // when pos is an alias's.

@@ -141,13 +141,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
-	defaultAgent := p.applyDefaults(s, root)
-	p.unchanged = nil
 	p.unset = nil
 	defer func() {
 		s.Unset = sorted(p.unset)
 		p.unset = nil
 	}()
+	defaultAgent := p.applyDefaults(s, root)
+	p.unchanged = nil
 	m, ok := p.mapping(root, scenarioKeys, expectHint(false))
 	if !ok {
 		return s
