@@ -53,14 +53,14 @@ type Config struct {
 	read         yamlnode.Reader       // the file as read, for reading its nodes again
 	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
 	defaultAgent *yaml.Node            // defaults.agent, read again when used
+	defaults     *yaml.Node            // the defaults mapping, for scenarios with vars (see templatedDefaults)
+	// defaultsPos is where the value of each key of the defaults is
+	// written, for the warnings about a scenario's timeouts.
+	defaultsPos map[string]Pos
 	// defaultsUnset holds, by key of the defaults, the problems of the
 	// unset variables in its value: problems of the scenarios that use
 	// that default (see applyDefaults), not of the config.
 	defaultsUnset map[string]Errors
-	defaults      *yaml.Node // the defaults mapping, for scenarios with vars (see templatedDefaults)
-	// defaultsPos is where the value of each key of the defaults is
-	// written, for the warnings about a scenario's timeouts.
-	defaultsPos map[string]Pos
 }
 
 // Defaults are the scenario settings a config gives every scenario. A
