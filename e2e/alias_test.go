@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,38 @@ func TestValidateAliasErrorsAtTheAlias(t *testing.T) {
 				t.Errorf("validate: exit %d, stderr:\n%s\nwant %d and:\n%s", r.code, r.stderr, exitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// TestMergeKeysInEnv: an agent's env takes merge keys (<<) as every
+// other mapping does, in a scenario file (from an anchor of an earlier
+// document) and in a config agent, and so does an MCP server's _meta:
+// validate accepts them, and the agent
+// (and so verify, which gets its environment) gets the merged variables,
+// those written in the mapping winning over merged ones.
+func TestMergeKeysInEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const agent = "  command: [acprun, mock-agent, agent.mock.yaml]\n"
+	const rest = "permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"acprun.yaml":     "agents:\n  m:\n  " + agent + "    env: {<<: {LOG: info, X: \"8\"}, X: \"9\"}\n",
+		"em.yaml": "name: a\nagent:\n" + agent + "  env: &base {LOG: debug, X: \"1\"}\n" + rest +
+			"verify: ['test \"$LOG/$X\" = debug/1']\n" +
+			"---\nname: b\nagent:\n" + agent + "  env: {<<: *base, X: \"2\", EXTRA: \"1\"}\n" +
+			"  mcpServers: [{name: s, command: s, _meta: {<<: {k: 1, l: 2}, l: 3}}]\n" + rest +
+			"verify: ['test \"$LOG/$X/$EXTRA\" = debug/2/1']\n" +
+			"---\nname: c\nagent: m\n" + rest + "verify: ['test \"$LOG/$X\" = info/9']\n",
+	})
+	if r := acprun(t, dir, "validate", "em.yaml"); r.code != exitOK {
+		t.Fatalf("validate: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	r := acprun(t, dir, "run", "em.yaml", "-o", "out.json")
+	if r.code != exitOK {
+		t.Errorf("run: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := len(readResults(t, filepath.Join(dir, "out.json")).Scenarios); got != 3 {
+		t.Errorf("%d scenarios in the results, want 3", got)
 	}
 }

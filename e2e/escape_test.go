@@ -378,3 +378,17 @@ func TestScenarioNameControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateCaretAfterBOM: in a file that starts with a UTF-8 byte order
+// mark, the snippet of line 1 shows the line without it and puts the caret
+// under the character the column names, as on any other line.
+func TestValidateCaretAfterBOM(t *testing.T) {
+	t.Parallel()
+	r := validateFiles(t, map[string]string{"s.yaml": "\ufeffturnTimeout: 0s\nname: b\nagent: {command: [a]}\nturns: [{prompt: hi}]\n"})
+	want := "s.yaml:1:14: bad duration \"0s\": must be greater than zero\n" +
+		"    1 | turnTimeout: 0s\n" +
+		"      |              ^\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("validate: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
+	}
+}

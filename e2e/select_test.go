@@ -76,6 +76,78 @@ func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
 	}
 }
 
+// TestUnsetVariableOfADefaultStopsOnlyTheScenariosThatUseIt: a ${VAR}
+// that is unset in one of the config's defaults (client roots, a
+// workspace, a gateway's upstream) is what it is in a scenario's own
+// value: no command stops on it but run and --dry-run that select a
+// scenario that uses the default, at its place in acprun.yaml; validate
+// and list warn, naming that scenario. A scenario whose own key replaces
+// the default (client: {roots}) does not need it.
+func TestUnsetVariableOfADefaultStopsOnlyTheScenariosThatUseIt(t *testing.T) {
+	t.Parallel()
+	const agent = "agent: {command: [acprun, mock-agent, ../agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	for _, def := range []string{
+		"client: {roots: [\"${ACPRUN_E2E_UNSET_KEY}\"]}",
+		"workspace: {from: \"${ACPRUN_E2E_UNSET_KEY}\"}",
+		"gateway: {mode: meter, env: ACPRUN_E2E_BASE_URL, upstream: \"${ACPRUN_E2E_UNSET_KEY}\"}",
+	} {
+		t.Run(def, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := "defaults:\n  " + def + "\n"
+			writeFiles(t, dir, map[string]string{
+				"acprun.yaml":     cfg,
+				"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+				"suite/a.yaml":    "name: a\ntags: [a]\nclient: {roots: [.]}\nworkspace: null\ngateway: null\n" + agent,
+				"suite/b.yaml":    "name: b\ntags: [b]\n" + agent,
+			})
+			problem := lineCol("acprun.yaml", cfg, strings.Index(cfg, "${")) +
+				": environment variable ACPRUN_E2E_UNSET_KEY is not set (write ${ACPRUN_E2E_UNSET_KEY:-default} to give a default)"
+			warning := strings.Replace(problem, ": ", ": warning: ", 1) + `; scenario "b" needs it to run`
+			for _, tt := range []struct {
+				args    []string
+				code    int
+				stderr  string // a line stderr must hold; "" for none about the variable
+				results int    // scenarios in out.json; -1 when none may be written
+			}{
+				{[]string{"agents"}, 0, "", -1},
+				{[]string{"validate", "suite/a.yaml"}, 0, "", -1},
+				{[]string{"list", "suite", "--tag", "a"}, 0, "", -1},
+				{[]string{"run", "suite", "--tag", "a", "--dry-run"}, 0, "", -1},
+				{[]string{"run", "suite", "--tag", "a", "-o", "out.json"}, 0, "", 1},
+				{[]string{"validate", "suite"}, 0, warning, -1},
+				{[]string{"list", "suite"}, 0, warning, -1},
+
+				{[]string{"validate", "--strict", "suite"}, 2, problem, -1},
+				{[]string{"run", "suite", "--tag", "b", "--dry-run"}, 2, problem, -1},
+				{[]string{"run", "suite", "-o", "out.json"}, 2, problem, -1},
+			} {
+				os.Remove(filepath.Join(dir, "out.json"))
+				res := acprunUnset(t, dir, "ACPRUN_E2E_UNSET_KEY", tt.args...)
+				args := strings.Join(tt.args, " ")
+				if res.code != tt.code {
+					t.Errorf("%s: exit %d, want %d\nstderr:\n%s", args, res.code, tt.code, res.stderr)
+				}
+				if tt.stderr == "" && strings.Contains(res.stderr, "ACPRUN_E2E_UNSET_KEY") {
+					t.Errorf("%s: stderr speaks of the variable of a scenario not selected:\n%s", args, res.stderr)
+				}
+				if tt.stderr != "" && !strings.Contains(res.stderr+"\n", tt.stderr+"\n") {
+					t.Errorf("%s: stderr does not hold the line %q:\n%s", args, tt.stderr, res.stderr)
+				}
+				_, err := os.Stat(filepath.Join(dir, "out.json"))
+				switch {
+				case tt.results < 0 && err == nil:
+					t.Errorf("%s: results were written", args)
+				case tt.results >= 0:
+					if got := len(readResults(t, filepath.Join(dir, "out.json")).Scenarios); got != tt.results {
+						t.Errorf("%s: %d scenarios in the results, want %d", args, got, tt.results)
+					}
+				}
+			}
+		})
+	}
+}
+
 // acprunUnset is acprun with the variable name removed from the
 // environment.
 func acprunUnset(t *testing.T, dir, name string, args ...string) result {

@@ -146,3 +146,49 @@ func TestAliasDuplicateEnv(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestMergeKeysInEnvAndMeta: an agent's env (in a scenario, a config
+// agent or the config's default agent) and an MCP server's _meta take
+// merge keys (<<) as every other mapping does: the keys written in the
+// mapping win over merged ones, and a key written twice is still an
+// error.
+func TestMergeKeysInEnvAndMeta(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  named: {command: [n], env: &named {A: \"1\", B: \"2\"}}\n"+
+		"  more: {command: [m], env: {<<: *named, B: \"3\"}}\n"+
+		"defaults:\n  agent: {command: [d], env: {<<: [*named, {C: \"4\"}], A: \"5\"}}\n")
+	src := "name: a\nagent:\n  command: [a]\n  env: &base {LOG: debug, X: \"1\"}\n" +
+		"  mcpServers: [{name: s, command: s, _meta: &meta {k: 1, l: [2]}}]\nturns: [{prompt: hi}]\n" +
+		"---\nname: b\nagent:\n  command: [a]\n  env: {<<: *base, X: \"2\", EXTRA: \"1\"}\n" +
+		"  mcpServers: [{name: s, command: s, _meta: {<<: *meta, k: 3}}]\nturns: [{prompt: hi}]\n" +
+		"---\nname: c\nagent: more\nturns: [{prompt: hi}]\n" +
+		"---\nname: d\nturns: [{prompt: hi}]\n"
+	scs := loadWith(t, cfg, src)
+	want := []map[string]string{
+		{"LOG": "debug", "X": "1"},
+		{"LOG": "debug", "X": "2", "EXTRA": "1"},
+		{"A": "1", "B": "3"},
+		{"A": "5", "B": "2", "C": "4"},
+	}
+	for i, sc := range scs {
+		if diff := cmp.Diff(want[i], sc.Agent.Env); diff != "" {
+			t.Errorf("scenario %s: env (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+	if got, want := string(scs[1].Agent.McpServers), `[{"name":"s","command":"s","_meta":{"k":3,"l":[2]}}]`; got != want {
+		t.Errorf("scenario b: mcpServers %s, want %s", got, want)
+	}
+
+	// A key twice is still an error, merged or not; so is a bad merge.
+	bad := "name: x\nagent:\n  command: [a]\n  env: {<<: {A: \"1\"}, B: \"2\", B: \"3\", <<: 4}\n" +
+		"  mcpServers: [{name: s, command: s, _meta: {<<: [{k: 1}, x], k: 2, k: 3}}]\nturns: [{prompt: hi}]\n"
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(bad), opts)
+	wantErrs := []string{
+		`bad.yaml:4:31: duplicate key "B" (first at line 4)`,
+		`bad.yaml:4:43: a merge (<<) takes a mapping or a list of mappings, got a number`,
+		`bad.yaml:5:59: a merge (<<) takes a mapping or a list of mappings, got a string`,
+		`bad.yaml:5:69: duplicate key "k" (first at line 5)`,
+	}
+	if diff := cmp.Diff(wantErrs, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

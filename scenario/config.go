@@ -57,6 +57,10 @@ type Config struct {
 	// defaultsPos is where the value of each key of the defaults is
 	// written, for the warnings about a scenario's timeouts.
 	defaultsPos map[string]Pos
+	// defaultsUnset holds, by key of the defaults, the problems of the
+	// unset variables in its value: problems of the scenarios that use
+	// that default (see applyDefaults), not of the config.
+	defaultsUnset map[string]Errors
 }
 
 // Defaults are the scenario settings a config gives every scenario. A
@@ -200,7 +204,13 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 	for _, kv := range m.pairs {
 		c.defaultsPos[kv.Key] = p.pos(yamlnode.Deref(kv.V))
 		if kv.Key != "agent" {
-			p.setting(kv.Key, kv.V, &c.Defaults.Scenario)
+			p.deferringUnset(func() { p.setting(kv.Key, kv.V, &c.Defaults.Scenario) })
+			if len(p.unset) > 0 {
+				if c.defaultsUnset == nil {
+					c.defaultsUnset = map[string]Errors{}
+				}
+				c.defaultsUnset[kv.Key] = p.unset
+			}
 			continue
 		}
 		c.defaultAgent = kv.V
@@ -238,6 +248,16 @@ func (p *fileParser) leniently(f func()) {
 	f()
 }
 
+// deferringUnset runs f with the problems of unset variables sent to
+// p.unset, which it empties first: LoadConfig reads the defaults this way,
+// and applyDefaults gives those problems to the scenarios that use them.
+func (p *fileParser) deferringUnset(f func()) {
+	deferUnset := p.deferUnset
+	p.deferUnset, p.unset = true, nil
+	defer func() { p.deferUnset = deferUnset }()
+	f()
+}
+
 // applyDefaults gives s, the scenario of the document root, the config's
 // defaults, before its own keys are read. When s has vars, the defaults
 // root uses that hold templates are read again with their values, as if
@@ -268,21 +288,43 @@ func (p *fileParser) applyDefaults(s *Scenario, root *yaml.Node) (agent *yaml.No
 	s.Gateway = d.Gateway // never changed: finishGateway makes copies
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 	s.Session = d.Session
-	t := p.templatedDefaults(root)
-	if s.Vars == nil || t == nil {
-		return nil
+	rendered := map[string]bool{} // the defaults read again with s's vars
+	if t := p.templatedDefaults(root); s.Vars != nil && t != nil {
+		cp := p.sub(p.cfg)
+		cp.deferUnset = true // for p.unsetVars, without those of roots root replaces
+		m, _ := cp.mapping(cp.substitute(t, s.Vars), nil, nil)
+		for _, kv := range m.pairs {
+			rendered[kv.Key] = true
+			first := len(cp.unset)
+			if kv.Key == "agent" {
+				agent = kv.V
+			} else {
+				cp.setting(kv.Key, kv.V, s)
+			}
+			if replacesDefault(root, kv.Key) {
+				cp.unset = cp.unset[:first] // client's roots, which root's replace
+			}
+		}
+		p.Errs = append(p.Errs, cp.Errs...)
+		p.unsetVars(cp.unset)
 	}
-	cp := p.sub(p.cfg)
-	m, _ := cp.mapping(cp.substitute(t, s.Vars), nil, nil)
-	for _, kv := range m.pairs {
-		if kv.Key == "agent" {
-			agent = kv.V
-		} else {
-			cp.setting(kv.Key, kv.V, s)
+	for _, key := range slices.Sorted(maps.Keys(p.cfg.defaultsUnset)) {
+		if !rendered[key] && !replacesDefault(root, key) {
+			p.unsetVars(p.cfg.defaultsUnset[key])
 		}
 	}
-	p.absorb(cp)
 	return agent
+}
+
+// replacesDefault reports whether the scenario of the document root gives
+// the value of the config's default key itself: it gives key, or for
+// client, which merges key by key, the roots that hold variables.
+func replacesDefault(root *yaml.Node, key string) bool {
+	v := topValue(root, key)
+	if key == "client" && v != nil {
+		return topValue(v, "roots") != nil
+	}
+	return v != nil
 }
 
 // templatedDefaults is a mapping of the config's defaults that hold a

@@ -292,7 +292,8 @@
 // values of agent.config, client.roots and the
 // strings inside agent.mcpServers, and in the paths of workspace (and its
 // ref), sandbox.write and sandbox.hide (which also take a leading ~ for
-// HOME), files.golden and session.stateFile. It happens after YAML parsing, so a
+// HOME), gateway.dir and gateway.upstream, files.golden and
+// session.stateFile. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
 // anything else is kept as it is. Prompts (inline, or the text and the
@@ -360,7 +361,8 @@
 // its directory.
 // Config agents' variables are expanded when a scenario uses the agent, so
 // an unset variable is an error only for the scenarios that use that
-// agent. A directory walk or a glob skips files named acprun.yaml or
+// agent; one in another default is an error only for the scenarios that
+// use that default (whose own key does not replace it). A directory walk or a glob skips files named acprun.yaml or
 // acprun.yml.
 //
 // JSONSchema and ConfigJSONSchema return JSON Schemas of the scenario and

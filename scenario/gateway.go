@@ -139,11 +139,18 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 				g.Given.KeyEnv, g.KeyPos = name, p.pos(v)
 			}
 		case "upstream":
-			if u, ok := p.interp(v); ok {
+			errs, unset := len(p.Errs), len(p.unset)
+			u, ok := p.interp(v)
+			switch {
+			case ok:
 				if msg := badUpstream(u); msg != "" {
 					p.Errorf(v, "gateway upstream %s", msg)
 				}
 				g.Given.Upstream = u // even when bad: it is given, and reported here alone
+			case len(p.Errs) == errs && len(p.unset) > unset:
+				// Its only problem is an unset variable, of the scenarios
+				// that use it: it is given, and nothing more is said.
+				g.Given.Upstream = v.Value
 			}
 		}
 	}

@@ -85,6 +85,20 @@ func (p *fileParser) absorb(cp *fileParser) {
 	p.unset = append(p.unset, cp.unset...)
 }
 
+// unsetVars takes copies of the problems of unset variables of another
+// parser (the config's defaults): the scenario being read has them when p
+// defers them, else they are errors.
+func (p *fileParser) unsetVars(probs Errors) {
+	for _, e := range probs {
+		c := *e // its own: a value set's name may be added to it (see nameValueSets)
+		if p.deferUnset {
+			p.unset = append(p.unset, &c)
+		} else {
+			p.Errs = append(p.Errs, &c)
+		}
+	}
+}
+
 // warnf records a warning at pos, its control characters escaped as an
 // error's are (see yamlnode.Reader.At), saying where the value is written
 // when pos is an alias's.
@@ -109,19 +123,18 @@ func (p *fileParser) duplicateKey(pr yamlnode.Problem) {
 	p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
 }
 
-// mapping checks that n is a mapping whose keys are all in valid (any key
-// when valid is nil), with no key twice, and reports every problem. Merge keys (<<) are expanded; keys
-// written in the mapping itself win over merged ones. hint, when not nil,
-// may add a sentence to the message about an unknown key. ok is false when
-// n is not a mapping at all.
-func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
+// pairs returns the pairs of mapping n, merge keys (<<) expanded (keys
+// written in the mapping itself win over merged ones), and reports every
+// problem; a key that is not a scalar is expected to be key (a key name, a
+// variable name). ok is false when n is not a mapping at all.
+func (p *fileParser) pairs(n *yaml.Node, key string) ([]yamlnode.Pair, bool) {
 	pairs, probs, ok := yamlnode.Pairs(n, yamlnode.Options{Merge: true})
 	for _, pr := range probs {
 		switch pr.Kind {
 		case yamlnode.NotMapping:
 			p.Expected(pr.Node, "a mapping")
 		case yamlnode.KeyNotName:
-			p.Expected(pr.Node, "a key name")
+			p.Expected(pr.Node, key)
 		case yamlnode.DuplicateKey:
 			p.duplicateKey(pr)
 		case yamlnode.BadMerge:
@@ -130,6 +143,16 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 			p.Errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
 		}
 	}
+	return pairs, ok
+}
+
+// mapping checks that n is a mapping whose keys are all in valid (any key
+// when valid is nil), with no key twice, and reports every problem. Merge keys (<<) are expanded; keys
+// written in the mapping itself win over merged ones. hint, when not nil,
+// may add a sentence to the message about an unknown key. ok is false when
+// n is not a mapping at all.
+func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
+	pairs, ok := p.pairs(n, "a key name")
 	if !ok {
 		return m, false
 	}

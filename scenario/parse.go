@@ -141,13 +141,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
-	defaultAgent := p.applyDefaults(s, root)
-	p.unchanged = nil
 	p.unset = nil
 	defer func() {
 		s.Unset = sorted(p.unset)
 		p.unset = nil
 	}()
+	defaultAgent := p.applyDefaults(s, root)
+	p.unchanged = nil
 	m, ok := p.mapping(root, scenarioKeys, expectHint(false))
 	if !ok {
 		return s
@@ -386,17 +386,7 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		p.Expected(n, "a mapping of variable names to values")
 		return env
 	}
-	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
-	for _, pr := range probs {
-		switch pr.Kind {
-		case yamlnode.KeyNotName:
-			p.Expected(pr.Node, "a variable name")
-		case yamlnode.MergeKey:
-			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
-		case yamlnode.DuplicateKey:
-			p.duplicateKey(pr)
-		}
-	}
+	pairs, _ := p.pairs(n, "a variable name")
 	for _, kv := range pairs {
 		switch {
 		case strings.IndexByte(kv.Key, 0) >= 0:
@@ -427,15 +417,9 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 	ok := true
 	switch n.Kind {
 	case yaml.MappingNode:
-		pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
-		for _, pr := range probs {
-			if pr.Kind == yamlnode.DuplicateKey {
-				p.Errorf(pr.Node, "duplicate key %q", pr.Node.Value)
-			} else {
-				p.Expected(pr.Node, "a key name")
-			}
-			ok = false
-		}
+		errs := len(p.Errs)
+		pairs, _ := p.pairs(n, "a key name")
+		ok = len(p.Errs) == errs
 		buf.WriteByte('{')
 		for i, kv := range pairs {
 			if i > 0 {

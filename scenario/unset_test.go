@@ -144,3 +144,73 @@ func TestDeferUnsetOfAReplacedAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferUnsetOfDefaults: an unset variable in one of the config's
+// defaults (other than agent, see TestDeferUnset) does not stop the config
+// from loading: it is a problem of each scenario that uses that default,
+// at its place in the config, and no problem of one whose own key
+// replaces it (client's roots, as client merges key by key). A scenario
+// with vars that renders a default with templates has it once, and not
+// when its own key replaces it. Without
+// DeferUnset, it is an error of the scenarios that use it alone.
+func TestDeferUnsetOfDefaults(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadConfig(t, "defaults:\n"+
+		"  client: {roots: [\"${NO_SUCH_ROOT}{{.d}}\"]}\n"+
+		"  workspace: {from: \"${NO_SUCH_FIXTURES}\"}\n"+
+		"  gateway: {mode: meter, env: B, upstream: \"${NO_SUCH_UPSTREAM}\"}\n"+
+		"  session: {stateFile: \"${NO_SUCH_STATE}/{{.d}}.json\"}\n")
+	const agent = "agent: {command: [a]}\nturns: [{prompt: hi}]\n"
+	src := "name: uses\n" + agent +
+		"---\nname: replaces\nclient: {roots: [.]}\nworkspace: " + dir + "\ngateway: {mode: meter, env: B, upstream: \"http://x\"}\nsession: {}\n" + agent +
+		"---\nname: flags\nclient: {fs: false}\nworkspace: null\ngateway: null\nsession: {}\n" + agent +
+		"---\nname: templated\nvars: {d: [x]}\nclient: {roots: [\"{{.d}}\"]}\nworkspace: null\ngateway: null\n" + agent +
+		"---\nname: rendered\nvars: {d: [x]}\nclient: {fs: false}\nworkspace: null\ngateway: null\n" + agent
+	scs, o := loadDeferred(t, cfg, src)
+	unset := func(pos, name string) string {
+		return "/cfg/acprun.yaml:" + pos + ": environment variable " + name + " is not set (write ${" + name + ":-default} to give a default)"
+	}
+	root, from, upstream, state := unset("2:21", "NO_SUCH_ROOT"), unset("3:22", "NO_SUCH_FIXTURES"), unset("4:45", "NO_SUCH_UPSTREAM"), unset("5:25", "NO_SUCH_STATE")
+	want := map[string][]string{
+		"uses":           {root, from, upstream, state},
+		"replaces":       nil,
+		"flags":          {root},
+		"templated[d=x]": {state},
+		"rendered[d=x]":  {root, state},
+	}
+	for _, sc := range scs {
+		if diff := cmp.Diff(want[sc.Name], unsetLines(sc.Unset)); diff != "" {
+			t.Errorf("scenario %s: Unset (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+	var warns []string
+	for _, w := range scenario.UnsetWarnings(scs[1:3]) {
+		warns = append(warns, w.String())
+	}
+	if diff := cmp.Diff([]string{root + `; scenario "flags" needs it to run`}, warns); diff != "" {
+		t.Errorf("UnsetWarnings (-want +got):\n%s", diff)
+	}
+
+	// Without DeferUnset, a scenario that uses them does not load; one
+	// that replaces them does.
+	o.DeferUnset = false
+	_, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
+	if diff := cmp.Diff([]string{root, from, upstream, state}, errorLines(t, err)); diff != "" {
+		t.Errorf("LoadBytes without DeferUnset: errors (-want +got):\n%s", diff)
+	}
+	if _, _, err := scenario.LoadBytes("s.yaml", []byte(src[strings.Index(src, "name: replaces"):strings.Index(src, "---\nname: flags")]), o); err != nil {
+		t.Errorf("LoadBytes of a scenario that replaces the defaults: %v", err)
+	}
+}
+
+// TestDeferUnsetOfGatewayUpstream: a gateway upstream that uses an unset
+// variable is, with DeferUnset, the scenario's problem alone: the
+// upstream is given, so nothing asks for one.
+func TestDeferUnsetOfGatewayUpstream(t *testing.T) {
+	src := "name: g\nagent: {command: [a]}\ngateway: {mode: meter, env: B, upstream: \"${NO_SUCH_UPSTREAM}/v1\"}\nturns: [{prompt: hi}]\n"
+	scs, _ := loadDeferred(t, nil, src)
+	want := []string{"s.yaml:3:43: environment variable NO_SUCH_UPSTREAM is not set (write ${NO_SUCH_UPSTREAM:-default} to give a default)"}
+	if diff := cmp.Diff(want, unsetLines(scs[0].Unset)); diff != "" {
+		t.Errorf("Unset (-want +got):\n%s", diff)
+	}
+}

@@ -211,7 +211,8 @@ func lineStarts(src []byte) []int {
 }
 
 // Line returns line n (1-based) of the source, without its line break; ""
-// when it has no line n.
+// when it has no line n. A UTF-8 byte order mark that starts the source is
+// no part of line 1: YAML does not count it in columns.
 func (r *Reader) Line(n int) string {
 	starts := r.lineStarts()
 	if n < 1 || n > len(starts) {
@@ -222,6 +223,9 @@ func (r *Reader) Line(n int) string {
 		end = starts[n]
 	}
 	line := string(r.Src[starts[n-1]:end])
+	if n == 1 {
+		line = strings.TrimPrefix(line, "\ufeff")
+	}
 	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
 		if strings.HasSuffix(line, br) {
 			return strings.TrimSuffix(line, br)

@@ -23,6 +23,28 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// TestLineAfterBOM: a UTF-8 byte order mark that starts the file is no
+// part of its first line, as YAML does not count it in columns: a caret
+// under line 1 is under the character the column names.
+func TestLineAfterBOM(t *testing.T) {
+	r := &yamlnode.Reader{Name: "s.yaml", Src: []byte("\ufeffa: \"${X}\"\nb: 2\n")}
+	if got := r.Line(1); got != `a: "${X}"` {
+		t.Errorf("Line(1) = %q, want %q", got, `a: "${X}"`)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(r.Src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := doc.Content[0].Content[1]
+	if col := r.ColIn(v, v.Line, v.Column, 0); col != 5 {
+		t.Errorf("ColIn of ${X} = %d, want 5", col)
+	}
+	r.Errorf(v, "bad")
+	if got, want := r.Errs[0].Snippet(), "    1 | a: \"${X}\"\n      |    ^\n"; got != want {
+		t.Errorf("snippet:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestErrorf: a problem is at its node, with the text of the node's line;
 // one without a node is about the whole file.
 func TestErrorf(t *testing.T) {
