@@ -38,6 +38,11 @@ type ClientConfig struct {
 	// Hidden lists the paths the sandbox hides (absolute): refused inside
 	// the roots as paths outside them are.
 	Hidden []string
+	// Writable lists, with a sandbox, the paths it lets the agent write
+	// (absolute): fs/write_text_file writes only there (and in the roots),
+	// since acprun writes from outside the sandbox what the agent asks.
+	// nil without a sandbox: every root is writable.
+	Writable []string
 	// Elicitation advertises form elicitation: the scenario scripts
 	// answers to the agent's questions.
 	Elicitation bool
@@ -78,7 +83,11 @@ type clientServer struct {
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
 	if cfg.FS || cfg.Terminal {
-		c.jail, c.jailErr = jail.New(servedRoots(cfg.Cwd, cfg.Roots), jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden))
+		opts := []jail.Option{jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden)}
+		if cfg.Writable != nil {
+			opts = append(opts, jail.WithWritable(cfg.Writable))
+		}
+		c.jail, c.jailErr = jail.New(servedRoots(cfg.Cwd, cfg.Roots), opts...)
 	}
 	return c
 }
@@ -195,6 +204,8 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 		return refuse(rec, acp.CodeInvalidParams, "%s is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)", path)
 	case errors.Is(err, jail.ErrReadOnly):
 		return refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", path)
+	case errors.Is(err, jail.ErrNotWritable):
+		return refuse(rec, acp.CodeInvalidParams, "%s is read-only in the sandbox: acprun writes for the agent only in the sandbox's write paths (%s)", path, strings.Join(c.cfg.Writable, ", "))
 	case errors.Is(err, jail.ErrNotAbsolute):
 		return refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", path)
 	}

@@ -223,6 +223,9 @@ func TestClientWriteTextFile(t *testing.T) {
 	}
 	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root, scratch}})
 	ro := newTestClient(t, ClientConfig{FS: true, ReadOnly: true, Cwd: root, Roots: []string{root}})
+	// A sandbox that lets the agent write only its cwd: the second root is
+	// read-only to it, and so to acprun's writes for it.
+	sb := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root, scratch}, Writable: []string{root}})
 	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +245,8 @@ func TestClientWriteTextFile(t *testing.T) {
 		{"symlinked parent", c, filepath.Join(root, "out", "x.txt"), acp.CodeInvalidParams, "outside the allowed roots", true, ""},
 		{"relative", c, "x.txt", acp.CodeInvalidParams, "absolute", true, ""},
 		{"read-only", ro, filepath.Join(root, "sub", "a.txt"), acp.CodeInvalidParams, "read-only", true, ""},
+		{"sandbox write path", sb, filepath.Join(root, "sb.txt"), 0, "", false, filepath.Join(root, "sb.txt")},
+		{"root the sandbox keeps read-only", sb, filepath.Join(scratch, "sb.txt"), acp.CodeInvalidParams, "read-only in the sandbox", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,6 +274,9 @@ func TestClientWriteTextFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
 		t.Errorf("a write landed outside")
+	}
+	if _, err := os.Stat(filepath.Join(scratch, "sb.txt")); err == nil {
+		t.Errorf("a write landed where the sandbox forbids")
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "sub", "a.txt")); string(got) != "a" {
 		t.Errorf("read-only write changed sub/a.txt to %q", got)

@@ -779,6 +779,19 @@ func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
 	r.hidden = sandboxHide(sc, r.opts.Environ)
+	var writable []string // the sandbox's write paths, as the agent's own writes have them
+	wsDir := ""
+	if r.ws != nil {
+		wsDir = r.ws.Dir
+	}
+	if spec := sandboxSpec(sc, r.opts.Environ, wsDir); spec != nil {
+		writable = []string{}
+		for _, p := range spec.Write { // as the sandbox takes them (see sandbox.Plan)
+			if abs, err := filepath.Abs(p); p != "" && err == nil {
+				writable = append(writable, abs)
+			}
+		}
+	}
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill, red: r.red,
 		strict: sc.Enforce == scenario.EnforceStrict, agent: &sc.Agent, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
@@ -787,6 +800,7 @@ func (r *scenarioRun) newSession() *session {
 		ReadOnly: sc.Client.ReadOnly,
 		Roots:    sc.Client.Roots,
 		Hidden:   r.hidden,
+		Writable: writable,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
 		Env:      r.env(),

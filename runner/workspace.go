@@ -141,7 +141,9 @@ func (r *scenarioRun) workDir() string {
 // cwd) as it is now; nil passes. The agent's changes are listed (a walk of
 // the whole workspace) only for unchanged globs, the one check that needs
 // them; the results warn about each that matches no file of the workspace,
-// before the agent ran nor created by it.
+// before the agent ran nor created by it. As recordChanges, the listing
+// stops only at an abort (second interrupt): its globs then fail, the
+// changes unknown.
 func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	if e == nil {
 		return nil
@@ -150,7 +152,9 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	known := false // unknown fails unchanged
 	var fails []string
 	if len(e.Unchanged) > 0 && r.ws != nil {
-		created, modified, deleted, err := r.ws.Changes()
+		ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
+		created, modified, deleted, err := r.ws.Changes(ctx)
+		cancel()
 		if err != nil {
 			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Pos, err))
 		} else {
@@ -166,7 +170,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 // nil (null in the results: not known), never empty (known: nothing
 // changed).
 func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) error {
-	created, modified, deleted, err := r.ws.Changes()
+	created, modified, deleted, err := r.ws.Changes(ctx)
 	if err != nil {
 		w.Created, w.Modified, w.Deleted = nil, nil, nil
 		return err
@@ -188,8 +192,10 @@ func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) er
 // workspace, once it has stopped, however its session ended (see
 // endAgent), and warns when the source repository's config, hooks or
 // attributes changed meanwhile. An interrupt or the run's timeout does not
-// stop it (the changes are what an interrupted attempt leaves to look at);
-// only an abort (second interrupt) does.
+// stop it (the changes are what an interrupted attempt leaves to look at,
+// and listing them reads no more than the baseline did: see
+// workspace.Changes); only an abort (second interrupt) does, and leaves
+// them unknown.
 func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return
@@ -200,7 +206,11 @@ func (r *scenarioRun) recordChanges() {
 		r.res.Workspace.Error = err.Error()
 		r.res.Warnings = append(r.res.Warnings, err.Error())
 	}
-	if changed := r.ws.RepoChanges(); len(changed) > 0 {
+	changed, err := r.ws.RepoChanges(ctx)
+	if err != nil {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: the source repository's git files were not compared: %v", err))
+	}
+	if len(changed) > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: git files of the source repository changed while the agent ran: %s; "+
 			"an agent in a worktree writes the repository's config with `git config`, and a filter, hook or other command set there "+
 			"runs in your own git commands in that repository: check them (acprun does not undo the change)", strings.Join(changed, ", ")))

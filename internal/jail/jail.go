@@ -24,10 +24,17 @@
 // path is refused then. Such a race can still leave an empty file or
 // directory created in a hidden directory, never read or overwrite one.
 //
+// Writable paths (WithWritable: where a sandbox lets the agent write)
+// restrict WriteFile further: the resolved path must also lie in one of
+// them, and the file is opened through an os.Root held on the innermost of
+// that writable directory and the root, so that a symlink swapped in after
+// the check cannot lead the write out of either. A writable path that is
+// a file is written only as itself, checked again once open.
+//
 // Hard links are not detected: a hard link inside a root is a file of the
 // root (but a hard link to a hidden file is hidden). Errors wrap the
 // sentinels ErrOutside, ErrHidden, ErrNotFound, ErrReadOnly,
-// ErrNotAbsolute and ErrNotRegular.
+// ErrNotWritable, ErrNotAbsolute and ErrNotRegular.
 package jail
 
 import (
@@ -50,6 +57,8 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrReadOnly: the Jail refuses writes.
 	ErrReadOnly = errors.New("read-only")
+	// ErrNotWritable: the path lies in no writable path (WithWritable).
+	ErrNotWritable = errors.New("not in a writable path")
 	// ErrNotAbsolute: the path is not absolute.
 	ErrNotAbsolute = errors.New("path is not absolute")
 	// ErrNotRegular: the path names a directory, device, FIFO or socket
@@ -67,6 +76,9 @@ type Jail struct {
 	roots    []root
 	hidden   []hiddenPath
 	readOnly bool
+	// limitWrites says WriteFile writes only in writable (WithWritable).
+	limitWrites bool
+	writable    []writablePath
 	// afterCheck, when set (by tests), runs between the check of a path
 	// and its opening.
 	afterCheck func()
@@ -75,6 +87,13 @@ type Jail struct {
 type root struct {
 	path string   // resolved, absolute, clean
 	dir  *os.Root // opened by New
+}
+
+// writablePath is a path given to WithWritable, resolved by New.
+type writablePath struct {
+	given string
+	path  string   // resolved, absolute, clean
+	dir   *os.Root // opened by New when it is a directory; nil for a file
 }
 
 // hiddenPath is a path given to WithHidden.
@@ -99,6 +118,20 @@ func WithHidden(paths []string) Option {
 	return func(j *Jail) {
 		for _, p := range paths {
 			j.hidden = append(j.hidden, hiddenPath{given: p})
+		}
+	}
+}
+
+// WithWritable has WriteFile write only in paths, absolute, and below
+// them (and only in the roots): the paths a sandbox lets the agent write.
+// Each is resolved and, when a directory, opened by New; one that does
+// not exist then makes nothing writable. Without this option every root
+// is writable; with no paths, nothing is.
+func WithWritable(paths []string) Option {
+	return func(j *Jail) {
+		j.limitWrites = true
+		for _, p := range paths {
+			j.writable = append(j.writable, writablePath{given: p})
 		}
 	}
 }
@@ -138,6 +171,31 @@ func New(roots []string, opts ...Option) (*Jail, error) {
 		h.given = filepath.Clean(h.given)
 		h.resolved, h.id = resolveHidden(h.given)
 	}
+	kept := j.writable[:0]
+	for _, w := range j.writable {
+		if !filepath.IsAbs(w.given) {
+			j.Close()
+			return nil, fmt.Errorf("writable path %s: %w", w.given, ErrNotAbsolute)
+		}
+		p, err := resolve(w.given)
+		if err != nil {
+			continue // nothing can be written there
+		}
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			continue // missing: nothing can be written there
+		case fi.IsDir():
+			if w.dir, err = os.OpenRoot(p); err != nil {
+				continue
+			}
+		case !fi.Mode().IsRegular():
+			continue
+		}
+		w.path = p
+		kept = append(kept, w)
+	}
+	j.writable = kept
 	return j, nil
 }
 
@@ -155,11 +213,16 @@ func resolveHidden(p string) (string, os.FileInfo) {
 	return r, fi
 }
 
-// Close releases the roots.
+// Close releases the roots and the writable directories.
 func (j *Jail) Close() error {
 	var errs []error
 	for _, r := range j.roots {
 		errs = append(errs, r.dir.Close())
+	}
+	for _, w := range j.writable {
+		if w.dir != nil {
+			errs = append(errs, w.dir.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -451,21 +514,34 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 	if j.readOnly {
 		return fmt.Errorf("write %s: %w", path, ErrReadOnly)
 	}
-	r, rel, _, err := j.locate(path)
+	r, rel, p, err := j.locate(path)
 	if err != nil {
 		return err
 	}
 	if rel == "." || namesDir(path) {
 		return fmt.Errorf("write %s: %w", path, ErrNotRegular)
 	}
+	dir, wfile := r.dir, false
+	if j.limitWrites {
+		w := j.writableFor(p)
+		switch {
+		case w == nil:
+			return fmt.Errorf("write %s: %w", path, ErrNotWritable)
+		case w.dir == nil:
+			wfile = true // the file itself: opened in the root, checked once open
+		case len(w.path) > len(r.path): // the innermost of the two holds the open
+			dir = w.dir
+			rel, _ = within(w.path, p)
+		}
+	}
 	j.checked()
-	if dir := filepath.Dir(rel); dir != "." {
-		if err := r.dir.MkdirAll(dir, 0o755); err != nil {
+	if d := filepath.Dir(rel); d != "." {
+		if err := dir.MkdirAll(d, 0o755); err != nil {
 			return j.openError(path, err)
 		}
 	}
 	// No O_TRUNC before the file is known to be a regular file.
-	f, err := r.dir.OpenFile(rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	f, err := dir.OpenFile(rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		if errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENXIO) {
 			return fmt.Errorf("write %s: %w", path, ErrNotRegular)
@@ -475,6 +551,12 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 	if err := j.verifyOpen(path, f); err != nil {
 		f.Close()
 		return err
+	}
+	if wfile {
+		if err := j.verifyWritableFile(path, f); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	err = regular(f)
 	if err == nil {
@@ -488,6 +570,45 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writableFor returns the innermost writable path that the resolved path
+// p lies in (a file only as itself), nil for none.
+func (j *Jail) writableFor(p string) *writablePath {
+	var best *writablePath
+	for i := range j.writable {
+		w := &j.writable[i]
+		ok := p == w.path
+		if w.dir != nil {
+			_, ok = within(w.path, p)
+		}
+		if ok && (best == nil || len(w.path) > len(best.path)) {
+			best = w
+		}
+	}
+	return best
+}
+
+// verifyWritableFile checks that f, opened for path in its root, is the
+// writable file that path resolves to now, and that it is still that
+// writable path: a symlink swapped in after the check may have led the
+// open elsewhere in the root.
+func (j *Jail) verifyWritableFile(path string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	_, _, p, err := j.locate(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	if w := j.writableFor(p); w == nil || w.dir != nil {
+		return fmt.Errorf("open %s: it changed while being opened: %w", path, ErrNotWritable)
+	}
+	if now, err := os.Lstat(p); err != nil || !os.SameFile(fi, now) {
+		return fmt.Errorf("open %s: it changed while being opened: %w", path, ErrNotWritable)
 	}
 	return nil
 }

@@ -425,8 +425,10 @@ func emptyDir(dir string) error {
 var sharedFiles = []string{"config", "hooks", "info/attributes"}
 
 // takeShared records the sharedFiles of the git directory common: a file
-// as Changes compares it, a directory as every file below it.
-func takeShared(common string) snapshot {
+// as Changes compares it, a directory as every file below it. base is the
+// snapshot it will be compared with, nil for a baseline (see take). err is
+// set only when ctx stopped it.
+func takeShared(ctx context.Context, common string, base snapshot) (snapshot, error) {
 	s := snapshot{}
 	for _, name := range sharedFiles {
 		p := filepath.Join(common, filepath.FromSlash(name))
@@ -435,7 +437,19 @@ func takeShared(common string) snapshot {
 		case err != nil:
 			// Missing: nothing to record.
 		case info.IsDir():
-			below, err := take(p)
+			var under snapshot
+			if base != nil {
+				under = snapshot{}
+				for k, e := range base {
+					if rest, ok := strings.CutPrefix(k, name+"/"); ok {
+						under[rest] = e
+					}
+				}
+			}
+			below, err := take(ctx, p, under)
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			if err != nil {
 				s[name] = entry{kind: kindUnreadableDir, mode: fs.ModeDir}
 			}
@@ -443,12 +457,20 @@ func takeShared(common string) snapshot {
 				s[name+"/"+k] = e
 			}
 		default:
-			if e, ok := record(p, info); ok {
+			read := readAll
+			if base != nil {
+				read = readFor(base[name], info)
+			}
+			e, ok, err := record(ctx, p, info, read)
+			if err != nil {
+				return nil, fmt.Errorf("workspace: snapshot %s: stopped: %w", common, err)
+			}
+			if ok {
 				s[name] = e
 			}
 		}
 	}
-	return s
+	return s, nil
 }
 
 // RepoChanges says which of the source repository's shared git files that
@@ -458,15 +480,22 @@ func takeShared(common string) snapshot {
 // sorted); nil when none was, and for a copy. An agent working in a
 // worktree writes the repository's config with `git config`: what it set
 // there (a filter, a hook) then runs in the user's own git commands in the
-// repository. acprun does not undo such a change.
-func (w *Workspace) RepoChanges() []string {
+// repository. acprun does not undo such a change. ctx stops it (err is
+// then set), and it reads no more than Snapshot did, as Changes.
+func (w *Workspace) RepoChanges(ctx context.Context) ([]string, error) {
 	if w.Kind == KindCopy {
-		return nil
+		return nil, nil
 	}
-	cur := takeShared(w.common)
 	w.mu.Lock()
 	base := w.shared
 	w.mu.Unlock()
+	if base == nil {
+		base = snapshot{}
+	}
+	cur, err := takeShared(ctx, w.common, base)
+	if err != nil {
+		return nil, err
+	}
 	created, modified, deleted := compare(base, cur)
 	var out []string
 	for _, l := range []struct {
@@ -477,5 +506,5 @@ func (w *Workspace) RepoChanges() []string {
 			out = append(out, l.what+" "+filepath.Join(w.common, filepath.FromSlash(p)))
 		}
 	}
-	return out
+	return out, nil
 }

@@ -46,9 +46,9 @@ type entry struct {
 // to those files afterwards is. For a git workspace it also records the
 // state of the source's shared files (see RepoChanges). Create takes a
 // first snapshot itself, so Changes and Diff work without calling
-// Snapshot. ctx bounds the git commands.
+// Snapshot. ctx stops the walk, the hashing and the git commands.
 func (w *Workspace) Snapshot(ctx context.Context) error {
-	s, err := take(w.Dir)
+	s, err := take(ctx, w.Dir, nil)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,9 @@ func (w *Workspace) Snapshot(ctx context.Context) error {
 		if base, err = w.writeBase(ctx); err != nil {
 			return fmt.Errorf("workspace: snapshot %s: %w", w.Dir, err)
 		}
-		shared = takeShared(w.common)
+		if shared, err = takeShared(ctx, w.common, nil); err != nil {
+			return err
+		}
 	}
 	w.mu.Lock()
 	w.baseline, w.base, w.shared = s, base, shared
@@ -83,15 +85,23 @@ func (w *Workspace) Files() []string {
 // counts as modified, or created when new; so do the files below a
 // directory that cannot be listed (a directory unreadable in only one of
 // the two states, with no files to stand for it, is itself listed). err is
-// set only when Dir itself cannot be walked.
-func (w *Workspace) Changes() (created, modified, deleted []string, err error) {
-	cur, err := take(w.Dir)
-	if err != nil {
-		return []string{}, []string{}, []string{}, err
-	}
+// set only when Dir itself cannot be walked, or ctx stopped the listing:
+// the changes are then unknown, not none.
+//
+// The work is bounded by the baseline, never by what the agent left: a
+// file is read only where the baseline has a file of the same size at its
+// path (see take), so a listing reads no more than Snapshot did.
+func (w *Workspace) Changes(ctx context.Context) (created, modified, deleted []string, err error) {
 	w.mu.Lock()
 	base := w.baseline
 	w.mu.Unlock()
+	if base == nil {
+		base = snapshot{}
+	}
+	cur, err := take(ctx, w.Dir, base)
+	if err != nil {
+		return []string{}, []string{}, []string{}, err
+	}
 	created, modified, deleted = compare(base, cur)
 	return created, modified, deleted, nil
 }
@@ -151,10 +161,20 @@ func hasBelow(s snapshot, dir string) bool {
 }
 
 // take walks root, without following symlinks, and records every
-// non-directory except the root's .git.
-func take(root string) (snapshot, error) {
+// non-directory except the root's .git. base is the snapshot the one taken
+// will be compared with (see Changes), nil for a baseline: a baseline
+// hashes every regular file, while a later snapshot opens a regular file
+// only where base records one (readable or not) of the same size, and
+// reads no more than that size of it. Whatever else the agent left there
+// (a file it created, or made another size, a sparse file of any size) is
+// a change that its size tells, and costs no read. ctx stops the walk and
+// the hashing; take then returns its cause.
+func take(ctx context.Context, root string, base snapshot) (snapshot, error) {
 	s := snapshot{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		if err != nil {
 			if p == root {
 				return err
@@ -191,13 +211,23 @@ func take(root string) (snapshot, error) {
 			s[name] = entry{kind: kindUnreadableFile, mode: d.Type()}
 			return nil
 		}
-		e, ok := record(p, info)
+		read := readAll
+		if base != nil {
+			read = readFor(base[name], info)
+		}
+		e, ok, err := record(ctx, p, info, read)
+		if err != nil {
+			return err
+		}
 		if ok {
 			s[name] = e
 		}
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("workspace: snapshot %s: stopped: %w", root, context.Cause(ctx))
+		}
 		return nil, fmt.Errorf("workspace: snapshot %s: %w", root, err)
 	}
 	return s, nil
@@ -212,23 +242,56 @@ func rel(root, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// record describes the non-directory at p; ok is false when it vanished.
-func record(p string, info fs.FileInfo) (e entry, ok bool) {
+// reading is how much record reads of a regular file.
+type reading uint8
+
+const (
+	readAll  reading = iota // hash it: a baseline's file, or one its baseline's size
+	readOpen                // only say whether it can be opened (its baseline could not be)
+	readNone                // its size is the change: neither opened nor read
+)
+
+// readFor is how much a later snapshot reads of the non-directory
+// described by info, whose baseline entry is b (the zero entry when it had
+// none): a regular file is hashed only when b is a file of the same size,
+// opened only when b is an unreadable file of the same size (whose
+// modification time is all there is to compare).
+func readFor(b entry, info fs.FileInfo) reading {
+	switch {
+	case b.size != info.Size():
+		return readNone
+	case b.kind == kindFile:
+		return readAll
+	case b.kind == kindUnreadableFile:
+		return readOpen
+	}
+	return readNone
+}
+
+// record describes the non-directory at p, reading as much of a regular
+// file as read says; ok is false when it vanished. err is set only when
+// ctx stopped the hashing.
+func record(ctx context.Context, p string, info fs.FileInfo, read reading) (e entry, ok bool, err error) {
 	mode := info.Mode()
 	e.mode = mode & (modeBits | fs.ModeType)
 	switch {
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return entry{}, false
+			return entry{}, false, nil
 		}
 		e.kind, e.target = kindSymlink, target
 		e.mode = fs.ModeSymlink // link permissions mean nothing on Linux
+	case mode.IsRegular() && read == readNone:
+		// No sum: it differs from any file of the baseline.
+		e.kind, e.size = kindFile, info.Size()
 	case mode.IsRegular():
-		sum, size, err := hash(p)
+		sum, size, err := hash(ctx, p, read == readAll)
 		switch {
+		case ctx.Err() != nil:
+			return entry{}, false, context.Cause(ctx)
 		case errors.Is(err, fs.ErrNotExist):
-			return entry{}, false
+			return entry{}, false, nil
 		case err != nil:
 			e.kind, e.size, e.mtime = kindUnreadableFile, info.Size(), info.ModTime().UnixNano()
 		default:
@@ -237,29 +300,48 @@ func record(p string, info fs.FileInfo) (e entry, ok bool) {
 	default:
 		e.kind = kindOther
 	}
-	return e, true
+	return e, true, nil
 }
 
-// hash returns the SHA-256 and size of the regular file at p. It refuses a
-// symlink or FIFO swapped in since the directory was listed.
-func hash(p string) (sum [sha256.Size]byte, size int64, err error) {
+// hashChunk is how much hash reads between two looks at its context.
+const hashChunk = 1 << 20
+
+// hash returns the SHA-256 and size of the regular file at p, or only its
+// size when sum is false (it was opened, no more). It refuses a symlink
+// or FIFO swapped in since the directory was listed, and reads no more
+// than one byte past the size the open file had: a file that grows while
+// it is read is a different file, not an endless one. ctx stops it.
+func hash(ctx context.Context, p string, sum bool) (digest [sha256.Size]byte, size int64, err error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return sum, 0, err
+		return digest, 0, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return sum, 0, err
+		return digest, 0, err
 	}
 	if !info.Mode().IsRegular() {
-		return sum, 0, fmt.Errorf("%s: not a regular file", p)
+		return digest, 0, fmt.Errorf("%s: not a regular file", p)
+	}
+	if !sum {
+		return digest, info.Size(), nil
 	}
 	h := sha256.New()
-	size, err = io.Copy(h, f)
-	if err != nil {
-		return sum, 0, err
+	r := io.LimitReader(f, info.Size()+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return digest, 0, err
+		}
+		n, err := io.CopyN(h, r, hashChunk)
+		size += n
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return digest, 0, err
+		}
 	}
-	h.Sum(sum[:0])
-	return sum, size, nil
+	h.Sum(digest[:0])
+	return digest, size, nil
 }

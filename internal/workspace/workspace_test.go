@@ -124,7 +124,7 @@ type changes struct {
 
 func changesOf(t *testing.T, w *workspace.Workspace) changes {
 	t.Helper()
-	c, m, d, err := w.Changes()
+	c, m, d, err := w.Changes(t.Context())
 	if err != nil {
 		t.Fatalf("Changes() = %v", err)
 	}
@@ -890,14 +890,22 @@ index e8db4c7..b8fd26e 100644
 // config and hooks the source repository shares with it is reported,
 // and left as it is; one setup made before the baseline is not.
 func TestRepoChanges(t *testing.T) {
+	repoChanges := func(w *workspace.Workspace) []string {
+		t.Helper()
+		got, err := w.RepoChanges(t.Context())
+		if err != nil {
+			t.Fatalf("RepoChanges() = %v", err)
+		}
+		return got
+	}
 	repo, _, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
-	if got := w.RepoChanges(); got != nil {
+	if got := repoChanges(w); got != nil {
 		t.Errorf("RepoChanges() right after Create = %q; want nil", got)
 	}
 	gitT(t, w.Dir, "config", "setup.x", "y") // setup
 	must(t, w.Snapshot(t.Context()))
-	if got := w.RepoChanges(); got != nil {
+	if got := repoChanges(w); got != nil {
 		t.Errorf("RepoChanges() right after Snapshot = %q; want nil", got)
 	}
 	// The agent.
@@ -905,13 +913,13 @@ func TestRepoChanges(t *testing.T) {
 	gitDir := filepath.Join(repo, ".git")
 	write(t, filepath.Join(gitDir, "hooks", "pre-commit"), "#!/bin/sh\nevil\n", 0o755)
 	want := []string{"created " + filepath.Join(gitDir, "hooks", "pre-commit"), "modified " + filepath.Join(gitDir, "config")}
-	if d := cmp.Diff(want, w.RepoChanges()); d != "" {
+	if d := cmp.Diff(want, repoChanges(w)); d != "" {
 		t.Errorf("RepoChanges() (-want +got):\n%s", d)
 	}
 	if got := gitT(t, repo, "config", "filter.x.clean"); got != "evil" {
 		t.Errorf("the repository's filter.x.clean = %q; want it left as the agent set it", got)
 	}
-	if got := create(t, workspace.Spec{From: fixture(t)}, tempDir(t)).RepoChanges(); got != nil {
+	if got := repoChanges(create(t, workspace.Spec{From: fixture(t)}, tempDir(t))); got != nil {
 		t.Errorf("RepoChanges() of a copy = %q; want nil", got)
 	}
 }
