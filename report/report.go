@@ -389,7 +389,9 @@ type WorkspaceResult struct {
 	// Diff is `git diff` of the workspace against the same state as
 	// Created, Modified and Deleted (git workspaces), cut at
 	// DiffTruncated (a secret the cut goes through redacted); DiffBytes
-	// is its full size.
+	// is its full size. When files the agent made big were left out of
+	// it (see docs/evals.md), its first line, "acprun: left out of this
+	// diff, …", names them; Created and Modified still list them.
 	Diff          string `json:"diff,omitempty"`
 	DiffBytes     int    `json:"diffBytes,omitempty"`
 	DiffTruncated bool   `json:"diffTruncated,omitempty"`

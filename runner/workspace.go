@@ -193,9 +193,9 @@ func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) er
 // endAgent), and warns when the source repository's config, hooks or
 // attributes changed meanwhile. An interrupt or the run's timeout does not
 // stop it (the changes are what an interrupted attempt leaves to look at,
-// and listing them reads no more than the baseline did: see
-// workspace.Changes); only an abort (second interrupt) does, and leaves
-// them unknown.
+// and listing them reads no more than the baseline did, the diff 32 MiB
+// more at most: see workspace.Changes and Diff); only an abort (second
+// interrupt) does, and leaves them unknown.
 func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return

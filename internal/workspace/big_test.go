@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,104 @@ func (c *endingCtx) Err() error {
 		return nil
 	}
 	return context.Canceled
+}
+
+// TestGitDiffLeavesOutWhatItCannotAfford: git reads all of a file to diff
+// it, so the files the agent made a size the baseline did not have are
+// given to git smallest first, within a read budget: one it made huge,
+// created or tracked, is left out of the diff (the run would wait hours
+// for git to read it), which says so in its first line; the changes still
+// list it. A file the baseline had at that size is diffed whatever its size.
+func TestGitDiffLeavesOutWhatItCannotAfford(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	// Setup: a file as big as the budget; the agent rewrites a byte of it.
+	setupBig := filepath.Join(w.Dir, "setup.bin")
+	write(t, setupBig, "", 0o644)
+	must(t, os.Truncate(setupBig, workspace.DiffReadBudget))
+	must(t, w.Snapshot(t.Context()))
+	f, err := os.OpenFile(setupBig, os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt([]byte{1}, 0)
+	must(t, err)
+	must(t, f.Close())
+	// The agent.
+	const gib = 1 << 30
+	for name, size := range map[string]int64{
+		"b.txt":   4 * gib, // tracked
+		"big.bin": 4 * gib, // created
+		// Each takes more than half of the budget: the first by path
+		// goes in, the other is left out.
+		"m1.bin": workspace.DiffReadBudget/2 + 1,
+		"m2.bin": workspace.DiffReadBudget/2 + 1,
+	} {
+		p := filepath.Join(w.Dir, name)
+		if _, err := os.Stat(p); err != nil {
+			write(t, p, "", 0o644)
+		}
+		must(t, os.Truncate(p, size))
+	}
+	write(t, filepath.Join(w.Dir, "a.txt"), "two\nthree\n", 0o644)
+	write(t, filepath.Join(w.Dir, "new.txt"), "new\n", 0o644)
+
+	diff, total, truncated, err := w.Diff(t.Context(), 0)
+	if err != nil {
+		t.Fatalf("Diff() = %v", err)
+	}
+	if total != len(diff) || truncated {
+		t.Errorf("Diff() total, truncated = %d, %v; want %d, false", total, truncated, len(diff))
+	}
+	first, rest, _ := strings.Cut(diff, "\n")
+	wantFirst := fmt.Sprintf("acprun: left out of this diff, as git reads at most %d MiB of the files whose size changed, smallest first (the changes list them): "+
+		`"b.txt" (%d bytes), "big.bin" (%d bytes), "m2.bin" (%d bytes)`, workspace.DiffReadBudget>>20, 4*gib, 4*gib, workspace.DiffReadBudget/2+1)
+	if first != wantFirst {
+		t.Errorf("Diff()'s first line = %q; want %q", first, wantFirst)
+	}
+	var files []string
+	for _, l := range strings.Split(rest, "\n") {
+		if name, ok := strings.CutPrefix(l, "diff --git a/"); ok {
+			files = append(files, strings.Fields(name)[0])
+		}
+	}
+	if d := cmp.Diff([]string{"a.txt", "m1.bin", "new.txt", "setup.bin"}, files); d != "" {
+		t.Errorf("files in Diff() (-want +got):\n%s", d)
+	}
+	want := changes{Created: []string{"big.bin", "m1.bin", "m2.bin", "new.txt"}, Modified: []string{"a.txt", "b.txt", "setup.bin"}, Deleted: []string{}}
+	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
+		t.Errorf("Changes() (-want +got):\n%s", d)
+	}
+}
+
+// TestGitDiffLeftOutNote: the note names the first files left out by
+// path, quoted so that no name ends its line, and counts the rest.
+func TestGitDiffLeftOutNote(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	names := []string{"e\ndiff --git a/x b/x"}
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("f%02d", i))
+	}
+	for i, name := range names {
+		p := filepath.Join(w.Dir, name)
+		write(t, p, "", 0o644)
+		size := int64(workspace.DiffReadBudget/2 + 1)
+		if i == 0 {
+			size++ // the biggest: it is left out, as all the f's but f00
+		}
+		must(t, os.Truncate(p, size))
+	}
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	must(t, err)
+	var named []string
+	for i := range 10 {
+		named = append(named, fmt.Sprintf("%q (%d bytes)", names[i+1], workspace.DiffReadBudget/2+1))
+	}
+	named[0] = fmt.Sprintf(`"e\ndiff --git a/x b/x" (%d bytes)`, workspace.DiffReadBudget/2+2)
+	first, rest, _ := strings.Cut(diff, "\n")
+	if want := ": " + strings.Join(named, ", ") + ", and 2 more"; !strings.HasPrefix(first, "acprun: left out of this diff") || !strings.HasSuffix(first, want) {
+		t.Errorf("Diff()'s first line = %q; want it to end with %q", first, want)
+	}
+	if !strings.HasPrefix(rest, "diff --git a/f00 b/f00\n") || strings.Count(rest, "diff --git") != 1 {
+		t.Errorf("Diff() after its note = %q; want the diff of f00 alone", rest)
+	}
 }

@@ -2,10 +2,13 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +56,15 @@ var diffOptions = []string{
 // has no commit. A file git cannot read (the agent made it unreadable)
 // fails the diff with git's message; Changes still lists it.
 //
+// git reads all of a file to diff it, so what Diff costs is bounded as
+// Changes is, whatever the agent left: git reads a file the baseline had
+// at the same size (as Snapshot did), and of the others (created, or made
+// another size) no more than diffReadBudget bytes in all, smallest first
+// (then by path); those that do not fit are left out of git's view (an
+// untracked one is not added, a tracked one is marked assume-unchanged in
+// the temporary index), and the text's first line says which, as
+// leftOutNote does. Changes still lists them.
+//
 // git runs on acprun's own git directory (see baseGit), never on the
 // workspace's, so the workspace's index and the source's index, HEAD,
 // branches and object store stay as they are, and git runs no command
@@ -77,11 +89,13 @@ func (w *Workspace) Diff(ctx context.Context, limit int) (diff string, total int
 }
 
 // diff fills a temporary index with the baseline's tree plus every
-// untracked path as intent-to-add (no content is stored), then writes the
-// diff of the baseline with the working tree into a headWriter.
+// untracked path as intent-to-add (no content is stored), leaving out of
+// git's view the files the read budget does not cover (see Diff), then
+// writes the note on those and the diff of the baseline with the working
+// tree into a headWriter.
 func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	w.mu.Lock()
-	base := w.base
+	base, baseline := w.base, w.baseline
 	w.mu.Unlock()
 	g, done, err := w.baseGit()
 	if err != nil {
@@ -91,10 +105,29 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	if _, err := g.run(ctx, "read-tree", base); err != nil {
 		return nil, err
 	}
-	if err := g.intendToAdd(ctx); err != nil {
+	tracked, err := g.lsFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Untracked paths are those neither ignored nor in the index; they
+	// are named rather than added with `git add --all`, which would also
+	// look at the tracked paths and run `git status` in an embedded
+	// repository the agent put at a submodule's path, with that
+	// repository's config.
+	untracked, err := g.lsFiles(ctx, "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	left := w.overBudget(baseline, slices.Concat(tracked, untracked))
+	isLeft := func(p string) bool { _, ok := left[p]; return ok }
+	if err := g.assumeUnchanged(ctx, slices.DeleteFunc(tracked, func(p string) bool { return !isLeft(p) })); err != nil {
+		return nil, err
+	}
+	if err := g.intendToAdd(ctx, slices.DeleteFunc(untracked, isLeft)); err != nil {
 		return nil, err
 	}
 	head := &headWriter{limit: limit}
+	head.Write([]byte(leftOutNote(left)))
 	g.out = head
 	args := append(append([]string{"diff"}, diffOptions...), base, "--")
 	if _, err := g.run(ctx, args...); err != nil {
@@ -194,27 +227,114 @@ func (w *Workspace) baseGit() (g gitCmd, done func(), err error) {
 	return g, func() { os.RemoveAll(tmp) }, nil
 }
 
-// intendToAdd adds every untracked path to the index as intent-to-add. It
-// names them (`git ls-files --others`) rather than running `git add --all`,
-// which would also look at the tracked paths and run `git status` in an
-// embedded repository the agent put at a submodule's path, with that
-// repository's config.
-func (g gitCmd) intendToAdd(ctx context.Context) error {
-	untracked, err := g.run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
-	if err != nil {
-		return err
+// lsFiles lists the paths of the index (or, with --others, of the
+// working tree and not in the index), relative to Dir with '/'
+// separators, as git has them.
+func (g gitCmd) lsFiles(ctx context.Context, args ...string) ([]string, error) {
+	out, err := g.run(ctx, append([]string{"ls-files", "-z"}, args...)...)
+	if err != nil || out == "" {
+		return nil, err
 	}
-	if untracked == "" {
+	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00"), nil
+}
+
+// nulList is paths as git reads a list with -z.
+func nulList(paths []string) io.Reader {
+	return strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+}
+
+// intendToAdd adds the untracked paths to the index as intent-to-add.
+func (g gitCmd) intendToAdd(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
 		return nil
 	}
 	add := g
 	add.global = append(slices.Clone(g.global), "--literal-pathspecs")
-	add.in = strings.NewReader(untracked)
+	add.in = nulList(paths)
 	// --ignore-errors: a path git cannot add (an embedded repository
 	// with no commit yet) is left out and the rest goes in; the exit
 	// status then only says that something was left out.
 	_, _ = add.run(ctx, "add", "--intent-to-add", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	return ctx.Err()
+}
+
+// assumeUnchanged marks the paths of the index assume-unchanged: git
+// diff then takes them for their index version, and reads nothing of
+// them (nor does it when it refreshes the index).
+func (g gitCmd) assumeUnchanged(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	mark := g
+	mark.in = nulList(paths)
+	_, err := mark.run(ctx, "update-index", "--assume-unchanged", "-z", "--stdin")
+	return err
+}
+
+// diffReadBudget is the most Diff lets git read of the files the
+// baseline did not have at their size: 32 MiB, a fraction of a second of
+// git's reading, and far more than the results keep of a diff (256 KiB).
+const diffReadBudget = 32 << 20
+
+// overBudget returns the paths among paths (git's, relative to Dir) that
+// are regular files the baseline had at no such size, and that do not fit
+// in diffReadBudget, given to it smallest first (then by path), with
+// their sizes. A path that is not a regular file now costs git no read
+// of its own (a symlink is its target's name; a directory, an embedded
+// repository's commit).
+func (w *Workspace) overBudget(baseline snapshot, paths []string) map[string]int64 {
+	type file struct {
+		path string
+		size int64
+	}
+	var grown []file
+	for _, p := range paths {
+		info, err := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(p)))
+		if err != nil || !info.Mode().IsRegular() || readFor(baseline[p], info) != readNone {
+			continue
+		}
+		grown = append(grown, file{p, info.Size()})
+	}
+	slices.SortFunc(grown, func(a, b file) int {
+		return cmp.Or(cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
+	})
+	left := map[string]int64{}
+	read := int64(0)
+	for _, f := range grown {
+		if f.size <= diffReadBudget-read {
+			read += f.size
+			continue
+		}
+		left[f.path] = f.size
+	}
+	return left
+}
+
+// leftOutNamed is how many of the files left out of a diff its note names.
+const leftOutNamed = 10
+
+// leftOutNote is the line that begins a diff from which the files of
+// left were left out (see overBudget): it names the first leftOutNamed of
+// them by path (quoted as Go does, so that no name can end the line),
+// with their sizes, and counts the others. It is "" when none was.
+func leftOutNote(left map[string]int64) string {
+	if len(left) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "acprun: left out of this diff, as git reads at most %d MiB of the files whose size changed, smallest first (the changes list them): ", diffReadBudget>>20)
+	for i, p := range slices.Sorted(maps.Keys(left)) {
+		if i == leftOutNamed {
+			fmt.Fprintf(&b, ", and %d more", len(left)-leftOutNamed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q (%d bytes)", p, left[p])
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // headWriter keeps the first limit bytes written to it (all when limit <=

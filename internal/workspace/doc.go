@@ -6,7 +6,8 @@
 // Create makes a workspace; Check checks a Spec as Create does before it
 // makes anything, and makes nothing; Snapshot sets the baseline that Changes and Diff
 // compare with (Create takes one itself); Diff gives `git diff` of a git
-// workspace against that baseline; RepoChanges says whether the source
+// workspace against that baseline (leaving out files the agent made too
+// big for git to read at little cost); RepoChanges says whether the source
 // repository's config, hooks or attributes changed since; Remove deletes it.
 // Rebase maps paths inside the source (session cwd, client roots, rule
 // paths) into the workspace.

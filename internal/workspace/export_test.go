@@ -1,0 +1,4 @@
+package workspace
+
+// DiffReadBudget is diffReadBudget, for the tests.
+const DiffReadBudget = diffReadBudget
