@@ -188,3 +188,67 @@ expect:
 		}
 	}
 }
+
+// TestWorkspaceGitDiffLeavesOutHugeFiles: the agent makes a new file and a
+// tracked one huge (sparse: git would read them for hours) and edits
+// another. The run ends at once: the diff leaves the huge files out and
+// says so in its first line, in the results and in the judge's prompt;
+// the changes still list them, and workspace.protect still sees the
+// tracked one.
+func TestWorkspaceGitDiffLeavesOutHugeFiles(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	makeRepo(t, filepath.Join(dir, "repo"))
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: 'truncate -s 1T big.bin && truncate -s 1T tracked.txt && echo agent-change > other.txt'
+      - text: done
+`,
+		"judge.mock.yaml": `turns:
+  - match: '(?m)^acprun: left out of this diff[^\n]*"big.bin" \(1099511627776 bytes\), "tracked.txt" \(1099511627776 bytes\)\n(?s:.*)\+agent-change'
+    steps: [{text: PASS}]
+  - steps: [{text: "FAIL: not shown the note and the edit"}]
+`,
+		"s.yaml": `name: judged
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo}
+permissions: {default: deny}
+turns:
+  - prompt: Make big files.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: other.txt is edited}
+---
+name: protected
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo, protect: [tracked.txt]}
+permissions: {default: deny}
+turns:
+  - prompt: Make big files.
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
+	if res.code != exitInvalid {
+		t.Errorf("exit %d, want %d (protect was tampered with)\n%s", res.code, exitInvalid, res.stderr)
+	}
+	const note = `acprun: left out of this diff, as git reads at most 32 MiB of the files whose size changed, smallest first (the changes list them): ` +
+		`"big.bin" (1099511627776 bytes), "tracked.txt" (1099511627776 bytes)` + "\n"
+	for _, name := range []string{"judged", "protected"} {
+		sc := scenarioNamed(t, out, name)
+		ws := workspaceOf(t, sc)
+		if !slices.Equal(ws.Created, []string{"big.bin"}) || !slices.Equal(ws.Modified, []string{"other.txt", "tracked.txt"}) || ws.Error != "" {
+			t.Errorf("%s: created %q, modified %q, error %q; want big.bin, other.txt and tracked.txt", name, ws.Created, ws.Modified, ws.Error)
+		}
+		rest, ok := strings.CutPrefix(ws.Diff, note)
+		if !ok || !strings.HasPrefix(rest, "diff --git a/other.txt b/other.txt\n") || strings.Count(rest, "diff --git") != 1 || ws.DiffBytes != len(ws.Diff) {
+			t.Errorf("%s: diff (%d bytes):\n%s\nwant the note %q, then other.txt's diff alone", name, ws.DiffBytes, ws.Diff, note)
+		}
+	}
+	if sc := scenarioNamed(t, out, "judged"); sc.Status != "passed" || sc.Judge == nil || sc.Judge.Text != "PASS" {
+		t.Errorf("judged: %s, judge %+v (%s %q); want passed, the judge shown the note and the edit", sc.Status, sc.Judge, sc.Error, sc.Failures)
+	}
+	if sc := scenarioNamed(t, out, "protected"); sc.Status != "invalid" || sc.Invalid == nil || !slices.Equal(sc.Invalid.Files, []string{"tracked.txt"}) {
+		t.Errorf("protected: status %s, invalid %+v; want invalid, the agent changed tracked.txt", sc.Status, sc.Invalid)
+	}
+}
