@@ -639,3 +639,51 @@ func TestRefusalSaysCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsWithDatesNeverKept: a secret holding a date, a time or a
+// UUID (an Azure SAS token, a key with a UUID in it) is redacted whole
+// before the request is normalised, so that no part of it is kept; a
+// secret inside a path the cassette names (the workspace's) still lets
+// the path be named, and the recording replays.
+func TestSecretsWithDatesNeverKept(t *testing.T) {
+	const (
+		sas  = "sv=2022-11-02&ss=b&se=2030-12-31T23:59:59Z&sig=Zm9vYmFyU2VjcmV0U2lnbmF0dXJlMTIz"
+		uuid = "key-6c1e5a0e-6d38-4f5e-9f0c-1b2f8f2f6d11-Zm9vYmFyVXVpZA"
+		word = "sesame"
+	)
+	up := newUpstream(t)
+	up.answers["/v1/x"] = answerSpec{200, "application/json", `{"echo":"` + sas + `"}`}
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "c.json")
+	red := redact.New(sas, uuid, word)
+	ws := "/tmp/acprun-sesame-1234/work"
+	body := func(ws string) string {
+		return `{"messages":[{"role":"user","content":"token ` + sas + ` and ` + uuid + ` in ` + ws + `/main.go"}]}`
+	}
+	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: red, Paths: map[string][]string{"<workspace>": {ws}}})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	if got := send(t, "POST", route.URL(), "/v1/x", body(ws), nil); got.status != 200 {
+		t.Fatalf("record: %d %s", got.status, got.body)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := readCassetteFile(t, cas)
+	for _, part := range []string{"Zm9vYmFy", "sig=", "ss=b", "key-", word} {
+		if bytes.Contains(raw, []byte(part)) {
+			t.Errorf("the cassette holds %q of a secret:\n%s", part, raw)
+		}
+	}
+	if want := `"token [REDACTED] and [REDACTED] in <workspace>/main.go"`; !bytes.Contains(raw, []byte(want)) {
+		t.Errorf("the cassette does not hold %s:\n%s", want, raw)
+	}
+
+	up.Close()
+	ws2 := "/tmp/acprun-sesame-9876/work"
+	play := open(t, Config{Mode: Replay, Cassette: cas, Redact: red, Paths: map[string][]string{"<workspace>": {ws2}}})
+	route.Bind(play)
+	if got := send(t, "POST", route.URL(), "/v1/x", body(ws2), nil); got.status != 200 || play.Divergence() != "" {
+		t.Errorf("replay in another workspace: %d %s (%s)", got.status, got.body, play.Divergence())
+	}
+}

@@ -1,0 +1,58 @@
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
+)
+
+// gatewayEnvFiles is a one-turn scenario whose mock agent asks the
+// Anthropic model through a recording gateway with the prompt, its agent
+// given env (a YAML flow mapping).
+func gatewayEnvFiles(upstream, env, prompt string) map[string]string {
+	return map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"Q: {{prompt}}\"}}]\n",
+		"s.yaml": fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: %s}
+gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+turns:
+  - prompt: %q
+`, env, upstream, prompt),
+	}
+}
+
+// TestGatewaySecretWithDates: a secret holding dates and times (an Azure
+// SAS token) in a request is redacted whole in the cassette, not cut into
+// parts by the replacement of its dates, and the recording replays.
+func TestGatewaySecretWithDates(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const sas = "sv=2022-11-02&ss=b&se=2030-12-31T23:59:59Z&sig=Zm9vYmFyU2VjcmV0U2lnbmF0dXJlMTIz"
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, fmt.Sprintf("{AZURE_STORAGE_SAS_TOKEN: %q}", sas), "Use "+sas+" to upload."))
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cassettes", "g.cassette.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"Zm9vYmFy", "sig=", "ss=b"} {
+		if strings.Contains(string(data), part) {
+			t.Errorf("the cassette holds %q of the secret:\n%s", part, data)
+		}
+	}
+	if !strings.Contains(string(data), `Q: Use [REDACTED] to upload.`) {
+		t.Errorf("the cassette does not hold the prompt with the secret redacted:\n%s", data)
+	}
+	up.Close()
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
+		t.Errorf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+}
