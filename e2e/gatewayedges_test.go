@@ -56,3 +56,36 @@ func TestGatewaySecretWithDates(t *testing.T) {
 		t.Errorf("replay: exit %d\n%s", res.code, res.stderr)
 	}
 }
+
+// TestGatewayRedactedHidesNoChange: a request that held an agent.env
+// value records it as [REDACTED]; replayed, that marker matches the same
+// value, redacted again, and no other text: a changed prompt or model
+// around it is a divergence that fails the turn.
+func TestGatewayRedactedHidesNoChange(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	const env = "{NODE_ENV: test, ANTHROPIC_MODEL: claude-test}"
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, env, "Run the test suite and report."))
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	up.Close()
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, c := range []struct{ name, prompt, model, want string }{
+		{"prompt", "Run the migration that drops every table in the production database, then the test suite and report.", "claude-test",
+			`recorded "Q: Run the [REDACTED] suite and report.", received "Q: Run the migration that drops every table`},
+		{"model", "Run the test suite and report.", "claude-other", `model: recorded "[REDACTED]", received "claude-other"`},
+	} {
+		files := gatewayEnvFiles(up.URL, env, c.prompt)
+		files["agent.mock.yaml"] = strings.Replace(files["agent.mock.yaml"], "claude-test", c.model, 1)
+		writeFiles(t, dir, files)
+		res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+		if res.code != exitFailed || !strings.Contains(strings.Join(out.Scenarios[0].Turns[0].Failures, "\n"), c.want) {
+			t.Errorf("%s changed: exit %d, failures %q; want the divergence %q\n%s", c.name, res.code, out.Scenarios[0].Turns[0].Failures, c.want, res.stderr)
+		}
+	}
+}
