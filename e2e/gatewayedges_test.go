@@ -2,10 +2,15 @@ package e2e_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
 )
@@ -87,5 +92,39 @@ func TestGatewayRedactedHidesNoChange(t *testing.T) {
 		if res.code != exitFailed || !strings.Contains(strings.Join(out.Scenarios[0].Turns[0].Failures, "\n"), c.want) {
 			t.Errorf("%s changed: exit %d, failures %q; want the divergence %q\n%s", c.name, res.code, out.Scenarios[0].Turns[0].Failures, c.want, res.stderr)
 		}
+	}
+}
+
+// TestGatewayUnendedLastEvent: an answer whose last event has no blank
+// line after it (the upstream closed the stream there) ends in the middle
+// of that event, which clients discard: record and replay count the same
+// usage, without that event's.
+func TestGatewayUnendedLastEvent(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\n"+`data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":1300,"output_tokens":1}}}`+"\n\n"+
+			"event: content_block_start\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`+"\n\n"+
+			"event: content_block_delta\n"+`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"done"}}`+"\n\n"+
+			"event: content_block_stop\n"+`data: {"type":"content_block_stop","index":0}`+"\n\n"+
+			"event: message_delta\n"+`data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":50}}`+"\n")
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayEnvFiles(srv.URL, "{}", "hi"))
+	res, rec := runResults(t, dir, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	srv.Close()
+	res, rep := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	if res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	was, got := rec.Scenarios[0].Turns[0].Usage, rep.Scenarios[0].Turns[0].Usage
+	if was == nil || got == nil || was.TotalTokens != 1301 || !gocmp.Equal(was, got) {
+		t.Errorf("usage recorded %+v, replayed %+v; want both 1301 tokens", was, got)
 	}
 }

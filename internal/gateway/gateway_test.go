@@ -727,3 +727,44 @@ func TestReplaySecretsMatchOnlySecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestUnendedLastEvent: a stream whose last event has no blank line after
+// it ends in the middle of that event, which clients discard: neither
+// record nor replay meters it, and both count the same usage; a last
+// event whose blank line ends in a lone "\r" is whole, and both meter it.
+func TestUnendedLastEvent(t *testing.T) {
+	cut := strings.TrimSuffix(anthropicStream, "event: message_stop\n"+`data: {"type":"message_stop"}`+"\n\n")
+	for _, c := range []struct {
+		name   string
+		stream string
+		output int64
+	}{
+		{"no blank line", strings.TrimSuffix(cut, "\n"), 1},
+		{"blank line of a lone CR", strings.TrimSuffix(cut, "\n\n") + "\r\r", 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			up := newUpstream(t)
+			up.answers["/v1/messages"] = answerSpec{200, "text/event-stream", c.stream}
+			s := startServer(t)
+			cas := filepath.Join(t.TempDir(), "c.json")
+			rec := open(t, Config{Mode: Record, Cassette: cas})
+			route := s.NewRoute(up.URL)
+			route.Bind(rec)
+			if got := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil); got.body != c.stream {
+				t.Fatalf("record: the agent got %q", got.body)
+			}
+			recSpent := rec.Spent()
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			play := open(t, Config{Mode: Replay, Cassette: cas})
+			route.Bind(play)
+			if got := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil); got.body != c.stream {
+				t.Fatalf("replay: the agent got %q", got.body)
+			}
+			if sp := play.Spent(); recSpent.Usage.Output != c.output || !reflect.DeepEqual(sp, recSpent) {
+				t.Errorf("record spent %+v, replay %+v: want the same, %d output tokens", recSpent, sp, c.output)
+			}
+		})
+	}
+}
