@@ -128,3 +128,19 @@ func TestGatewayUnendedLastEvent(t *testing.T) {
 		t.Errorf("usage recorded %+v, replayed %+v; want both 1301 tokens", was, got)
 	}
 }
+
+// TestGatewayCassetteNotObject: a cassette that is JSON of another shape
+// (an array) is an error at its place in plain words, naming no Go type.
+func TestGatewayCassetteNotObject(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second")
+	files["cassettes/g.cassette.json"] = "[]"
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	want := filepath.Join("cassettes", "g.cassette.json") + ":1:1: not a valid cassette: it is an array, not an object; record it again with --gateway record"
+	if e := out.Scenarios[0].Error; res.code != exitAgent || !strings.Contains(e, want) || strings.Contains(e, "struct") {
+		t.Errorf("exit %d, error %q; want %q\n%s", res.code, e, want, res.stderr)
+	}
+}
