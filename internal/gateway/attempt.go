@@ -51,7 +51,7 @@ type Attempt struct {
 // (outfile.WithTemps: the run's guard hears of its temporary file); ctx's
 // end does not end the attempt, Close does.
 func Open(ctx context.Context, cfg Config) (*Attempt, error) {
-	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths)}
+	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths, cfg.Redact)}
 	switch cfg.Mode {
 	case Record:
 		if cfg.Cassette == "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
+
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/redact"
 )
@@ -120,7 +122,9 @@ func (c *call) pieces(a *Attempt, pieces []string, cutEnd bool) []string {
 }
 
 // summary is the request as a cassette keeps it and replay matches it:
-// normalised and redacted.
+// redacted, then normalised. Redaction comes first: normalising replaces
+// dates, times, UUIDs and paths, which would cut a secret holding one
+// (an Azure SAS token holds dates) into parts no longer found.
 func (c *call) summary(a *Attempt) request {
 	r := request{
 		Method: c.method,
@@ -129,8 +133,12 @@ func (c *call) summary(a *Attempt) request {
 		API:    c.api,
 		Model:  c.text(a, c.model),
 	}
-	if body := normaliseBody(c.api, c.body, a.paths); body != nil {
-		r.Body = c.json(a, body)
+	body := c.body
+	if json.Valid(body) {
+		body = c.json(a, body)
+	} else {
+		body = []byte(c.text(a, string(body)))
 	}
+	r.Body = normaliseBody(c.api, body, a.paths)
 	return r
 }

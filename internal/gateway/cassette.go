@@ -9,6 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -184,9 +187,69 @@ func jsonError(path string, data []byte, err error) error {
 	case errors.As(err, &syn):
 		return at(syn.Offset, err.Error())
 	case errors.As(err, &typ):
-		return at(typ.Offset, fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type))
+		return at(typ.Offset, fmt.Sprintf("%s is %s, not %s", fieldName(typ.Field), jsonKind(typ.Value), wantedKind(typ.Type)))
 	}
 	return &srcerr.Error{File: path, Msg: "not a valid cassette: " + err.Error() + "; " + recordAgain}
+}
+
+// fieldName names a field of the cassette, as json names it
+// ("exchanges.0.response.status"), as a divergence does
+// ("exchanges[0].response.status"); "it" for the whole document.
+func fieldName(field string) string {
+	if field == "" {
+		return "it"
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(field, ".") {
+		switch _, err := strconv.Atoi(part); {
+		case err == nil:
+			b.WriteString("[" + part + "]")
+		case i > 0:
+			b.WriteString("." + part)
+		default:
+			b.WriteString(part)
+		}
+	}
+	return b.String()
+}
+
+// jsonKind is a JSON value's kind as json names it ("array"), in words.
+func jsonKind(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	case "":
+		return "a value"
+	}
+	return "a " + kind
+}
+
+// wantedKind is the JSON value a Go type takes, in words.
+func wantedKind(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	}
+	return "another value"
 }
 
 // writeCassette writes c to path atomically (outfile.Write: a temporary

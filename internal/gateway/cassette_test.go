@@ -52,7 +52,10 @@ func TestOpenReplayErrors(t *testing.T) {
 		// is: the file has no line 2.
 		{write("cut.json", "{\"version\": 1,\n"), filepath.Join(dir, "cut.json") + ":1:15: not a valid cassette: unexpected end of JSON input; record it again with --gateway record"},
 		{write("accent.json", "{\"version\": 1, \"exchanges\": [é]}"), filepath.Join(dir, "accent.json") + ":1:30: not a valid cassette: invalid character 'é' looking for beginning of value; record it again with --gateway record"},
-		{write("type.json", "{\"version\": 1,\n \"exchanges\": [{\"response\": {\"status\": \"200\"}}]}"), filepath.Join(dir, "type.json") + ":2:44: not a valid cassette: exchanges.0.response.status is string, not int; record it again with --gateway record"},
+		{write("type.json", "{\"version\": 1,\n \"exchanges\": [{\"response\": {\"status\": \"200\"}}]}"), filepath.Join(dir, "type.json") + ":2:44: not a valid cassette: exchanges[0].response.status is a string, not a whole number; record it again with --gateway record"},
+		{write("array.json", "[]"), filepath.Join(dir, "array.json") + ":1:1: not a valid cassette: it is an array, not an object; record it again with --gateway record"},
+		{write("exobj.json", "{\"version\": 1, \"exchanges\": {}}"), filepath.Join(dir, "exobj.json") + ":1:29: not a valid cassette: exchanges is an object, not an array; record it again with --gateway record"},
+		{write("bool.json", "{\"version\": true}"), filepath.Join(dir, "bool.json") + ":1:16: not a valid cassette: version is true or false, not a whole number; record it again with --gateway record"},
 		{write("nomethod.json", `{"version": 1, "exchanges": [{"request": {"path": "/v1/x"}, "response": {"status": 200}}]}`), "cassette " + filepath.Join(dir, "nomethod.json") + ": exchange 1: the request has no method; record it again with --gateway record"},
 		{write("status.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 1200}}]}`), "cassette " + filepath.Join(dir, "status.json") + ": exchange 1: the response's status 1200 is not an HTTP status; record it again with --gateway record"},
 	}

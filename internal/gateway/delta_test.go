@@ -166,7 +166,7 @@ func deltaText(api provider.API, ev string) string {
 // secret streamed in deltas, the cassette keeps no start of the secret.
 func TestSplitSecretCutOff(t *testing.T) {
 	const secret = "sk-ant-api03-S3cr/et_0123456789"
-	a := &Attempt{cfg: Config{Redact: redact.New(secret)}, paths: newPathNames(nil)}
+	a := &Attempt{cfg: Config{Redact: redact.New(secret)}, paths: newPathNames(nil, nil)}
 	c := &call{api: provider.Anthropic, keys: redact.New()}
 	var events []event
 	for _, p := range testkit.CutEvery("key "+secret[:20], 5) {

@@ -6,11 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 
-	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
 )
 
@@ -21,8 +19,10 @@ const excerptLen = 80
 // and redacted: "" when they match, else the first field that differs,
 // "FIELD: recorded X, received Y". The fields are the method, the path,
 // the query, then the body's, in key order, named as in
-// "messages[2].content[0].text". A recorded string holding redact.Marker
-// matches any text in the marker's place.
+// "messages[2].content[0].text". Both are redacted with the attempt's
+// secrets, so a recorded redact.Marker matches only a marker: a secret
+// redacted in the request received (whatever its value on this machine),
+// never other text, which would hide a changed prompt or model.
 func diffRequest(rec, got *request) string {
 	switch {
 	case rec.Method != got.Method:
@@ -96,7 +96,7 @@ func diffValue(field string, rec, got any) string {
 		if !ok {
 			break
 		}
-		if r == g || strings.Contains(r, redact.Marker) && redact.Pattern(r).MatchString(g) {
+		if r == g {
 			return ""
 		}
 		rs, gs := excerptPair(r, g)

@@ -34,8 +34,18 @@ func TestDiffRequest(t *testing.T) {
 			`t: recorded "…o play. All work and no play. end", received "…o play. All work and no play. END"`},
 		{"long values cut", req("POST", "/x", "", `{"t":"`+long+`"}`), req("POST", "/x", "", `{"t":"x`+long+`"}`),
 			`t: recorded "` + long[:80] + `…", received "x` + long[:79] + `…"`},
-		{"redacted matches any secret", req("POST", "/x", "", `{"t":"key [REDACTED] and [REDACTED]"}`), req("POST", "/x", "", `{"t":"key sk-123 and ghp-456"}`), ""},
-		{"redacted, rest differs", req("POST", "/x", "", `{"t":"key [REDACTED]"}`), req("POST", "/x", "", `{"t":"kay sk-123"}`), `t: recorded "key [REDACTED]", received "kay sk-123"`},
+		// Both sides are redacted: a secret matches a secret redacted
+		// where the recording had one, whatever its value, and nothing
+		// else does.
+		{"redacted matches redacted", req("POST", "/x", "", `{"t":"key [REDACTED] and [REDACTED]"}`), req("POST", "/x", "", `{"t":"key [REDACTED] and [REDACTED]"}`), ""},
+		{"redacted matches no other text", req("POST", "/x", "", `{"t":"key [REDACTED] and [REDACTED]"}`), req("POST", "/x", "", `{"t":"key sk-123 and ghp-456"}`),
+			`t: recorded "key [REDACTED] and [REDACTED]", received "key sk-123 and ghp-456"`},
+		{"redacted, rest differs", req("POST", "/x", "", `{"t":"key [REDACTED]"}`), req("POST", "/x", "", `{"t":"kay [REDACTED]"}`), `t: recorded "key [REDACTED]", received "kay [REDACTED]"`},
+		{"redacted hides no changed prompt", req("POST", "/x", "", `{"t":"Run the [REDACTED] suite and report."}`),
+			req("POST", "/x", "", `{"t":"Run the migration that drops every table in the production database, then the [REDACTED] suite and report."}`),
+			`t: recorded "Run the [REDACTED] suite and report.", received "Run the migration that drops every table in the production database, then the [R…"`},
+		{"redacted hides no changed model", req("POST", "/x", "", `{"model":"[REDACTED]"}`), req("POST", "/x", "", `{"model":"claude-opus"}`),
+			`model: recorded "[REDACTED]", received "claude-opus"`},
 	}
 	for _, c := range cases {
 		if got := diffRequest(c.rec, c.got); got != c.want {

@@ -131,6 +131,10 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		if rest := split.Rest(); len(rest) > 0 {
 			w.Write(rest)
 			rc.Flush()
+			if split.RestEnds() { // else cut short: clients discard it, so it is not metered
+				m.Event(provider.Parse(rest))
+				a.report(c, m)
+			}
 			t.add(rest)
 		}
 	} else {

@@ -639,3 +639,132 @@ func TestRefusalSaysCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsWithDatesNeverKept: a secret holding a date, a time or a
+// UUID (an Azure SAS token, a key with a UUID in it) is redacted whole
+// before the request is normalised, so that no part of it is kept; a
+// secret inside a path the cassette names (the workspace's) still lets
+// the path be named, and the recording replays.
+func TestSecretsWithDatesNeverKept(t *testing.T) {
+	const (
+		sas  = "sv=2022-11-02&ss=b&se=2030-12-31T23:59:59Z&sig=Zm9vYmFyU2VjcmV0U2lnbmF0dXJlMTIz"
+		uuid = "key-6c1e5a0e-6d38-4f5e-9f0c-1b2f8f2f6d11-Zm9vYmFyVXVpZA"
+		word = "sesame"
+	)
+	up := newUpstream(t)
+	up.answers["/v1/x"] = answerSpec{200, "application/json", `{"echo":"` + sas + `"}`}
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "c.json")
+	red := redact.New(sas, uuid, word)
+	ws := "/tmp/acprun-sesame-1234/work"
+	body := func(ws string) string {
+		return `{"messages":[{"role":"user","content":"token ` + sas + ` and ` + uuid + ` in ` + ws + `/main.go"}]}`
+	}
+	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: red, Paths: map[string][]string{"<workspace>": {ws}}})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	if got := send(t, "POST", route.URL(), "/v1/x", body(ws), nil); got.status != 200 {
+		t.Fatalf("record: %d %s", got.status, got.body)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := readCassetteFile(t, cas)
+	for _, part := range []string{"Zm9vYmFy", "sig=", "ss=b", "key-", word} {
+		if bytes.Contains(raw, []byte(part)) {
+			t.Errorf("the cassette holds %q of a secret:\n%s", part, raw)
+		}
+	}
+	if want := `"token [REDACTED] and [REDACTED] in <workspace>/main.go"`; !bytes.Contains(raw, []byte(want)) {
+		t.Errorf("the cassette does not hold %s:\n%s", want, raw)
+	}
+
+	up.Close()
+	ws2 := "/tmp/acprun-sesame-9876/work"
+	play := open(t, Config{Mode: Replay, Cassette: cas, Redact: red, Paths: map[string][]string{"<workspace>": {ws2}}})
+	route.Bind(play)
+	if got := send(t, "POST", route.URL(), "/v1/x", body(ws2), nil); got.status != 200 || play.Divergence() != "" {
+		t.Errorf("replay in another workspace: %d %s (%s)", got.status, got.body, play.Divergence())
+	}
+}
+
+// TestReplaySecretsMatchOnlySecrets: a secret recorded as [REDACTED]
+// matches a secret acprun redacts in the request replayed, even one of
+// another value (the replaying machine's token), and no other text: a
+// prompt or model changed where the recording had a secret (an env value
+// such as NODE_ENV=test, ANTHROPIC_MODEL=claude-test) is a divergence.
+func TestReplaySecretsMatchOnlySecrets(t *testing.T) {
+	up := newUpstream(t)
+	up.answers["/v1/messages"] = answerSpec{200, "application/json", `{"ok":true}`}
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "c.json")
+	body := func(model, prompt string) string {
+		return `{"model":"` + model + `","messages":[{"role":"user","content":"` + prompt + `"}]}`
+	}
+	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: redact.New("test", "claude-test", "ghp_RecordingMachine0123")})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	if got := send(t, "POST", route.URL(), "/v1/messages", body("claude-test", "Run the test suite with ghp_RecordingMachine0123."), nil); got.status != 200 {
+		t.Fatalf("record: %d %s", got.status, got.body)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	up.Close()
+	red := redact.New("test", "claude-test", "ghp_ReplayingMachine4567")
+	for _, c := range []struct{ name, model, prompt, want string }{
+		{"same", "claude-test", "Run the test suite with ghp_ReplayingMachine4567.", ""},
+		{"prompt changed", "claude-test", "Run the migration that drops every table, then the test suite with ghp_ReplayingMachine4567.",
+			`request 1 (POST /v1/messages): messages[0].content: recorded "Run the [REDACTED] suite with [REDACTED].", received "Run the migration that drops every table, then the [REDACTED] suite with [REDACT…"`},
+		{"model changed", "claude-opus", "Run the test suite with ghp_ReplayingMachine4567.",
+			`request 1 (POST /v1/messages): model: recorded "[REDACTED]", received "claude-opus"`},
+	} {
+		play := open(t, Config{Mode: Replay, Cassette: cas, Redact: red})
+		route.Bind(play)
+		send(t, "POST", route.URL(), "/v1/messages", body(c.model, c.prompt), nil)
+		if d := play.Divergence(); d != c.want {
+			t.Errorf("%s: divergence %q, want %q", c.name, d, c.want)
+		}
+	}
+}
+
+// TestUnendedLastEvent: a stream whose last event has no blank line after
+// it ends in the middle of that event, which clients discard: neither
+// record nor replay meters it, and both count the same usage; a last
+// event whose blank line ends in a lone "\r" is whole, and both meter it.
+func TestUnendedLastEvent(t *testing.T) {
+	cut := strings.TrimSuffix(anthropicStream, "event: message_stop\n"+`data: {"type":"message_stop"}`+"\n\n")
+	for _, c := range []struct {
+		name   string
+		stream string
+		output int64
+	}{
+		{"no blank line", strings.TrimSuffix(cut, "\n"), 1},
+		{"blank line of a lone CR", strings.TrimSuffix(cut, "\n\n") + "\r\r", 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			up := newUpstream(t)
+			up.answers["/v1/messages"] = answerSpec{200, "text/event-stream", c.stream}
+			s := startServer(t)
+			cas := filepath.Join(t.TempDir(), "c.json")
+			rec := open(t, Config{Mode: Record, Cassette: cas})
+			route := s.NewRoute(up.URL)
+			route.Bind(rec)
+			if got := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil); got.body != c.stream {
+				t.Fatalf("record: the agent got %q", got.body)
+			}
+			recSpent := rec.Spent()
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			play := open(t, Config{Mode: Replay, Cassette: cas})
+			route.Bind(play)
+			if got := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil); got.body != c.stream {
+				t.Fatalf("replay: the agent got %q", got.body)
+			}
+			if sp := play.Spent(); recSpent.Usage.Output != c.output || !reflect.DeepEqual(sp, recSpent) {
+				t.Errorf("record spent %+v, replay %+v: want the same, %d output tokens", recSpent, sp, c.output)
+			}
+		})
+	}
+}

@@ -93,8 +93,12 @@ type pathNames struct {
 }
 
 // newPathNames returns the pathNames of paths (name → its paths, the one
-// replay writes back first); paths that are "" or "/" are left out.
-func newPathNames(paths map[string][]string) *pathNames {
+// replay writes back first); paths that are "" or "/" are left out. What
+// is kept is redacted before its paths are named, so a path holding a
+// secret (a workspace named after a scenario whose name holds an env
+// value) is also named in the form red leaves it in, unless red leaves
+// nothing of it but markers and slashes.
+func newPathNames(paths map[string][]string, red *redact.Redactor) *pathNames {
 	p := &pathNames{}
 	for name, list := range paths {
 		first := true
@@ -108,6 +112,9 @@ func newPathNames(paths map[string][]string) *pathNames {
 			}
 			for _, f := range redact.QuotedForms(path) {
 				p.byForm = append(p.byForm, [2]string{f, name})
+				if r := red.String(f); r != f && strings.Trim(strings.ReplaceAll(r, redact.Marker, ""), `/\`) != "" {
+					p.byForm = append(p.byForm, [2]string{r, name})
+				}
 			}
 		}
 	}

@@ -33,7 +33,7 @@ func TestNormaliseBody(t *testing.T) {
 		{"responses string input", provider.OpenAIResponses, `{"input":"hi"}`, `{"input":"hi"}`},
 	}
 	for _, c := range cases {
-		got := string(normaliseBody(c.api, []byte(c.body), newPathNames(paths)))
+		got := string(normaliseBody(c.api, []byte(c.body), newPathNames(paths, nil)))
 		if c.name == "not JSON" {
 			if len(got) != len(`"sha256:"`)+64 || got[:8] != `"sha256:` {
 				t.Errorf("%s: %s", c.name, got)
@@ -49,7 +49,7 @@ func TestNormaliseBody(t *testing.T) {
 // TestNormaliseVolatile: the API's volatile keys are left out.
 // (Needs provider.Volatile.)
 func TestNormaliseVolatile(t *testing.T) {
-	got := string(normaliseBody(provider.Anthropic, []byte(anthropicRequest), newPathNames(nil)))
+	got := string(normaliseBody(provider.Anthropic, []byte(anthropicRequest), newPathNames(nil, nil)))
 	want := `{"max_tokens":1024,"messages":[{"content":[{"text":"Say hello","type":"text"}],"role":"user"}],"model":"claude-sonnet-4-5-20250929","stream":true}`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
@@ -65,7 +65,7 @@ func TestPathNamesForms(t *testing.T) {
 	p := newPathNames(map[string][]string{
 		"<workspace>": {"/tmp/link/R&D <é>", "/tmp/real/R&D <é>"},
 		"<tmp>":       {"/tmp"},
-	})
+	}, nil)
 	for _, c := range []struct{ in, want string }{
 		{`{"a":"/tmp/link/R&D <é>/x.go"}`, `{"a":"<workspace>/x.go"}`},
 		{`{"a":"/tmp/real/R&D <é>/x.go"}`, `{"a":"<workspace>/x.go"}`},

@@ -56,7 +56,10 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 }
 
 // play streams the recorded answer of ex to w, metering it as c's; with
-// Timing, at the recorded pace.
+// Timing, at the recorded pace. It meters what forward metered: a stream's
+// events as a provider.Splitter cuts them, a last one cut short (no blank
+// line after it) not, as clients discard it; a whole answer unless it
+// broke off.
 func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *exchange) {
 	resp := &ex.Response
 	w.Header()["Content-Type"] = nil // none recorded: none sniffed either
@@ -68,6 +71,7 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 	rc.Flush()
 	sse := isSSE(resp.ContentType)
 	m := provider.NewMeter(c.api)
+	var split provider.Splitter
 	for _, e := range resp.Events {
 		if a.cfg.Timing && !sleep(ctx, time.Duration(e.MS)*time.Millisecond) || ctx.Err() != nil {
 			if a.closing() {
@@ -82,10 +86,16 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 		w.Write(b)
 		rc.Flush()
 		if sse {
-			m.Event(provider.Parse(b))
-		} else {
+			for _, ev := range split.Feed(b) {
+				m.Event(provider.Parse(ev))
+			}
+		} else if !resp.Truncated {
 			m.Body(b)
 		}
+		a.report(c, m)
+	}
+	if sse && split.RestEnds() {
+		m.Event(provider.Parse(split.Rest()))
 		a.report(c, m)
 	}
 	if resp.Truncated {

@@ -75,6 +75,13 @@ func (s *Splitter) Feed(p []byte) [][]byte {
 // ended in a lone "\r" (Parse reads either); "" at a clean end.
 func (s *Splitter) Rest() []byte { return bytes.Clone(s.buf) }
 
+// RestEnds reports whether Rest, at the end of a stream, is a whole event
+// (its blank line ended in a lone "\r"), which a client dispatches, rather
+// than one cut short, which it discards (the standard: "if the file ends
+// in the middle of an event, before the final empty line, the incomplete
+// event is not dispatched").
+func (s *Splitter) RestEnds() bool { return len(s.buf) > 0 && s.afterCR && s.blankCR }
+
 // Parse reads one event as Feed returns it: its name (the last "event:"
 // field's value) and data (the "data:" fields' values joined by "\n"; nil
 // when it has none, and then clients dispatch no event). Comments

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
@@ -51,6 +52,14 @@ func TestSplitter(t *testing.T) {
 			events, rest := split(tc.pieces...)
 			if !slices.Equal(events, tc.events) || rest != tc.rest {
 				t.Errorf("events %q, rest %q; want %q, %q", events, rest, tc.events, tc.rest)
+			}
+			var s provider.Splitter
+			for _, p := range tc.pieces {
+				s.Feed([]byte(p))
+			}
+			// Only a rest whose blank line ended in a lone "\r" is whole.
+			if want := strings.HasSuffix(tc.rest, "\r\r") || strings.HasSuffix(tc.rest, "\n\r"); s.RestEnds() != want {
+				t.Errorf("RestEnds() = %v, want %v", s.RestEnds(), want)
 			}
 		})
 	}

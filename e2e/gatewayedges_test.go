@@ -1,0 +1,146 @@
+package e2e_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/internal/testkit"
+)
+
+// gatewayEnvFiles is a one-turn scenario whose mock agent asks the
+// Anthropic model through a recording gateway with the prompt, its agent
+// given env (a YAML flow mapping).
+func gatewayEnvFiles(upstream, env, prompt string) map[string]string {
+	return map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"Q: {{prompt}}\"}}]\n",
+		"s.yaml": fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: %s}
+gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+turns:
+  - prompt: %q
+`, env, upstream, prompt),
+	}
+}
+
+// TestGatewaySecretWithDates: a secret holding dates and times (an Azure
+// SAS token) in a request is redacted whole in the cassette, not cut into
+// parts by the replacement of its dates, and the recording replays.
+func TestGatewaySecretWithDates(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const sas = "sv=2022-11-02&ss=b&se=2030-12-31T23:59:59Z&sig=Zm9vYmFyU2VjcmV0U2lnbmF0dXJlMTIz"
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, fmt.Sprintf("{AZURE_STORAGE_SAS_TOKEN: %q}", sas), "Use "+sas+" to upload."))
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cassettes", "g.cassette.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"Zm9vYmFy", "sig=", "ss=b"} {
+		if strings.Contains(string(data), part) {
+			t.Errorf("the cassette holds %q of the secret:\n%s", part, data)
+		}
+	}
+	if !strings.Contains(string(data), `Q: Use [REDACTED] to upload.`) {
+		t.Errorf("the cassette does not hold the prompt with the secret redacted:\n%s", data)
+	}
+	up.Close()
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
+		t.Errorf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// TestGatewayRedactedHidesNoChange: a request that held an agent.env
+// value records it as [REDACTED]; replayed, that marker matches the same
+// value, redacted again, and no other text: a changed prompt or model
+// around it is a divergence that fails the turn.
+func TestGatewayRedactedHidesNoChange(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	const env = "{NODE_ENV: test, ANTHROPIC_MODEL: claude-test}"
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, env, "Run the test suite and report."))
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	up.Close()
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, c := range []struct{ name, prompt, model, want string }{
+		{"prompt", "Run the migration that drops every table in the production database, then the test suite and report.", "claude-test",
+			`recorded "Q: Run the [REDACTED] suite and report.", received "Q: Run the migration that drops every table`},
+		{"model", "Run the test suite and report.", "claude-other", `model: recorded "[REDACTED]", received "claude-other"`},
+	} {
+		files := gatewayEnvFiles(up.URL, env, c.prompt)
+		files["agent.mock.yaml"] = strings.Replace(files["agent.mock.yaml"], "claude-test", c.model, 1)
+		writeFiles(t, dir, files)
+		res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+		if res.code != exitFailed || !strings.Contains(strings.Join(out.Scenarios[0].Turns[0].Failures, "\n"), c.want) {
+			t.Errorf("%s changed: exit %d, failures %q; want the divergence %q\n%s", c.name, res.code, out.Scenarios[0].Turns[0].Failures, c.want, res.stderr)
+		}
+	}
+}
+
+// TestGatewayUnendedLastEvent: an answer whose last event has no blank
+// line after it (the upstream closed the stream there) ends in the middle
+// of that event, which clients discard: record and replay count the same
+// usage, without that event's.
+func TestGatewayUnendedLastEvent(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\n"+`data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":1300,"output_tokens":1}}}`+"\n\n"+
+			"event: content_block_start\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`+"\n\n"+
+			"event: content_block_delta\n"+`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"done"}}`+"\n\n"+
+			"event: content_block_stop\n"+`data: {"type":"content_block_stop","index":0}`+"\n\n"+
+			"event: message_delta\n"+`data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":50}}`+"\n")
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayEnvFiles(srv.URL, "{}", "hi"))
+	res, rec := runResults(t, dir, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	srv.Close()
+	res, rep := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	if res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	was, got := rec.Scenarios[0].Turns[0].Usage, rep.Scenarios[0].Turns[0].Usage
+	if was == nil || got == nil || was.TotalTokens != 1301 || !gocmp.Equal(was, got) {
+		t.Errorf("usage recorded %+v, replayed %+v; want both 1301 tokens", was, got)
+	}
+}
+
+// TestGatewayCassetteNotObject: a cassette that is JSON of another shape
+// (an array) is an error at its place in plain words, naming no Go type.
+func TestGatewayCassetteNotObject(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second")
+	files["cassettes/g.cassette.json"] = "[]"
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	want := filepath.Join("cassettes", "g.cassette.json") + ":1:1: not a valid cassette: it is an array, not an object; record it again with --gateway record"
+	if e := out.Scenarios[0].Error; res.code != exitAgent || !strings.Contains(e, want) || strings.Contains(e, "struct") {
+		t.Errorf("exit %d, error %q; want %q\n%s", res.code, e, want, res.stderr)
+	}
+}
