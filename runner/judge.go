@@ -53,6 +53,9 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
 	opts.judging = judgeLabel(what)
+	// The judge's reply is its verdict, read by judgeVerdict: kept
+	// whatever NoText says of the scenario's turns.
+	opts.NoText = false
 	// The judge's outputs are redacted as the scenario's: of the run's
 	// secrets, the judge's among them.
 	opts.red = r.red
