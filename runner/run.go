@@ -507,8 +507,15 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
 		// An attempt that failed is the agent's verdict: only one that
-		// errored or measured nothing (invalid) runs again.
+		// errored or measured nothing (invalid) runs again, and not one
+		// that errored after a failure of its own (failedBeforeError).
 		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		if again && r.Status == report.StatusError {
+			if n := failedBeforeError(j.sc, r); n > 0 {
+				again = false
+				r.Warnings = append(r.Warnings, fmt.Sprintf("not retried: turn %d failed before the error, and a failure is the agent's verdict", n))
+			}
+		}
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
@@ -1048,7 +1055,7 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult
 		return "", true // the attempt measured nothing: its invalid says why
 	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
 		switch {
-		case !r.expected(tr):
+		case !expected(r.sc, tr):
 		case tr.StopReason == report.OutcomeUnresponsive:
 			why = fmt.Sprintf("the agent did not answer the cancel of turn %d and was stopped", tr.Index)
 		default:
@@ -1238,9 +1245,29 @@ func (r *scenarioRun) markCut() {
 // crashed reports whether turn t ended with the agent gone (it exited, or
 // was stopped unresponsive) where its expect did not list that: the
 // attempt is then an error.
-func (r *scenarioRun) crashed(t report.TurnResult) bool {
+func (r *scenarioRun) crashed(t report.TurnResult) bool { return crashed(r.sc, t) }
+
+// crashed reports whether turn t of scenario sc crashed (see
+// scenarioRun.crashed).
+func crashed(sc *scenario.Scenario, t report.TurnResult) bool {
 	gone := t.StopReason == report.OutcomeAgentExited || t.StopReason == report.OutcomeUnresponsive
-	return gone && !r.expected(t)
+	return gone && !expected(sc, t)
+}
+
+// failedBeforeError is the first turn (from 1) of attempt r of scenario
+// sc, an error, that the agent answered and that failed: an expectation,
+// a files check, its judge's FAIL; 0 for none. That failure is the
+// agent's verdict, which a retry would hide. The failures of the turn
+// that crashed, of the turns the error kept from running and of the
+// scenario's own checks (expect, verify, its judge) are not counted: they
+// judge work the error cut short.
+func failedBeforeError(sc *scenario.Scenario, r report.Result) int {
+	for _, t := range r.Turns {
+		if t.StopReason != report.OutcomeSkipped && !crashed(sc, t) && len(t.Failures) > 0 {
+			return t.Index
+		}
+	}
+	return 0
 }
 
 // notAskedErrored is why a judge is not asked on an attempt that errored.
@@ -1259,9 +1286,9 @@ func judgeNotAsked(j *scenario.Judge, why string) string {
 	return fmt.Sprintf("%s: judge not asked: %s", j.Pos, why)
 }
 
-// expected reports whether the turn's expect lists the stop reason (or
-// outcome) it ended with.
-func (r *scenarioRun) expected(t report.TurnResult) bool {
+// expected reports whether turn t's expect in scenario sc lists the stop
+// reason (or outcome) it ended with.
+func expected(sc *scenario.Scenario, t report.TurnResult) bool {
 	i := t.Index - 1
-	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
+	return i >= 0 && i < len(sc.Turns) && slices.Contains(sc.Turns[i].Expect.StopReasons, t.StopReason)
 }
