@@ -463,7 +463,7 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones. names[i] are the transcript names of jobs[i]'s tries
 // (transcriptNames).
-func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]string, stop *failureStop) [][]report.Result {
+func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) [][]report.Result {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -496,11 +496,11 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]string, s
 // after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
 // tries (nil for none).
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []report.Result {
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool) []report.Result {
 	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
-		transcript := ""
+		var transcript tryTranscripts
 		if try < len(names) {
 			transcript = names[try]
 		}
@@ -627,15 +627,17 @@ type scenarioRun struct {
 	// cwd and roots are in the attempt's copy.
 	sc *scenario.Scenario
 	// ref names the attempt, its try (Retry) included.
-	ref            Ref
-	res            *report.Result
-	sess           *session
-	agent          *Agent
-	init           acp.InitializeResponse
-	tr             *transcript
-	transcriptName string
-	ws             *workspace.Workspace // nil without a workspace
-	mark           reap.Mark            // in the environment of everything the scenario starts
+	ref   Ref
+	res   *report.Result
+	sess  *session
+	agent *Agent
+	init  acp.InitializeResponse
+	tr    *transcript
+	// transcripts names its transcript and its judges' files, written
+	// with Options.Transcripts.
+	transcripts tryTranscripts
+	ws          *workspace.Workspace // nil without a workspace
+	mark        reap.Mark            // in the environment of everything the scenario starts
 	// workFails are the failures of verify, of the scenario-level checks
 	// on the workspace and of the scenario's own (its budget passed after a
 	// turn's answer, the gateway), listed after the turns'.
@@ -678,13 +680,13 @@ type scenarioRun struct {
 	divergenceTold bool
 }
 
-// runScenario runs one job: one attempt of one scenario. transcript is the
-// name of its transcript file in opts.Transcripts.
-func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
+// runScenario runs one job: one attempt of one scenario. transcripts are
+// the names of its transcript files in opts.Transcripts, and its judges'.
+func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcripts tryTranscripts) (res report.Result) {
 	sc := j.sc
 	start := time.Now()
 	res = newResult(j, opts)
-	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcriptName: transcript, mark: opts.mark.Sub()}
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcripts: transcripts, mark: opts.mark.Sub()}
 	// The secrets of every scenario of the run (the values of its agent's
 	// and judges' env) and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
@@ -747,7 +749,7 @@ func (r *scenarioRun) play(ctx, scCtx context.Context) {
 	r.sess = r.newSession()
 	defer r.sess.client.close()
 	if r.opts.Transcripts != "" {
-		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
+		tr, err := newTranscript(ctx, r.opts, r.transcripts.name, r.red)
 		if err != nil {
 			lost(r.res, err, "the transcript")
 		} else {
