@@ -982,6 +982,33 @@ func TestFailureBeforeAnErrorIsNotRetried(t *testing.T) {
 	}
 }
 
+// TestJudgeAuthHint: --auth authenticates the scenarios' agents, not a
+// judge's: a judge that requires authentication says to set the judge's
+// agent.auth, which alone is how it authenticates.
+func TestJudgeAuthHint(t *testing.T) {
+	t.Parallel()
+	const auth = "authMethods: [{id: key, name: Key}]\nauthRequired: true\n"
+	scenario := func(judgeAuth string) string {
+		return "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]" + judgeAuth + "}, rubric: good}}\n"
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": auth + "default: {steps: [{text: done}]}\n",
+		"judge.mock.yaml": auth + "default: {steps: [{text: PASS}]}\n",
+		"s.yaml":          scenario(""),
+		"t.yaml":          scenario(", auth: key"),
+	})
+	res, out := runResults(t, dir, "s.yaml", "--auth", "key")
+	want := "s.yaml:5:25: agent: session/new: the agent requires authentication (set the judge's agent.auth to one of: key): jsonrpc error -32000: Authentication required"
+	if sc := out.Scenarios[0]; res.code != exitFailed || sc.Status != report.StatusError || !strings.HasSuffix(sc.Error, want) {
+		t.Errorf("exit %d, status %s, error %q; want %d, an error ending %q", res.code, sc.Status, sc.Error, exitFailed, want)
+	}
+	if res, out := runResults(t, dir, "t.yaml", "--auth", "key"); res.code != exitOK || out.Scenarios[0].Judge == nil || !out.Scenarios[0].Judge.Passed {
+		t.Errorf("with the judge's agent.auth: exit %d, judge %+v; want 0, its PASS\n%s", res.code, out.Scenarios[0].Judge, res.stderr)
+	}
+}
+
 // TestTurnJudgeErrorEndsTheAttempt: a turn's judge that cannot start
 // makes the attempt an error and ends it: the later turns are not run
 // (skipped, with no failure of their own), and teardown still runs.

@@ -261,3 +261,21 @@ func TestJudgeVerdictWithNoText(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeAuthHint: a judge whose agent requires authentication says to
+// set the judge's agent.auth, which alone chooses its method: --auth does
+// not reach judges.
+func TestJudgeAuthHint(t *testing.T) {
+	t.Parallel()
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"j.mock.yaml": "authMethods: [{id: key, name: Key}]\nauthRequired: true\ndefault: {steps: [{text: PASS}]}\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"expect: {judge: {agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}}\n",
+	}, Options{})
+	res := rep.Scenarios[0]
+	want := "session/new: the agent requires authentication (set the judge's agent.auth to one of: key)"
+	if res.Status != report.StatusError || !strings.Contains(res.Error, want) || strings.Contains(res.Error, "--auth") {
+		t.Errorf("status %s, error %q; want an error saying %q, and no --auth", res.Status, res.Error, want)
+	}
+}

@@ -991,7 +991,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		unasked:    sc.Agent.UnaskedMode,
-		authHint:   authHint,
+		authHint:   r.authHint(),
 		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
 		wait:       r.setupWait(),
 		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
