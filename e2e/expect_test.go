@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -923,6 +924,88 @@ func TestJudgeWithoutVerdictIsRetried(t *testing.T) {
 		if !strings.HasPrefix(sc.Error, "s.yaml:6:17: judge /nonexistent/judge gave no verdict: ") || len(sc.Failures) != 0 {
 			t.Errorf("try %d: error %q, failures %q; want the judge's error alone", sc.Retry, sc.Error, sc.Failures)
 		}
+	}
+}
+
+// TestFailureBeforeAnErrorIsNotRetried: an attempt that failed an
+// expectation (or a judge's FAIL) on a turn the agent answered and then
+// errored (a later turn crashed, the scenario's judge crashed) is not run
+// again: the failure is the agent's verdict, and the retry that would
+// pass would hide it. It stays an error, failures and all, and says why it
+// was not retried; an attempt that only crashed is still retried.
+func TestFailureBeforeAnErrorIsNotRetried(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// The first try of each scenario plays its bad script, a retry the
+	// good one; the judges read which the agent played.
+	pick := func(name string) string {
+		return fmt.Sprintf(`[sh, -c, 'if [ -e %[1]s.tried ]; then touch %[1]s.retried; exec "$0" mock-agent good.mock.yaml; else touch %[1]s.tried; exec "$0" mock-agent %[1]s.mock.yaml; fi', %[2]s]`, name, strconv.Quote(acprunBin))
+	}
+	judge := func(name, bad string) string {
+		return fmt.Sprintf(`{agent: {command: [sh, -c, 'if [ -e %s.retried ]; then exec "$0" mock-agent pass.mock.yaml; else exec "$0" mock-agent %s.mock.yaml; fi', %s]}, rubric: right}`, name, bad, strconv.Quote(acprunBin))
+	}
+	writeFiles(t, dir, map[string]string{
+		"good.mock.yaml":    "turns: [{steps: [{text: right answer}]}, {steps: [{text: fine}]}]\n",
+		"failed.mock.yaml":  "turns: [{steps: [{text: wrong answer}]}, {steps: [{text: dying}, {exit: 2}]}]\n",
+		"judged.mock.yaml":  "turns: [{steps: [{text: right answer}]}, {steps: [{text: fine}]}]\n",
+		"crashed.mock.yaml": "turns: [{steps: [{text: right answer}]}, {steps: [{text: dying}, {exit: 2}]}]\n",
+		"pass.mock.yaml":    "turns: [{steps: [{text: PASS}]}]\n",
+		"fail.mock.yaml":    "turns: [{steps: [{text: FAIL}]}]\n",
+		"crash.mock.yaml":   "turns: [{steps: [{text: judging}, {exit: 3}]}]\n",
+		"s.yaml": "name: failed\nagent: {command: " + pick("failed") + "}\npermissions: {default: deny}\nretries: 1\n" +
+			"turns:\n  - {prompt: one, expect: {text: {contains: right}}}\n  - prompt: two\n---\n" +
+			"name: judged\nagent: {command: " + pick("judged") + "}\npermissions: {default: deny}\nretries: 1\n" +
+			"turns:\n  - {prompt: one, expect: {judge: " + judge("judged", "fail") + "}}\n  - prompt: two\n" +
+			"expect: {judge: " + judge("judged", "crash") + "}\n---\n" +
+			"name: crashed\nagent: {command: " + pick("crashed") + "}\npermissions: {default: deny}\nretries: 1\n" +
+			"turns:\n  - {prompt: one, expect: {text: {contains: right}}}\n  - prompt: two\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	want := []string{"failed#0:r0:error", "judged#0:r0:error", "crashed#0:r0:error retried", "crashed#0:r1:passed flaky"}
+	if diff := cmp.Diff(want, tries(out)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	for _, sc := range out.Scenarios[:2] {
+		if len(sc.Failures) == 0 || !strings.HasPrefix(sc.Failures[0], "turn 1: s.yaml:") || sc.Error == "" ||
+			!slices.Contains(sc.Warnings, "not retried: turn 1 failed before the error, and a failure is the agent's verdict") {
+			t.Errorf("%s: error %q, failures %q, warnings %q; want the error, turn 1's failure, and why it was not retried", sc.Name, sc.Error, sc.Failures, sc.Warnings)
+		}
+	}
+	if s := out.Summary; s.Scenarios != 3 || s.Passed != 1 || s.Errored != 2 || s.Flaky != 1 || s.Retried != 1 {
+		t.Errorf("summary: %+v; want 3 scenarios, 1 passed (flaky), 2 errors, 1 retried", s)
+	}
+	if !strings.Contains(res.stderr, "1 passed, 0 failed, 2 errors, 1 flaky, 1 rerun, 2 warnings") {
+		t.Errorf("summary line: want 1 passed, 0 failed, 2 errors, 1 flaky, 1 rerun, 2 warnings\n%s", res.stderr)
+	}
+}
+
+// TestJudgeAuthHint: --auth authenticates the scenarios' agents, not a
+// judge's: a judge that requires authentication says to set the judge's
+// agent.auth, which alone is how it authenticates.
+func TestJudgeAuthHint(t *testing.T) {
+	t.Parallel()
+	const auth = "authMethods: [{id: key, name: Key}]\nauthRequired: true\n"
+	scenario := func(judgeAuth string) string {
+		return "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]" + judgeAuth + "}, rubric: good}}\n"
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": auth + "default: {steps: [{text: done}]}\n",
+		"judge.mock.yaml": auth + "default: {steps: [{text: PASS}]}\n",
+		"s.yaml":          scenario(""),
+		"t.yaml":          scenario(", auth: key"),
+	})
+	res, out := runResults(t, dir, "s.yaml", "--auth", "key")
+	want := "s.yaml:5:25: agent: session/new: the agent requires authentication (set the judge's agent.auth to one of: key): jsonrpc error -32000: Authentication required"
+	if sc := out.Scenarios[0]; res.code != exitFailed || sc.Status != report.StatusError || !strings.HasSuffix(sc.Error, want) {
+		t.Errorf("exit %d, status %s, error %q; want %d, an error ending %q", res.code, sc.Status, sc.Error, exitFailed, want)
+	}
+	if res, out := runResults(t, dir, "t.yaml", "--auth", "key"); res.code != exitOK || out.Scenarios[0].Judge == nil || !out.Scenarios[0].Judge.Passed {
+		t.Errorf("with the judge's agent.auth: exit %d, judge %+v; want 0, its PASS\n%s", res.code, out.Scenarios[0].Judge, res.stderr)
 	}
 }
 

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,57 @@ turns:
 		}
 		if t2.Text != "world" || t2.TextOmitted {
 			t.Errorf("%v: turn 2 (its text is checked) text %q, textOmitted %v; want it kept", tc.args, t2.Text, t2.TextOmitted)
+		}
+	}
+}
+
+// --no-text keeps the judges' replies: they are their verdicts, so a
+// turn's judge and the scenario's judge give the same verdict with the
+// flag and without (before, every judge failed with --no-text, its reply
+// dropped as a turn's that nothing reads).
+func TestNoTextKeepsTheJudgesVerdicts(t *testing.T) {
+	t.Parallel()
+	const scenarios = `name: turn-judged
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: Fix it.
+    expect:
+      judge: {agent: {command: [acprun, mock-agent, JUDGE.mock.yaml]}, rubric: It is fixed.}
+---
+name: judged
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: Fix it.}]
+expect:
+  judge: {agent: {command: [acprun, mock-agent, JUDGE.mock.yaml]}, rubric: It is fixed.}
+`
+	for _, judge := range []string{"pass", "fail"} {
+		for _, args := range [][]string{nil, {"--no-text"}} {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "default: {steps: [{text: I fixed it.}]}\n",
+				"pass.mock.yaml":  "default: {steps: [{text: \"PASS\\nThe work meets the rubric.\"}]}\n",
+				"fail.mock.yaml":  "default: {steps: [{text: \"FAIL\\nIt is not fixed.\"}]}\n",
+				"s.yaml":          strings.ReplaceAll(scenarios, "JUDGE", judge),
+			})
+			res, out := runResults(t, dir, append([]string{"s.yaml", "-j", "1"}, args...)...)
+			want, code := "passed", 0
+			if judge == "fail" {
+				want, code = "failed", 1
+			}
+			if res.code != code || len(out.Scenarios) != 2 {
+				t.Fatalf("%s judge %v: exit %d, %d results; want exit %d, 2 results\nstderr:\n%s", judge, args, res.code, len(out.Scenarios), code, res.stderr)
+			}
+			for _, s := range out.Scenarios {
+				jr := s.Judge
+				if jr == nil && len(s.Turns) > 0 {
+					jr = s.Turns[0].Judge
+				}
+				if string(s.Status) != want || jr == nil || !strings.HasPrefix(jr.Text, strings.ToUpper(judge)) {
+					t.Errorf("%s judge %v: %s %s (failures %q), judge %+v; want %s with the judge's reply kept", judge, args, s.Name, s.Status, s.Failures, jr, want)
+				}
+			}
 		}
 	}
 }

@@ -169,3 +169,59 @@ turns: [{prompt: one}, {prompt: two}]
 		t.Errorf("transcript:\n%s\nwant the lines (dir method):\n%s", data, strings.Join(want, "\n"))
 	}
 }
+
+// TestJudgeTranscriptsHaveTheirOwnNames: a judge's transcript, beside its
+// scenario's (a.judge.jsonl, a.judge-turn1.jsonl), never takes the name of
+// another transcript of the run: a scenario named "a.judge" keeps its own
+// name, and the judge's gets "-2". Every transcript is then its own file,
+// with what its results say, and an output at a judge's new name is
+// refused as at any transcript's.
+func TestJudgeTranscriptsHaveTheirOwnNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const judge = "{agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: ok}"
+	scenario := func(name, expect1, expect string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: 'do it, " + name + "'" + expect1 + "}]\n" + expect
+	}
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{text: done}]}\n",
+		"judge.mock.yaml": "default: {steps: [{text: PASS}]}\n",
+		"s.yaml": scenario("a", ", expect: {judge: "+judge+"}", "expect: {judge: "+judge+"}\n") + "---\n" +
+			scenario("a.judge", "", "") + "---\n" + scenario("A.judge-turn1", "", ""),
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "-j", "1")
+	if res.code != 0 || len(out.Scenarios) != 3 {
+		t.Fatalf("exit %d, %d results; want 0, 3\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	a := out.Scenarios[0]
+	if a.Judge == nil || len(a.Turns) != 1 || a.Turns[0].Judge == nil {
+		t.Fatalf("scenario a: judge %+v, turns %+v; want both judges asked", a.Judge, a.Turns)
+	}
+	got := map[string]string{ // transcript → what it must hold
+		a.Transcript:                "do it, a",
+		a.Judge.Transcript:          "You are judging",
+		a.Turns[0].Judge.Transcript: "You are judging",
+		out.Scenarios[1].Transcript: "do it, a.judge",
+		out.Scenarios[2].Transcript: "do it, A.judge-turn1",
+	}
+	want := []string{"tr/a.jsonl", "tr/a.judge-2.jsonl", "tr/a.judge-turn1-2.jsonl", "tr/a.judge.jsonl", "tr/A.judge-turn1.jsonl"}
+	var paths []string
+	for p := range got {
+		paths = append(paths, filepath.ToSlash(p))
+	}
+	slices.Sort(paths)
+	if slices.Sort(want); !slices.Equal(paths, want) {
+		t.Fatalf("transcripts %q; want %q, each its own", paths, want)
+	}
+	for p, holds := range got {
+		data := string(readFiles(t, dir, p)[p])
+		if !strings.Contains(data, holds) || strings.Count(data, `"method":"session/prompt"`) != 1 {
+			t.Errorf("%s: want one prompt, with %q:\n%s", p, holds, data)
+		}
+	}
+	res = acprun(t, dir, "run", "s.yaml", "--transcripts", "tr", "-q", "--events", "tr/a.judge-2.jsonl")
+	if want := "acprun: --events tr/a.judge-2.jsonl and --transcripts tr: both write the same file (tr/a.judge-2.jsonl is a transcript of this run); give each its own\n"; res.code != exitUsage || res.stderr != want {
+		t.Errorf("an output at the judge's transcript: exit %d, stderr %q; want %d, %q", res.code, res.stderr, exitUsage, want)
+	}
+}

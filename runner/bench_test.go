@@ -39,7 +39,7 @@ func BenchmarkDeadlineToCancel(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		tap := &cancelTap{}
 		opts := &Options{Environ: os.Environ(), Abort: make(chan struct{}), tap: tap.record}
-		runScenario(context.Background(), opts, &observer{}, newJob(sc, 0), "")
+		runScenario(context.Background(), opts, &observer{}, newJob(sc, 0), tryTranscripts{})
 		if tap.prompt.IsZero() || tap.cancel.IsZero() {
 			b.Fatalf("prompt at %v, cancel at %v: want both", tap.prompt, tap.cancel)
 		}

@@ -29,7 +29,8 @@ type handshake struct {
 	// the errors about it; zero otherwise.
 	authPos scenario.Pos
 	// authHint says how to choose a method, in the error when session/new
-	// asks for authentication: authHint for a run's scenarios.
+	// asks for authentication: authHint for a run's scenarios,
+	// judgeAuthHint for a judge (see scenarioRun.authHint).
 	authHint string
 	// authEnv lists the variables the agent's registry entry expects for
 	// its credentials, each said set or not (see authEnv), for that error.
@@ -195,8 +196,21 @@ func malformed(method string, fields []string) []string {
 	})
 }
 
-// authHint is how a run's scenarios choose an auth method.
-const authHint = "set agent.auth, or run with --auth, to"
+// authHint is how a run's scenarios choose an auth method;
+// judgeAuthHint how a judge does: --auth does not reach it.
+const (
+	authHint      = "set agent.auth, or run with --auth, to"
+	judgeAuthHint = "set the judge's agent.auth to"
+)
+
+// authHint is how the agent of r chooses an auth method: authHint, or
+// judgeAuthHint for a judge's run.
+func (r *scenarioRun) authHint() string {
+	if r.opts.judging != "" {
+		return judgeAuthHint
+	}
+	return authHint
+}
 
 // authenticate sends authenticate with h.auth, if the agent offers it.
 func (h *handshake) authenticate(call func(method string, params, result any) error, res *handshakeResult) error {

@@ -53,6 +53,9 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
 	opts.judging = judgeLabel(what)
+	// The judge's reply is its verdict, read by judgeVerdict: kept
+	// whatever NoText says of the scenario's turns.
+	opts.NoText = false
 	// The judge's outputs are redacted as the scenario's: of the run's
 	// secrets, the judge's among them.
 	opts.red = r.red
@@ -60,7 +63,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// so that it is named after the scenario's.
 	opts.Transcripts = ""
 	tr := r.judgeTranscript(ctx, &opts, what)
-	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
+	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), tryTranscripts{})
 	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if inv := res.Invalid; inv != nil && inv.Reason == report.InvalidUpstream {
 		// The judge's provider refused the work: no verdict was measured.
@@ -104,7 +107,8 @@ func turnJudgeWhat(index int) string { return fmt.Sprintf("judge-turn%d", index)
 
 // judgeTranscriptName is the file name of the transcript of the judge
 // named what, of the try whose transcript is named transcript: beside it,
-// "NAME.judge.jsonl" or "NAME.judge-turn2.jsonl".
+// "NAME.judge.jsonl" or "NAME.judge-turn2.jsonl", unless that name is
+// taken (see transcriptNames).
 func judgeTranscriptName(transcript, what string) string {
 	return strings.TrimSuffix(transcript, ".jsonl") + "." + what + ".jsonl"
 }
@@ -126,10 +130,10 @@ func judgeTranscriptLabel(what string) string { return "the transcript of " + ju
 // opts' connections into it; nil when the run keeps no transcripts or it
 // cannot be made.
 func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what string) *transcript {
-	if r.opts.Transcripts == "" || r.transcriptName == "" {
+	name := r.transcripts.judges[what]
+	if r.opts.Transcripts == "" || name == "" {
 		return nil
 	}
-	name := judgeTranscriptName(r.transcriptName, what)
 	tr, err := newTranscript(ctx, r.opts, name, r.red)
 	if err != nil {
 		lost(r.res, err, judgeTranscriptLabel(what))

@@ -225,3 +225,57 @@ func TestErroredAttemptAsksNoJudge(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeVerdictWithNoText: Options.NoText keeps no text of turns that
+// nothing reads, but a judge's reply is its verdict: the verdicts of a
+// turn's judge and of the scenario's are the same with it and without,
+// and the judges' replies are kept in the results, as the turns' texts
+// the scenario's judge reads.
+func TestJudgeVerdictWithNoText(t *testing.T) {
+	t.Parallel()
+	const judge = "{agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: fixed}"
+	for _, noText := range []bool{false, true} {
+		t.Run(fmt.Sprint("noText=", noText), func(t *testing.T) {
+			t.Parallel()
+			rep := runFiles(t, context.Background(), map[string]string{
+				"a.mock.yaml": "default: {steps: [{text: I fixed it.}]}\n",
+				"j.mock.yaml": "default: {steps: [{text: \"PASS\\nThe work meets the rubric.\"}]}\n",
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n" +
+					"  - {prompt: one, expect: {judge: " + judge + "}}\n  - prompt: two\n" +
+					"expect: {judge: " + judge + "}\n",
+			}, Options{NoText: noText})
+			res := rep.Scenarios[0]
+			if res.Status != report.StatusPassed {
+				t.Fatalf("status %s, error %q, failures %q; want passed", res.Status, res.Error, res.Failures)
+			}
+			for _, jr := range []*report.JudgeResult{res.Turns[0].Judge, res.Judge} {
+				if jr == nil || !jr.Passed || !strings.HasPrefix(jr.Text, "PASS") {
+					t.Errorf("judge %+v; want it passed with its reply kept", jr)
+				}
+			}
+			for _, tr := range res.Turns {
+				if tr.TextOmitted || tr.Text != "I fixed it." {
+					t.Errorf("turn %d (the scenario's judge reads it) text %q, textOmitted %v; want it kept", tr.Index, tr.Text, tr.TextOmitted)
+				}
+			}
+		})
+	}
+}
+
+// TestJudgeAuthHint: a judge whose agent requires authentication says to
+// set the judge's agent.auth, which alone chooses its method: --auth does
+// not reach judges.
+func TestJudgeAuthHint(t *testing.T) {
+	t.Parallel()
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"j.mock.yaml": "authMethods: [{id: key, name: Key}]\nauthRequired: true\ndefault: {steps: [{text: PASS}]}\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"expect: {judge: {agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}}\n",
+	}, Options{})
+	res := rep.Scenarios[0]
+	want := "session/new: the agent requires authentication (set the judge's agent.auth to one of: key)"
+	if res.Status != report.StatusError || !strings.Contains(res.Error, want) || strings.Contains(res.Error, "--auth") {
+		t.Errorf("status %s, error %q; want an error saying %q, and no --auth", res.Status, res.Error, want)
+	}
+}

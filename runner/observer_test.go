@@ -20,7 +20,7 @@ func TestJobRef(t *testing.T) {
 	if diff := cmp.Diff(Ref{Name: "login", File: "a.yaml", Line: 7, Agent: "claude", Attempt: 2}, jobs[1].ref); diff != "" {
 		t.Errorf("ref (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]string{{"login@claude#1.jsonl"}, {"login@claude#2.jsonl"}, {"Login.jsonl"}, {"login-2.jsonl"}}, transcriptNames(jobs)); diff != "" {
+	if diff := cmp.Diff([][]string{{"login@claude#1.jsonl"}, {"login@claude#2.jsonl"}, {"Login.jsonl"}, {"login-2.jsonl"}}, ownNames(transcriptNames(jobs))); diff != "" {
 		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
 	var prefixes []string
@@ -41,11 +41,22 @@ func TestRetryTranscriptNames(t *testing.T) {
 	t.Parallel()
 	flaky := &scenario.Scenario{Name: "flaky", Retries: 2}
 	clash := &scenario.Scenario{Name: "flaky-retry1"}
-	got := transcriptNames([]job{newJob(flaky, 0), newJob(clash, 0)})
+	got := ownNames(transcriptNames([]job{newJob(flaky, 0), newJob(clash, 0)}))
 	want := [][]string{{"flaky.jsonl", "flaky-retry1.jsonl", "flaky-retry2.jsonl"}, {"flaky-retry1-2.jsonl"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
+}
+
+// ownNames are the names of the tries' own transcripts in names.
+func ownNames(names [][]tryTranscripts) [][]string {
+	out := make([][]string, len(names))
+	for i, tries := range names {
+		for _, t := range tries {
+			out[i] = append(out[i], t.name)
+		}
+	}
+	return out
 }
 
 // TestTranscriptFiles checks that the files a run may write in its
@@ -70,5 +81,28 @@ func TestTranscriptFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"j.jsonl", "J-2.jsonl"}, TranscriptFiles(Options{}, []*scenario.Scenario{{Name: "j"}, {Name: "J"}})); diff != "" {
 		t.Errorf("transcript files without --repeat (-want +got):\n%s", diff)
+	}
+}
+
+// TestJudgeTranscriptNames checks that a judge's transcript, named beside
+// its try's, takes no name of another transcript of the run (a scenario
+// named "a.judge", or "b#2.judge" beside a scenario "b#2"): the tries'
+// names are given first, as without judges, then the judges', made unique
+// the same way ("-2", "-3"…, case-insensitively, in job order).
+// TranscriptFiles lists them as Run gives them.
+func TestJudgeTranscriptNames(t *testing.T) {
+	t.Parallel()
+	judge := &scenario.Judge{}
+	a := &scenario.Scenario{Name: "a", Retries: 1, Expect: scenario.Expect{Judge: judge}, Turns: []scenario.Turn{{Expect: scenario.Expect{Judge: judge}}}}
+	b := &scenario.Scenario{Name: "b#2", Expect: scenario.Expect{Judge: judge}}
+	got := TranscriptFiles(Options{}, []*scenario.Scenario{a, {Name: "a.judge"}, {Name: "A.judge-turn1"}, {Name: "a.judge-2"}, b, {Name: "b#2.judge"}})
+	want := []string{
+		"a.jsonl", "a.judge-3.jsonl", "a.judge-turn1-2.jsonl",
+		"a-retry1.jsonl", "a-retry1.judge.jsonl", "a-retry1.judge-turn1.jsonl",
+		"a.judge.jsonl", "A.judge-turn1.jsonl", "a.judge-2.jsonl",
+		"b#2.jsonl", "b#2.judge-2.jsonl", "b#2.judge.jsonl",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcript files (-want +got):\n%s", diff)
 	}
 }

@@ -405,7 +405,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		version:  r.opts.Version,
 		auth:     r.sc.Agent.Auth,
 		authPos:  r.sc.Agent.AuthPos,
-		authHint: authHint,
+		authHint: r.authHint(),
 		authEnv:  AuthEnv(r.sc.Agent, r.opts.Environ),
 		wait:     r.setupWait(),
 	}

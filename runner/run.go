@@ -463,7 +463,7 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones. names[i] are the transcript names of jobs[i]'s tries
 // (transcriptNames).
-func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]string, stop *failureStop) [][]report.Result {
+func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) [][]report.Result {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -496,19 +496,26 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]string, s
 // after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
 // tries (nil for none).
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []report.Result {
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool) []report.Result {
 	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
-		transcript := ""
+		var transcript tryTranscripts
 		if try < len(names) {
 			transcript = names[try]
 		}
 		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
 		// An attempt that failed is the agent's verdict: only one that
-		// errored or measured nothing (invalid) runs again.
+		// errored or measured nothing (invalid) runs again, and not one
+		// that errored after a failure of its own (failedBeforeError).
 		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		if again && r.Status == report.StatusError {
+			if n := failedBeforeError(j.sc, r); n > 0 {
+				again = false
+				r.Warnings = append(r.Warnings, fmt.Sprintf("not retried: turn %d failed before the error, and a failure is the agent's verdict", n))
+			}
+		}
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
@@ -620,15 +627,17 @@ type scenarioRun struct {
 	// cwd and roots are in the attempt's copy.
 	sc *scenario.Scenario
 	// ref names the attempt, its try (Retry) included.
-	ref            Ref
-	res            *report.Result
-	sess           *session
-	agent          *Agent
-	init           acp.InitializeResponse
-	tr             *transcript
-	transcriptName string
-	ws             *workspace.Workspace // nil without a workspace
-	mark           reap.Mark            // in the environment of everything the scenario starts
+	ref   Ref
+	res   *report.Result
+	sess  *session
+	agent *Agent
+	init  acp.InitializeResponse
+	tr    *transcript
+	// transcripts names its transcript and its judges' files, written
+	// with Options.Transcripts.
+	transcripts tryTranscripts
+	ws          *workspace.Workspace // nil without a workspace
+	mark        reap.Mark            // in the environment of everything the scenario starts
 	// workFails are the failures of verify, of the scenario-level checks
 	// on the workspace and of the scenario's own (its budget passed after a
 	// turn's answer, the gateway), listed after the turns'.
@@ -671,13 +680,13 @@ type scenarioRun struct {
 	divergenceTold bool
 }
 
-// runScenario runs one job: one attempt of one scenario. transcript is the
-// name of its transcript file in opts.Transcripts.
-func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
+// runScenario runs one job: one attempt of one scenario. transcripts are
+// the names of its transcript files in opts.Transcripts, and its judges'.
+func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcripts tryTranscripts) (res report.Result) {
 	sc := j.sc
 	start := time.Now()
 	res = newResult(j, opts)
-	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcriptName: transcript, mark: opts.mark.Sub()}
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcripts: transcripts, mark: opts.mark.Sub()}
 	// The secrets of every scenario of the run (the values of its agent's
 	// and judges' env) and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
@@ -740,7 +749,7 @@ func (r *scenarioRun) play(ctx, scCtx context.Context) {
 	r.sess = r.newSession()
 	defer r.sess.client.close()
 	if r.opts.Transcripts != "" {
-		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
+		tr, err := newTranscript(ctx, r.opts, r.transcripts.name, r.red)
 		if err != nil {
 			lost(r.res, err, "the transcript")
 		} else {
@@ -982,7 +991,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		unasked:    sc.Agent.UnaskedMode,
-		authHint:   authHint,
+		authHint:   r.authHint(),
 		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
 		wait:       r.setupWait(),
 		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
@@ -1048,7 +1057,7 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult
 		return "", true // the attempt measured nothing: its invalid says why
 	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
 		switch {
-		case !r.expected(tr):
+		case !expected(r.sc, tr):
 		case tr.StopReason == report.OutcomeUnresponsive:
 			why = fmt.Sprintf("the agent did not answer the cancel of turn %d and was stopped", tr.Index)
 		default:
@@ -1238,9 +1247,29 @@ func (r *scenarioRun) markCut() {
 // crashed reports whether turn t ended with the agent gone (it exited, or
 // was stopped unresponsive) where its expect did not list that: the
 // attempt is then an error.
-func (r *scenarioRun) crashed(t report.TurnResult) bool {
+func (r *scenarioRun) crashed(t report.TurnResult) bool { return crashed(r.sc, t) }
+
+// crashed reports whether turn t of scenario sc crashed (see
+// scenarioRun.crashed).
+func crashed(sc *scenario.Scenario, t report.TurnResult) bool {
 	gone := t.StopReason == report.OutcomeAgentExited || t.StopReason == report.OutcomeUnresponsive
-	return gone && !r.expected(t)
+	return gone && !expected(sc, t)
+}
+
+// failedBeforeError is the first turn (from 1) of attempt r of scenario
+// sc, an error, that the agent answered and that failed: an expectation,
+// a files check, its judge's FAIL; 0 for none. That failure is the
+// agent's verdict, which a retry would hide. The failures of the turn
+// that crashed, of the turns the error kept from running and of the
+// scenario's own checks (expect, verify, its judge) are not counted: they
+// judge work the error cut short.
+func failedBeforeError(sc *scenario.Scenario, r report.Result) int {
+	for _, t := range r.Turns {
+		if t.StopReason != report.OutcomeSkipped && !crashed(sc, t) && len(t.Failures) > 0 {
+			return t.Index
+		}
+	}
+	return 0
 }
 
 // notAskedErrored is why a judge is not asked on an attempt that errored.
@@ -1259,9 +1288,9 @@ func judgeNotAsked(j *scenario.Judge, why string) string {
 	return fmt.Sprintf("%s: judge not asked: %s", j.Pos, why)
 }
 
-// expected reports whether the turn's expect lists the stop reason (or
-// outcome) it ended with.
-func (r *scenarioRun) expected(t report.TurnResult) bool {
+// expected reports whether turn t's expect in scenario sc lists the stop
+// reason (or outcome) it ended with.
+func expected(sc *scenario.Scenario, t report.TurnResult) bool {
 	i := t.Index - 1
-	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
+	return i >= 0 && i < len(sc.Turns) && slices.Contains(sc.Turns[i].Expect.StopReasons, t.StopReason)
 }

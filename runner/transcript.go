@@ -110,50 +110,86 @@ const (
 	ownStream
 )
 
-// transcriptNames gives every try of every job of a run its own transcript
-// file name (report.TranscriptName): names[i][n] is for try n of job i (n
-// from 0, one name per retry its scenario allows). Names that would collide
-// (case-insensitively, for case-insensitive file systems) get "-2", "-3"…
-// in job order, so the same run gives the same names every time.
-func transcriptNames(jobs []job) [][]string {
-	names := make([][]string, len(jobs))
+// tryTranscripts names the transcript files of one try of a job: its own
+// and its judges'.
+type tryTranscripts struct {
+	// name is the try's transcript ("" for none).
+	name string
+	// judges are its judges' transcripts, by the judge's what (judgeWhat,
+	// turnJudgeWhat).
+	judges map[string]string
+}
+
+// transcriptNames gives every try of every job of a run, and each of its
+// judges, its own transcript file name: names[i][n] is for try n of job i
+// (n from 0, one per retry its scenario allows). A try's is
+// report.TranscriptName, a judge's judgeTranscriptName beside it. Names
+// that would collide (case-insensitively, for case-insensitive file
+// systems) get "-2", "-3"…: the tries' first, in job order, so that a
+// try's name does not depend on judges, then the judges', in job, try and
+// judge order (judgeWhats). The same run gives the same names every time.
+func transcriptNames(jobs []job) [][]tryTranscripts {
+	names := make([][]tryTranscripts, len(jobs))
 	used := map[string]bool{}
+	unique := func(name string) string {
+		base := strings.TrimSuffix(name, ".jsonl")
+		for n := 2; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s-%d.jsonl", base, n)
+		}
+		used[strings.ToLower(name)] = true
+		return name
+	}
 	for i, j := range jobs {
 		for try := range j.sc.Retries + 1 {
-			name := report.TranscriptName(j.ref.Name, j.ref.Agent, j.ref.Attempt, try)
-			base := strings.TrimSuffix(name, ".jsonl")
-			for n := 2; used[strings.ToLower(name)]; n++ {
-				name = fmt.Sprintf("%s-%d.jsonl", base, n)
+			name := unique(report.TranscriptName(j.ref.Name, j.ref.Agent, j.ref.Attempt, try))
+			names[i] = append(names[i], tryTranscripts{name: name})
+		}
+	}
+	for i, j := range jobs {
+		whats := judgeWhats(j.sc)
+		if len(whats) == 0 {
+			continue
+		}
+		for try := range names[i] {
+			t := &names[i][try]
+			t.judges = map[string]string{}
+			for _, what := range whats {
+				t.judges[what] = unique(judgeTranscriptName(t.name, what))
 			}
-			used[strings.ToLower(name)] = true
-			names[i] = append(names[i], name)
 		}
 	}
 	return names
 }
 
+// judgeWhats names the judges of scenario sc (see judge's what): its own
+// first, then its turns', in order.
+func judgeWhats(sc *scenario.Scenario) []string {
+	var whats []string
+	if sc.Expect.Judge != nil {
+		whats = append(whats, judgeWhat)
+	}
+	for k, t := range sc.Turns {
+		if t.Expect.Judge != nil {
+			whats = append(whats, turnJudgeWhat(k+1))
+		}
+	}
+	return whats
+}
+
 // TranscriptFiles returns the names of the files a run of scenarios with
 // opts (its Repeat) may write in its transcripts directory, as Run names
-// them: the transcript of every try of every attempt, and beside each the
-// transcripts of its judges. Run writes nothing else there. Names are
-// unique case-insensitively, as Run makes them (transcriptNames).
+// them (transcriptNames): the transcript of every try of every attempt,
+// each followed by the transcripts of its judges. Run writes nothing else
+// there. Names are unique case-insensitively.
 func TranscriptFiles(opts Options, scenarios []*scenario.Scenario) []string {
 	jobs := jobsOf(scenarios, max(opts.Repeat, 1))
 	var files []string
-	for i, names := range transcriptNames(jobs) {
-		var judges []string
-		if sc := jobs[i].sc; sc.Expect.Judge != nil {
-			judges = append(judges, judgeWhat)
-		}
-		for k, t := range jobs[i].sc.Turns {
-			if t.Expect.Judge != nil {
-				judges = append(judges, turnJudgeWhat(k+1))
-			}
-		}
-		for _, name := range names {
-			files = append(files, name)
-			for _, what := range judges {
-				files = append(files, judgeTranscriptName(name, what))
+	for i, tries := range transcriptNames(jobs) {
+		whats := judgeWhats(jobs[i].sc)
+		for _, t := range tries {
+			files = append(files, t.name)
+			for _, what := range whats {
+				files = append(files, t.judges[what])
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -514,5 +515,83 @@ func TestUnchangedGlobMatchingNothing(t *testing.T) {
 		"(check it for a typo: a glob is relative to the workspace's root)"}
 	if d := cmp.Diff(want, r.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+// TestRetriesKeepFailuresBeforeAnError: an attempt that errored after the
+// agent failed an expectation of a turn it answered (or after a judge's
+// FAIL) is not run again: that failure is its verdict, which a retry
+// would hide. It stays an error, its failures recorded. Failures that are
+// the error's consequences (the crashed turn's own, verify's on the work
+// the crash cut short) do not count: that attempt is retried, and the
+// retry's verdict counts. The first try plays the bad/ scripts, a retry
+// the good/ ones.
+func TestRetriesKeepFailuresBeforeAnError(t *testing.T) {
+	t.Parallel()
+	const (
+		pass  = "turns: [{steps: [{text: PASS}]}]\n"
+		fail  = "turns: [{steps: [{text: FAIL}]}]\n"
+		crash = "turns: [{steps: [{text: judging}, {exit: 3}]}]\n"
+		good  = "turns: [{steps: [{text: right answer}]}, {steps: [{text: fine}]}]\n"
+		judge = "{agent: {command: [acprun, mock-agent, JUDGE.mock.yaml]}, rubric: right}"
+	)
+	tests := []struct {
+		name                   string
+		agent, turnJ, scenJ    string // the first try's scripts
+		expect1, expect2, rest string
+		want                   []string
+	}{
+		{name: "failed, then crashed",
+			agent: "turns: [{steps: [{text: wrong answer}]}, {steps: [{text: dying}, {exit: 2}]}]\n", turnJ: pass, scenJ: pass,
+			expect1: "{text: {contains: right}}", want: []string{"s r0 error"}},
+		{name: "turn judge failed, then scenario judge crashed",
+			agent: good, turnJ: fail, scenJ: crash,
+			expect1: "{judge: " + strings.ReplaceAll(judge, "JUDGE", "tj") + "}", rest: "expect: {judge: " + strings.ReplaceAll(judge, "JUDGE", "sj") + "}\n",
+			want: []string{"s r0 error"}},
+		{name: "failed, then its judge gave no verdict",
+			agent: "turns: [{steps: [{text: wrong answer}]}, {steps: [{text: fine}]}]\n", turnJ: crash, scenJ: pass,
+			expect1: "{text: {contains: right}, judge: " + strings.ReplaceAll(judge, "JUDGE", "tj") + "}", want: []string{"s r0 error"}},
+		{name: "crashed",
+			agent: "turns: [{steps: [{text: right answer}]}, {steps: [{text: dying}, {exit: 2}]}]\n", turnJ: pass, scenJ: pass,
+			expect1: "{text: {contains: right}}", want: []string{"s r0 error retried", "s r1 passed flaky"}},
+		{name: "crashed, failing its own expectations and verify",
+			agent: "turns: [{steps: [{text: right answer}]}, {steps: [{text: dying}, {exit: 2}]}]\n", turnJ: pass, scenJ: pass,
+			expect2: "{text: {contains: fine}}", rest: "verify: [test -e done]\n",
+			want: []string{"s r0 error retried", "s r1 passed flaky"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			marker := filepath.Join(root, "tried")
+			turn := func(prompt, expect string) string {
+				if expect == "" {
+					return "  - prompt: " + prompt + "\n"
+				}
+				return "  - prompt: " + prompt + "\n    expect: " + expect + "\n"
+			}
+			rep, _ := runTree(t, map[string]string{
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nretries: 1\nworkspace: fixture\n" +
+					"setup: [\"if [ -e '" + marker + "' ]; then cp good/* . && touch done; else touch '" + marker + "'; cp bad/* .; fi\"]\n" +
+					"turns:\n" + turn("one", tt.expect1) + turn("two", tt.expect2) + tt.rest,
+				"fixture/bad/agent.mock.yaml":  tt.agent,
+				"fixture/bad/tj.mock.yaml":     tt.turnJ,
+				"fixture/bad/sj.mock.yaml":     tt.scenJ,
+				"fixture/good/agent.mock.yaml": good,
+				"fixture/good/tj.mock.yaml":    pass,
+				"fixture/good/sj.mock.yaml":    pass,
+			}, Options{})
+			var got []string
+			for _, r := range rep.Scenarios {
+				got = append(got, tryLine(r))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("tries (-want +got):\n%s", diff)
+			}
+			if r := rep.Scenarios[0]; len(tt.want) == 1 && (r.Error == "" || len(r.Failures) == 0 ||
+				!slices.Contains(r.Warnings, "not retried: turn 1 failed before the error, and a failure is the agent's verdict")) {
+				t.Errorf("error %q, failures %q, warnings %q; want both recorded, and why it was not retried", r.Error, r.Failures, r.Warnings)
+			}
+		})
 	}
 }
