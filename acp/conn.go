@@ -830,6 +830,14 @@ func (rd *reader) receive(line []byte) {
 		return
 	}
 	if err == nil && m.isRequest() {
+		if m.stray != "" {
+			kind := "notification"
+			if m.ID != nil {
+				kind = "request"
+			}
+			c.violate(fmt.Sprintf("%s %q with a %s member, which only a response has: handled as a %s, its %s ignored",
+				kind, m.Method, m.stray, kind, m.stray), line, len(line))
+		}
 		req := &Request{Method: m.Method, Params: m.Params}
 		if m.ID != nil {
 			req.ID = &ID{raw: m.ID}
