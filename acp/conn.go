@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,6 +214,10 @@ type writer struct {
 	buf bytes.Buffer
 	enc *json.Encoder // into buf, without HTML escaping
 	err error         // sticky: part of a line went out, the stream is broken
+	// rest is the end of a line whose write its context cut short, to be
+	// written before any other line; cutLine is that whole line, without
+	// its newline, for the tap. Both are nil when no line is cut.
+	rest, cutLine []byte
 }
 
 func newWriter() *writer {
@@ -376,7 +381,9 @@ func (c *Conn) NewCall(method string, params any) *Call {
 // Send writes a call made by NewCall. ctx bounds only the writing (and the
 // wait for the writer): once the line is out, the call waits for its answer
 // whatever ctx does. A failure to write ends the call at once with that
-// error. Send returns when the line is written or the write failed; the
+// error, but for a write ctx cut short after part of the line went out: the
+// rest of the line is written by the next write (Notify, Send, an answer)
+// within that write's context, and the call waits for its answer. Send returns when the line is written or the write failed; the
 // answer can be dispatched, and Await return, as soon as Send starts writing,
 // even before Send returns. A call that already ended, or whose answer can no
 // longer be read because reading stopped, is not written. Calling Send again
@@ -406,7 +413,7 @@ func (c *Conn) Send(ctx context.Context, call *Call) {
 	if skip {
 		return
 	}
-	if err := c.send(ctx, &outgoing{ID: call.ID().raw, Method: call.method, Params: params}); err != nil {
+	if err := c.send(ctx, &outgoing{ID: call.ID().raw, Method: call.method, Params: params}); err != nil && !errors.Is(err, errWriteCut) {
 		c.update(func(s *state) {
 			if s.pending[call.id] == call {
 				delete(s.pending, call.id)
@@ -436,9 +443,12 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return c.send(ctx, &outgoing{Method: method, Params: raw})
 }
 
-// send writes one message as a line. Writes are serialised; after a write
-// that failed part way every later write fails with its error, since part of
-// a line went out.
+// send writes one message as a line. Writes are serialised. A write that its
+// context cut short part way leaves the rest of its line to be written
+// first by the next send, within that send's context: the peer gets every
+// line whole, however late. After a write that failed part way for another
+// reason (the peer closed its input) every later write fails with its
+// error, since part of a line went out.
 func (c *Conn) send(ctx context.Context, m *outgoing) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -451,10 +461,16 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 	}
 	defer func() { c.writer <- w }()
 	if c.closing() {
+		c.dropRest(w)
 		return ErrClosed
 	}
 	if w.err != nil {
 		return w.err
+	}
+	if w.rest != nil {
+		if err := c.writeRest(ctx, w); err != nil {
+			return err
+		}
 	}
 	buf, err := w.line(m)
 	if err != nil {
@@ -463,7 +479,13 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 	if c.tap != nil {
 		c.tap(Sent, buf[:len(buf)-1], time.Now())
 	}
-	broken, err := writeLine(ctx, c.w, buf)
+	n, cut, err := writeLine(ctx, c.w, buf)
+	if err != nil && n > 0 && cut && !c.closing() {
+		// The rest goes out with the next line: the line is tapped
+		// Written or Unsent then.
+		w.rest, w.cutLine = slices.Clone(buf[n:]), slices.Clone(buf[:len(buf)-1])
+		return fmt.Errorf("acp: write to %s: %w: %w", c.peer, errWriteCut, err)
+	}
 	if c.tap != nil {
 		how := Written
 		if err != nil {
@@ -478,10 +500,47 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 		return ErrClosed
 	}
 	err = fmt.Errorf("acp: write to %s: %w", c.peer, err)
-	if broken {
+	if n > 0 {
 		w.err = err
 	}
 	return err
+}
+
+// errWriteCut says that a line's write was cut short by its context after
+// part of it went out: the rest is written before the next line (see send).
+var errWriteCut = errors.New("the rest of the line waits for the next write")
+
+// writeRest writes the rest of the line whose write was cut short, within
+// ctx, and taps it Written; a write ctx cuts short again keeps what is left
+// for the next. Any other failure breaks the stream.
+func (c *Conn) writeRest(ctx context.Context, w *writer) error {
+	n, cut, err := writeLine(ctx, c.w, w.rest)
+	switch {
+	case err == nil:
+		if c.tap != nil {
+			c.tap(Written, w.cutLine, time.Now())
+		}
+		w.rest, w.cutLine = nil, nil
+		return nil
+	case c.closing():
+		c.dropRest(w)
+		return ErrClosed
+	case cut:
+		w.rest = w.rest[n:]
+		return fmt.Errorf("acp: write to %s: the rest of a line cut short: %w", c.peer, err)
+	}
+	c.dropRest(w)
+	w.err = fmt.Errorf("acp: write to %s: %w", c.peer, err)
+	return w.err
+}
+
+// dropRest gives up the rest of a line cut short (the connection closes,
+// or the stream broke): the line is tapped Unsent.
+func (c *Conn) dropRest(w *writer) {
+	if w.rest != nil && c.tap != nil {
+		c.tap(Unsent, w.cutLine, time.Now())
+	}
+	w.rest, w.cutLine = nil, nil
 }
 
 // ReadDone is closed when the reader has stopped (end of stream, read error,
@@ -631,6 +690,14 @@ func (c *Conn) Close() error {
 		if wc, ok := c.w.(io.Closer); ok {
 			errs = append(errs, closeQuietly(wc))
 		}
+		// A line cut short is given up (a write under way does so
+		// itself, once the closed writer fails it).
+		select {
+		case w := <-c.writer:
+			c.dropRest(w)
+			c.writer <- w
+		default:
+		}
 		if rc, ok := c.r.(io.Closer); ok {
 			errs = append(errs, closeQuietly(rc))
 		}
@@ -763,6 +830,14 @@ func (rd *reader) receive(line []byte) {
 		return
 	}
 	if err == nil && m.isRequest() {
+		if m.stray != "" {
+			kind := "notification"
+			if m.ID != nil {
+				kind = "request"
+			}
+			c.violate(fmt.Sprintf("%s %q with a %s member, which only a response has: handled as a %s, its %s ignored",
+				kind, m.Method, m.stray, kind, m.stray), line, len(line))
+		}
 		req := &Request{Method: m.Method, Params: m.Params}
 		if m.ID != nil {
 			req.ID = &ID{raw: m.ID}

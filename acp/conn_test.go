@@ -501,6 +501,8 @@ func TestInvalidRequestsAnswered(t *testing.T) {
 // request or a notification, whatever else it holds. One with the id of
 // our pending call and a result or an error is answered as a request and
 // leaves the call pending; the real answer after it completes the call.
+// Each is reported as a protocol violation, so that what the agent sent is
+// on record (the call it meant to answer may never be answered).
 func TestMessageWithMethodAnswersNoCall(t *testing.T) {
 	tests := []struct {
 		name, line string
@@ -511,15 +513,28 @@ func TestMessageWithMethodAnswersNoCall(t *testing.T) {
 		{"method empty, with an error", `{"jsonrpc":"2.0","id":1,"method":"","error":{"code":-32603,"message":"boom"}}`, CodeInvalidRequest},
 		{"method empty, with a malformed error", `{"jsonrpc":"2.0","id":1,"method":"","error":5}`, CodeInvalidRequest},
 		{"method named, with a malformed error", `{"jsonrpc":"2.0","id":1,"method":"x","error":5}`, CodeMethodNotFound},
+		{"method named, with a result", `{"jsonrpc":"2.0","id":1,"method":"session/update","result":{"stopReason":"refusal"}}`, CodeMethodNotFound},
+		{"method named, with an error", `{"jsonrpc":"2.0","id":1,"method":"x","error":{"code":-32603,"message":"boom"}}`, CodeMethodNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkLeaks(t)
 			ctx := testCtx(t)
-			c, p := newRawPeer(t, nil, nil)
+			viol := make(chan Violation, 2)
+			c, p := newRawPeer(t, nil, &Options{OnViolation: func(v Violation) { viol <- v }})
 			call := c.Call(ctx, "session/prompt", nil)
 			p.recv()
 			p.send(tc.line, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)
+			defer func() {
+				select {
+				case v := <-viol:
+					if !strings.HasSuffix(v.Msg, fmt.Sprintf("%q (%d bytes)", tc.line, len(tc.line))) {
+						t.Errorf("violation %q; want one about the line", v.Msg)
+					}
+				default:
+					t.Error("no violation reported")
+				}
+			}()
 			var res struct{ StopReason string }
 			if err := call.Await(ctx, &res); err != nil || res.StopReason != "end_turn" {
 				t.Fatalf("Await = %+v, %v; want the real answer, end_turn", res, err)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -111,36 +113,34 @@ type deadliner interface {
 	SetWriteDeadline(t time.Time) error
 }
 
-// writeLine writes buf, a whole line, to w. When ctx ends while the peer
-// does not read (a full pipe), a writer with deadlines is cut short, so
-// that no deadline and no interrupt is ever stuck behind a write. broken
-// reports that part of buf may be out, so the stream can no longer be
-// trusted.
-func writeLine(ctx context.Context, w io.Writer, buf []byte) (broken bool, err error) {
+// writeLine writes buf, a whole line or the rest of one, to w. When ctx
+// ends while the peer does not read (a full pipe), a writer with deadlines
+// is cut short, so that no deadline and no interrupt is ever stuck behind a
+// write; n says how much of buf went out, and cut that ctx's end cut the
+// write short (rather than the peer closing its input): the rest of buf may
+// still be written, and the stream is sound again once it is.
+func writeLine(ctx context.Context, w io.Writer, buf []byte) (n int, cut bool, err error) {
 	d, ok := w.(deadliner)
 	if !ok || ctx.Done() == nil {
-		_, err = w.Write(buf)
-		return err != nil, err
+		n, err = w.Write(buf)
+		return n, false, err
 	}
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(fired)
 		_ = d.SetWriteDeadline(time.Unix(1, 0))
 	})
-	n, err := w.Write(buf)
+	n, err = w.Write(buf)
 	if stop() {
-		return err != nil, err // the deadline was never set
+		return n, false, err // the deadline was never set
 	}
 	// The deadline is set, or about to be: wait for it, so that it cannot
-	// land after this write and cut the next one short.
+	// land after this write and cut the next one short; then clear it, so
+	// that later writes (the rest of this one) may block again.
 	<-fired
-	if err == nil || n == 0 {
-		// The line went out whole, or not at all, before the deadline bit:
-		// the stream is sound and later writes may block again.
-		_ = d.SetWriteDeadline(time.Time{})
-	}
+	_ = d.SetWriteDeadline(time.Time{})
 	if err != nil {
-		return n > 0, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		return n, errors.Is(err, os.ErrDeadlineExceeded), fmt.Errorf("%w (%w)", err, context.Cause(ctx))
 	}
-	return false, nil
+	return n, false, nil
 }

@@ -105,6 +105,10 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+	// stray names the member only a response has ("result", "error")
+	// that a request or a notification came with, which decode dropped:
+	// a protocol violation. Never encoded.
+	stray string
 }
 
 // jsonrpc2 is the "jsonrpc" member of every message.
@@ -149,6 +153,7 @@ func decode(line []byte) (message, error) {
 		message
 		Method json.RawMessage `json:"method"`
 	}
+	badError := false
 	if err := json.Unmarshal(line, &m); err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
@@ -161,9 +166,18 @@ func decode(line []byte) (message, error) {
 		}
 		// A request has no error member: one of the wrong type is left
 		// out, as any other member a request does not use.
+		badError = true
 	}
 	if m.Method != nil {
-		return decodeRequest(m.message, m.Method)
+		req, err := decodeRequest(m.message, m.Method)
+		switch {
+		case err != nil: // reported as invalid already
+		case m.Result != nil:
+			req.stray = "result"
+		case m.Error != nil || badError:
+			req.stray = "error"
+		}
+		return req, err
 	}
 	if !bytes.Equal(m.JSONRPC, jsonrpc2) {
 		return message{}, errors.New(`missing "jsonrpc":"2.0"`)

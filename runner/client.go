@@ -618,10 +618,20 @@ func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *r
 	}
 	st, err := t.Wait(ctx)
 	if err != nil {
-		return nil, fail(rec, acp.CodeRequestCancelled, "%v", err)
+		return nil, fail(rec, acp.CodeRequestCancelled, "%s", unanswered(ctx))
 	}
 	code, sig := recordExit(rec, st)
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
+}
+
+// unanswered says why a request whose handler's ctx ended was not
+// answered: the connection to the agent closed (the agent stopped, or
+// acprun stopped it) while it waited.
+func unanswered(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), acp.ErrClosed) {
+		return "not answered: the connection to the agent was closed while waiting for the command to exit"
+	}
+	return fmt.Sprintf("not answered: %v", context.Cause(ctx))
 }
 
 func (c *clientServer) killTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {

@@ -902,3 +902,24 @@ func TestClientTerminalCwdMissing(t *testing.T) {
 		t.Errorf("err %v, record %+v; want %q (%d)", err, rec, want, acp.CodeResourceNotFound)
 	}
 }
+
+// TestClientWaitForExitUnanswered: a terminal/wait_for_exit whose
+// connection closes while its command runs is recorded with the reason in
+// words, not Go's "context canceled".
+func TestClientWaitForExitUnanswered(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep 100"})
+	raw, err := json.Marshal(termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(acp.ErrClosed) // the connection closed
+	_, rec, err := c.handle(ctx, &acp.Request{ID: &acp.ID{}, Method: acp.MethodTerminalWaitForExit, Params: raw})
+	const want = "not answered: the connection to the agent was closed while waiting for the command to exit"
+	if err == nil || rec.Error != want {
+		t.Errorf("record error %q (err %v), want %q", rec.Error, err, want)
+	}
+}

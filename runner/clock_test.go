@@ -832,3 +832,34 @@ func TestWaitQuietBound(t *testing.T) {
 		}
 	})
 }
+
+// TestServingWithinEndsWithItsTurn: a request served within a turn (a
+// terminal/wait_for_exit) holds the idle clock and the wait before a
+// prompt only until its turn ends, not until it is answered: the wait
+// before the next prompt is the quiet period after the turn's end, and the
+// next turn's idle clock runs.
+func TestServingWithinEndsWithItsTurn(t *testing.T) {
+	t.Parallel()
+	const quiet, most = 100 * time.Millisecond, 5 * time.Second
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		c, _ := lagConn(t, nil)
+		ended := make(chan struct{})
+		done := a.servingWithin(ended)
+		defer done() // never answered during the test
+		if idle := a.idleFor(time.Now().Add(time.Hour), c.Lag()); idle != 0 {
+			t.Errorf("idle %s while the request's turn runs, want 0", idle)
+		}
+		time.AfterFunc(300*time.Millisecond, func() { close(ended) })
+		start := time.Now()
+		a.waitQuiet(context.Background(), c, quiet, most, nil)
+		if d := time.Since(start); d != 400*time.Millisecond {
+			t.Errorf("turn ended at 300ms: waited %s before the next prompt, want 400ms", d)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		a.watchIdle(ctx, cancel, time.Second, c)
+		if cause := context.Cause(ctx); !errors.Is(cause, errIdleTimeout) {
+			t.Errorf("the next turn's idle clock: cause %v, want %v", cause, errIdleTimeout)
+		}
+	})
+}

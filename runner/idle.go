@@ -45,6 +45,29 @@ func (a *activity) serving() func() {
 	}
 }
 
+// servingWithin marks the start of serving one request whose hold on the
+// idle clock ends at the latest when within is closed: the returned func
+// marks the request's end, and whichever comes first restarts the idle
+// clock. It is how a terminal/wait_for_exit holds the clock only within the
+// turn that sent it (see session.Handle).
+func (a *activity) servingWithin(within <-chan struct{}) func() {
+	done := a.serving()
+	var once sync.Once
+	release := func() { once.Do(done) }
+	handled := make(chan struct{})
+	go func() {
+		select {
+		case <-within:
+			release()
+		case <-handled:
+		}
+	}()
+	return func() {
+		close(handled)
+		release()
+	}
+}
+
 // idleFor returns how long the agent has been idle at now, with the
 // connection's lag l: since the later of the last touch and the last
 // message handled; 0 while acprun is behind or busy.

@@ -306,7 +306,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if req.IsNotification() {
 		return s.notification(req)
 	}
-	if s.act != nil {
+	if s.act != nil && req.Method != acp.MethodTerminalWaitForExit {
 		defer s.act.serving()()
 	}
 	if req.Method != acp.MethodElicitationCreate && req.Method != acp.MethodSessionRequestPermission && (s.client == nil || !s.client.serves(req.Method)) {
@@ -320,6 +320,12 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	a := s.arrive(req)
 	defer a.answered(ctx)
+	if s.act != nil && req.Method == acp.MethodTerminalWaitForExit && a.turn != nil && !a.late {
+		// It may last as long as its command: it holds the idle clock (and
+		// the wait before a prompt) only until its turn ends. One sent
+		// outside a turn, or after its answer, holds neither.
+		defer s.act.servingWithin(a.turn.ended)()
+	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)

@@ -319,9 +319,16 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		r.sess.sentCancel(t)
 		return true, call.Await(context.Background(), resp)
 	}
-	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
-	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: meta})
-	cancelNotify()
+	// cancelGrace bounds the whole: the write of session/cancel (after the
+	// rest of a prompt whose write the deadline cut short) and the wait
+	// for the answer, so that an agent that reads late gets the same
+	// outcome whatever the size of its prompt.
+	grace := r.limits().CancelGrace
+	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
+	defer cancelTimeout()
+	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
+	defer cancelGrace()
+	err := r.agent.Conn.Notify(graceCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: meta})
 	r.sess.sentCancel(t)
 	// The turn's context may be over (a timeout): the wait for an agent
 	// that closed its input is bounded by killGrace alone.
@@ -329,7 +336,13 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		// The agent does not read what we write: it cannot be cancelled.
 		// (An agent that is exiting is told by the prompt's end.)
 		r.agent.Kill()
-		return answeredFirst, fmt.Errorf("%w: %s", errUnresponsive, errStoppedReading)
+		switch {
+		case errors.Is(err, syscall.EPIPE):
+			return answeredFirst, fmt.Errorf("%w: %s", errUnresponsive, errStoppedReading)
+		case timeoutCtx.Err() == nil && graceCtx.Err() != nil:
+			return answeredFirst, fmt.Errorf("%w: the agent did not read session/cancel before a second interrupt; it was stopped", errUnresponsive)
+		}
+		return answeredFirst, fmt.Errorf("%w: the agent did not read its input within %s (cancelGrace); it was stopped", errUnresponsive, grace)
 	}
 	if isClosed(call.Done()) {
 		// Ended without an answer while the stream is sound (the cancel
@@ -339,11 +352,6 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 			return answeredFirst, errNotSent
 		}
 	}
-	grace := r.limits().CancelGrace
-	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
-	defer cancelTimeout()
-	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
-	defer cancelGrace()
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
