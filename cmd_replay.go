@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/acprun/acprun/replay"
 )
@@ -42,7 +43,11 @@ cause outside the scenario (its _meta says interrupt, runTimeout or
 failFast), no replaying run cancels there: the turn ends at once with a
 JSON-RPC error saying the recording cannot be replayed past that point.
 
-Paths under the recorded session cwd are moved to the replay's. A transcript
+Paths under the recorded session cwd are moved to the replay's. What acprun
+sends is compared with the recording once both are redacted with the run's
+secrets (which acprun hands to a replay it starts; run by hand, those of the
+secret-looking variables of the environment): a recorded [REDACTED] matches a
+secret redacted there, of another value too, and no other text. A transcript
 holds one session. A transcript that is missing or invalid is reported as
 file:line:col before anything is sent, with exit code 2.`
 }
@@ -56,7 +61,7 @@ func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	for _, n := range rec.Notes {
 		fmt.Fprintf(g.Stderr, "acprun replay: %s\n", n)
 	}
-	err = replay.Run(ctx, rec, g.stdin(ctx), g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
+	err = replay.Run(ctx, rec, g.stdin(ctx), g.Stdout, g.Stderr, replay.Options{Timing: c.Timing, Redact: replay.RedactorOf(os.Environ())})
 	switch {
 	case err == nil:
 		return nil

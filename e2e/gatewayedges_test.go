@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
 )
 
 // gatewayEnvFiles is a one-turn scenario whose mock agent asks the
@@ -142,5 +144,77 @@ func TestGatewayCassetteNotObject(t *testing.T) {
 	want := filepath.Join("cassettes", "g.cassette.json") + ":1:1: not a valid cassette: it is an array, not an object; record it again with --gateway record"
 	if e := out.Scenarios[0].Error; res.code != exitAgent || !strings.Contains(e, want) || strings.Contains(e, "struct") {
 		t.Errorf("exit %d, error %q; want %q\n%s", res.code, e, want, res.stderr)
+	}
+}
+
+// TestGatewayAbandonedAnswerReplays: answers the agent went away from
+// because acprun cancelled its turn at turnTimeout, while the upstream
+// stalled before its headers (turn 1) or in the middle of its stream
+// (turn 2), replay as recorded: held open until the turn's timeout
+// cancels it again, not broken off (an error) or missing from the
+// cassette (a divergence), and the next turn plays on.
+func TestGatewayAbandonedAnswerReplays(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const start = "event: message_start\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
+		"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+		"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"done"}}` + "\n\n"
+	const end = "event: content_block_stop\n" + `data: {"type":"content_block_stop","index":0}` + "\n\n" +
+		"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}` + "\n\n" +
+		"event: message_stop\n" + `data: {"type":"message_stop"}` + "\n\n"
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		if k == 1 { // stalls before its headers
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, start)
+		w.(http.Flusher).Flush()
+		if k == 2 { // stalls in the middle of the stream
+			<-r.Context().Done()
+			return
+		}
+		io.WriteString(w, end)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	step := "  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"Q: {{prompt}}\"}}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n" + step + step + step,
+		"s.yaml": fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+turnTimeout: 1s
+continueAfterCancel: true
+turns:
+  - prompt: one
+  - prompt: two
+  - prompt: three
+`, srv.URL),
+	})
+	outcome := func(r report.Results) string {
+		var s []string
+		for _, turn := range r.Scenarios[0].Turns {
+			s = append(s, fmt.Sprintf("%s/%s %q", turn.StopReason, turn.CancelCause, turn.Error))
+		}
+		return strings.Join(s, ", ")
+	}
+	res, rec := runResults(t, dir, "s.yaml")
+	const want = `cancelled/turnTimeout "", cancelled/turnTimeout "", end_turn/ ""`
+	if got := outcome(rec); got != want {
+		t.Fatalf("record: exit %d, turns %s; want %s\n%s", res.code, got, want, res.stderr)
+	}
+	srv.Close()
+	res, rep := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	if got := outcome(rep); got != want {
+		t.Errorf("replay: exit %d, turns %s; want %s as recorded\n%s", res.code, got, want, res.stderr)
 	}
 }

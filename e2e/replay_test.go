@@ -678,3 +678,53 @@ turns: [{prompt: hi, expect: {text: {contains: "package main"}}}]
 		})
 	}
 }
+
+// TestReplayRedactedHidesNoChange: a prompt that held agent.env values
+// records them as [REDACTED]; replayed, a marker matches the value the
+// replaying run redacts in its place (its own token, of another value,
+// too), and no other text: a prompt changed around it diverges.
+func TestReplayRedactedHidesNoChange(t *testing.T) {
+	t.Parallel()
+	scenario := func(prompt, token string) string {
+		return strings.ReplaceAll(`name: fix
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {NODE_ENV: test, API_TOKEN: TOKEN}
+turns:
+  - prompt: "`+prompt+`"
+    expect: {stopReason: end_turn}
+`, "TOKEN", token)
+	}
+	const same = "Run the test suite with TOKEN."
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns:\n  - steps:\n      - text: done\n", "s.yaml": scenario(same, "ghp_RecordingMachine0123")})
+	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	transcript := replayRead(t, filepath.Join(dir, "tr", "fix.jsonl"))
+	if !strings.Contains(string(transcript), `"text":"Run the [REDACTED] suite with [REDACTED]."`) {
+		t.Fatalf("the transcript does not hold the redacted prompt:\n%s", transcript)
+	}
+	for _, c := range []struct{ prompt, want string }{
+		{same, ""}, // the replaying machine's token has another value
+		{"Run the migration that drops every table, then the test suite with TOKEN.",
+			`replay diverged: turn 1: session/prompt: recorded "Run the [REDACTED] suite with [REDACTED].", got "Run the migration that drops every table, then the [REDACTED] suite with [REDACTED]."`},
+		{"Run the frobnicate suite with TOKEN.",
+			`replay diverged: turn 1: session/prompt: recorded "Run the [REDACTED] suite with [REDACTED].", got "Run the frobnicate suite with [REDACTED]."`},
+	} {
+		rdir := realTempDir(t)
+		writeFiles(t, rdir, map[string]string{"rec/fix.jsonl": string(transcript),
+			"s.yaml": strings.Replace(scenario(c.prompt, "ghp_ReplayingMachine4567"), "command: [acprun, mock-agent, agent.mock.yaml]", "replay: rec/fix.jsonl", 1)})
+		res, got := runResults(t, rdir, "s.yaml")
+		turn := got.Scenarios[0].Turns[0]
+		if c.want == "" {
+			if res.code != exitOK {
+				t.Errorf("%q: exit %d, want 0: %s\n%s", c.prompt, res.code, turn.Error, res.stderr)
+			}
+			continue
+		}
+		if res.code != exitFailed || !strings.Contains(turn.Error, c.want) {
+			t.Errorf("%q: exit %d, error %q; want the divergence %q\n%s", c.prompt, res.code, turn.Error, c.want, res.stderr)
+		}
+	}
+}

@@ -111,12 +111,15 @@ func edit(v json.RawMessage, f func(x any) any) json.RawMessage {
 }
 
 // sameJSON reports whether got matches rec, a recorded JSON value: equal
-// values, where a recorded string holding redact.Marker matches any text in
-// its place. Missing values (nil) match only each other.
-func sameJSON(rec, got json.RawMessage) bool {
+// values once both are redacted with red, so that a recorded redact.Marker
+// matches a secret red redacts in got (whatever its value on this
+// machine), and no other text, which would hide a changed prompt or
+// answer. Missing values (nil) match only each other.
+func sameJSON(red *redact.Redactor, rec, got json.RawMessage) bool {
 	if len(rec) == 0 || len(got) == 0 {
 		return len(rec) == len(got)
 	}
+	rec, got = red.JSON(rec), red.JSON(got)
 	rx, err1 := decode(rec)
 	gx, err2 := decode(got)
 	if err1 != nil || err2 != nil {
@@ -129,13 +132,7 @@ func match(rec, got any) bool {
 	switch r := rec.(type) {
 	case string:
 		g, ok := got.(string)
-		if !ok {
-			return false
-		}
-		if strings.Contains(r, redact.Marker) {
-			return redact.Pattern(r).MatchString(g)
-		}
-		return r == g
+		return ok && r == g
 	case json.Number:
 		g, ok := got.(json.Number)
 		if !ok {
@@ -206,22 +203,22 @@ func describeAnswer(result, errObj json.RawMessage) string {
 }
 
 // sameAnswer compares the client's answer with the recorded one: errors by
-// code and message, results as JSON.
-func sameAnswer(rec *answer, result, errObj json.RawMessage) bool {
+// code and message, results as JSON, both redacted with red (see sameJSON).
+func sameAnswer(red *redact.Redactor, rec *answer, result, errObj json.RawMessage) bool {
 	if (len(rec.err) > 0) != (len(errObj) > 0) {
 		return false
 	}
 	if len(errObj) > 0 {
 		var re, ge errorObject
 		if json.Unmarshal(rec.err, &re) != nil || json.Unmarshal(errObj, &ge) != nil {
-			return bytes.Equal(rec.err, errObj)
+			return bytes.Equal(red.JSON(rec.err), red.JSON(errObj))
 		}
-		return re.Code == ge.Code && match(re.Message, ge.Message)
+		return re.Code == ge.Code && red.String(re.Message) == red.String(ge.Message)
 	}
 	if isNull(rec.result) && isNull(result) {
 		return true
 	}
-	return sameJSON(rec.result, result)
+	return sameJSON(red, rec.result, result)
 }
 
 func isNull(v json.RawMessage) bool {

@@ -76,9 +76,16 @@
 // session/new) are moved to the replay's session cwd, in what is sent and
 // in the answers compared, so that a transcript recorded in one workspace
 // copy or checkout replays in another. Terminal ids the client gives are
-// mapped to the recorded ones the same way. A recorded string holding
-// redact.Marker (a secret redacted at record time) matches any text in
-// its place.
+// mapped to the recorded ones the same way.
+//
+// # Secrets
+//
+// What the client sends and the recording are compared once both are
+// redacted with Options.Redact, the replaying run's secrets (acprun hands
+// them to a replay it starts in SecretsVar): a recorded redact.Marker (a
+// secret redacted at record time) matches a secret redacted in its place,
+// whatever its value on this machine, and no other text, which would hide
+// a changed prompt or answer.
 //
 // # What Load refuses
 //

@@ -15,6 +15,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 )
 
@@ -24,6 +25,12 @@ type Options struct {
 	// until as long after the request it belongs to as it did in the
 	// recording. By default a replay is instant.
 	Timing bool
+	// Redact holds the secrets of the replaying run: what the client
+	// sends is compared with the recording once both are redacted with
+	// it, so a recorded redact.Marker matches a secret it redacts there,
+	// and nothing else. Nil redacts nothing: a recorded marker then
+	// matches only itself.
+	Redact *redact.Redactor
 }
 
 // Divergence is the data of the JSON-RPC error a diverging request is
@@ -389,9 +396,10 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 	_ = json.Unmarshal(ex.params, &rec)
 	_ = json.Unmarshal(in.params, &got)
 	gotPrompt := p.rw.in(got.Prompt)
-	if sameJSON(withoutURIs(rec.Prompt), withoutURIs(gotPrompt)) {
+	if sameJSON(p.opts.Redact, withoutURIs(rec.Prompt), withoutURIs(gotPrompt)) {
 		return nil
 	}
+	gotPrompt = p.opts.Redact.JSON(gotPrompt) // shown as compared
 	rt, gt := promptText(rec.Prompt), promptText(gotPrompt)
 	if rt == gt { // the difference is in files or images
 		rt, gt = string(rec.Prompt), string(gotPrompt)
@@ -617,7 +625,7 @@ func (p *player) await(it *item, turn int, cancel *signal) ending {
 		p.rw.mapTerminal(rec.TerminalID, got.TerminalID)
 	}
 	result, errObj := p.rw.in(r.result), p.rw.in(r.err)
-	if d := compareAnswer(it, result, errObj, p.titles); d != nil {
+	if d := compareAnswer(p.opts.Redact, it, result, errObj, p.titles); d != nil {
 		d.Turn = turn
 		return ending{div: d}
 	}
@@ -627,7 +635,7 @@ func (p *player) await(it *item, turn int, cancel *signal) ending {
 // compareAnswer compares the client's answer to a recorded request with the
 // recorded one: for a permission its outcome and option, for the others
 // the result or error.
-func compareAnswer(it *item, result, errObj json.RawMessage, titles map[string]string) *Divergence {
+func compareAnswer(red *redact.Redactor, it *item, result, errObj json.RawMessage, titles map[string]string) *Divergence {
 	d := &Divergence{Request: describeRequest(it.method, it.params, titles), Line: it.line}
 	if it.method == "session/request_permission" {
 		rc, rok := permissionOutcome(it.answer.result, it.answer.err)
@@ -640,7 +648,7 @@ func compareAnswer(it *item, result, errObj json.RawMessage, titles map[string]s
 			return d
 		}
 	}
-	if sameAnswer(it.answer, result, errObj) {
+	if sameAnswer(red, it.answer, result, errObj) {
 		return nil
 	}
 	d.Recorded, d.Got = describeAnswer(it.answer.result, it.answer.err), describeAnswer(result, errObj)

@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
@@ -59,9 +60,11 @@ type client struct {
 	done   chan error
 }
 
+// start plays transcript for a run whose secret is hunter2 (the key that
+// the recording's fs/read_text_file answer redacted).
 func start(t *testing.T, transcript string) *client {
 	t.Helper()
-	return startWith(t, transcript, Options{})
+	return startWith(t, transcript, Options{Redact: redact.New("hunter2")})
 }
 
 func startWith(t *testing.T, transcript string, opts Options) *client {
@@ -292,7 +295,7 @@ func TestRunCancelCause(t *testing.T) {
 			c.expect(`"method":"session/request_permission"`)
 			c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
 			c.expect(`"method":"fs/read_text_file"`)
-			c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+			c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=hunter2\n"}}`)
 			c.expect(`DEBUG noise`)
 			c.expect(`"id":10,`, `"stopReason":"end_turn"`)
 			c.expect(`"text":"late"`)
@@ -344,6 +347,47 @@ func TestRunPromptDiverged(t *testing.T) {
 	c.handshake("/rec")
 	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix that"}]}}`)
 	c.expect(`"id":10,`, `replay diverged: turn 1: session/prompt: recorded \"fix it\", got \"fix that\"`)
+	c.end()
+}
+
+// TestRunRedactedHidesNoChange: a recorded [REDACTED] (an agent.env value
+// such as NODE_ENV=test) matches a secret the replaying run redacts, of
+// another value too (its own token), and no other text: a changed prompt
+// or answer around it diverges.
+func TestRunRedactedHidesNoChange(t *testing.T) {
+	tr := strings.Replace(recorded, `"text":"fix it"`, `"text":"Run the [REDACTED] suite"`, 1)
+	prompt := func(text string) string {
+		return `{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"` + text + `"}]}}`
+	}
+	red := redact.New("test", "ghp_ReplayingMachine4567")
+	for _, text := range []string{"Run the migration that drops every table, then the test suite", "Run the frobnicate suite", "Delete everything"} {
+		c := startWith(t, tr, Options{Redact: red})
+		c.handshake("/rec")
+		c.send(prompt(text))
+		c.expect(`"id":10,`, `replay diverged: turn 1: session/prompt: recorded \"Run the [REDACTED] suite\", got \"`)
+		c.end()
+	}
+	c := startWith(t, tr, Options{Redact: red})
+	c.handshake("/rec")
+	c.send(prompt("Run the test suite"))
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=hunter2\n"}}`) // not a secret here
+	c.expect(`"id":10,`, `replay diverged: turn 1: fs/read_text_file /rec/a.txt: recorded result {\"content\":\"key=[REDACTED]\\n\"}, got result {\"content\":\"key=hunter2\\n\"}`)
+	c.end()
+
+	c = startWith(t, tr, Options{Redact: red})
+	c.handshake("/rec")
+	c.send(prompt("Run the test suite"))
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=ghp_ReplayingMachine4567\n"}}`) // another value of the secret
+	c.expect(`DEBUG noise`)
+	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
 	c.end()
 }
 
@@ -565,6 +609,7 @@ func equalKinds(a, b []itemKind) bool {
 }
 
 func TestSameJSON(t *testing.T) {
+	red := redact.New("s3cr3t", "test")
 	tests := []struct {
 		rec, got string
 		want     bool
@@ -574,10 +619,17 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":1}`, `{"a":1,"b":2}`, false},
 		{`{"content":"key=[REDACTED] end"}`, `{"content":"key=s3cr3t end"}`, true},
 		{`{"content":"key=[REDACTED] end"}`, `{"content":"other"}`, false},
+		// A marker matches a secret, redacted on both sides, and no other text.
+		{`{"content":"key=[REDACTED] end"}`, `{"content":"key=hunter2 end"}`, false},
+		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the migration that drops every table, then the test suite"}`, false},
+		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the frobnicate suite"}`, false},
+		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the test suite"}`, true},
+		// A value that is a secret only where it replays is redacted in the recording too.
+		{`{"text":"Run the test suite"}`, `{"text":"Run the test suite"}`, true},
 		{`"a.b"`, `"aXb"`, false},
 	}
 	for _, tt := range tests {
-		if got := sameJSON(json.RawMessage(tt.rec), json.RawMessage(tt.got)); got != tt.want {
+		if got := sameJSON(red, json.RawMessage(tt.rec), json.RawMessage(tt.got)); got != tt.want {
 			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.rec, tt.got, got, tt.want)
 		}
 	}
@@ -598,14 +650,14 @@ func TestRewriterTerminals(t *testing.T) {
 // not sent sooner (only this lower bound is checked: a slow machine may
 // send it later).
 func TestRunTiming(t *testing.T) {
-	c := startWith(t, recorded, Options{Timing: true})
+	c := startWith(t, recorded, Options{Timing: true, Redact: redact.New("hunter2")})
 	c.handshake("/rec")
 	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
 	c.expect(`"tool_call"`)
 	c.expect(`"method":"session/request_permission"`)
 	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
 	c.expect(`"method":"fs/read_text_file"`)
-	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=hunter2\n"}}`)
 	c.expect(`DEBUG noise`)
 	c.expect(`"stopReason":"end_turn"`)
 	c.expect(`"text":"late"`)
@@ -809,10 +861,10 @@ func TestWithoutURIs(t *testing.T) {
 	rec := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///home/me/NOTES.md","text":"notes"}}]`
 	moved := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"notes"}}]`
 	changed := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"other"}}]`
-	if !sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(moved))) {
+	if !sameJSON(nil, withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(moved))) {
 		t.Error("a moved attachment with the same content diverged")
 	}
-	if sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(changed))) {
+	if sameJSON(nil, withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(changed))) {
 		t.Error("an attachment with other content matched")
 	}
 }
@@ -920,5 +972,19 @@ func TestParseEndlessLine(t *testing.T) {
 	}
 	if e.n > maxLineBytes+1<<20 {
 		t.Errorf("read %d bytes of the endless line, want at most %d", e.n, maxLineBytes+1<<20)
+	}
+}
+
+// TestRedactorOf: a replay redacts with the secrets acprun handed it, or,
+// started by hand, with those of the secret-looking variables of its
+// environment.
+func TestRedactorOf(t *testing.T) {
+	handed := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", SecretsEnv(redact.New("test", "line one\nline two"))})
+	if got := handed.String("the test of line two, ghp_Other0123456"); got != "the [REDACTED] of [REDACTED], ghp_Other0123456" {
+		t.Errorf("handed secrets: %q", got)
+	}
+	own := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", "NODE_ENV=test"})
+	if got := own.String("the test of ghp_Other0123456"); got != "the test of [REDACTED]" {
+		t.Errorf("by hand: %q", got)
 	}
 }

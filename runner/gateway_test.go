@@ -555,9 +555,16 @@ func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 	if r.Gateway.Cassette != partial {
 		t.Errorf("gateway cassette %q, want %q", r.Gateway.Cassette, partial)
 	}
-	var doc struct{ Exchanges []json.RawMessage }
-	if data, err := os.ReadFile(partial); err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Exchanges) != 1 {
-		t.Errorf("the partial recording (%v) holds %d exchanges, want the first request's", err, len(doc.Exchanges))
+	// The first request's answer, and the second request, which the agent
+	// dropped on the turn's cancel before its answer started: abandoned.
+	type kept struct {
+		Status    int  `json:"status"`
+		Abandoned bool `json:"abandoned"`
+	}
+	var doc struct{ Exchanges []struct{ Response kept } }
+	if data, err := os.ReadFile(partial); err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Exchanges) != 2 ||
+		doc.Exchanges[0].Response.Abandoned || doc.Exchanges[1].Response != (kept{0, true}) {
+		t.Errorf("the partial recording (%v) holds %+v, want the first request's answer and the second abandoned", err, doc.Exchanges)
 	}
 	want := []string{"gateway: acprun was interrupted during turn 2, so the recording does not replace the cassette " + cassette + ": what it kept is in " + partial}
 	if diff := gocmp.Diff(want, r.Warnings); diff != "" {

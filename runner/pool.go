@@ -19,6 +19,7 @@ import (
 	process "github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -370,6 +371,11 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		}
 	}
 	env := p.mark.Set(mergeEnv(r.opts.Environ, agentEnv))
+	if tr, _ := r.sc.Agent.ReplayTranscript(); tr != "" {
+		// acprun's replay compares what it gets with the recording as
+		// redacted: it needs the secrets to redact the same way.
+		env = append(env, replay.SecretsEnv(r.red))
+	}
 	var wrap process.Wrap
 	if r.sbox != nil {
 		tmp, err := sandboxTemp(tmpDir)

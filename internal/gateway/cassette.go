@@ -39,7 +39,11 @@ import (
 // since the previous entry (the first: since the request was sent
 // upstream), and its bytes are "data" when they are UTF-8, else "base64".
 // "truncated" marks an answer that broke off (the upstream, or the
-// attempt's end, cut it): replay breaks it off too. No header is kept but
+// attempt's end, cut it): replay breaks it off too. "abandoned" marks one
+// the agent went away from first (its turn cancelled, say by its
+// timeout, while the upstream stalled), kept as far as it went, with
+// status 0 and no events when no headers had come: replay holds it open
+// there until the agent goes away again. No header is kept but
 // the content type; everything kept went through the attempt's redactor
 // and the request's own credentials, and has the attempt's paths replaced
 // by their names.
@@ -74,6 +78,10 @@ type response struct {
 	ContentType string  `json:"contentType,omitempty"`
 	Events      []event `json:"events"`
 	Truncated   bool    `json:"truncated,omitempty"`
+	// Abandoned marks an answer the agent went away from before it ended
+	// (its turn cancelled while the upstream stalled): Status is 0 when
+	// it went away before the answer's headers.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // event is one piece of an answer.
@@ -158,6 +166,8 @@ func (ex *exchange) check() string {
 		return "the request has no method"
 	case len(ex.Request.Path) == 0 || ex.Request.Path[0] != '/':
 		return fmt.Sprintf("the request's path %q does not start with /", ex.Request.Path)
+	case ex.Response.Status == 0 && ex.Response.Abandoned && len(ex.Response.Events) == 0:
+		// abandoned before the answer started: no status
 	case ex.Response.Status < 100 || ex.Response.Status > 599:
 		return fmt.Sprintf("the response's status %d is not an HTTP status", ex.Response.Status)
 	}

@@ -58,6 +58,8 @@ func TestOpenReplayErrors(t *testing.T) {
 		{write("bool.json", "{\"version\": true}"), filepath.Join(dir, "bool.json") + ":1:16: not a valid cassette: version is true or false, not a whole number; record it again with --gateway record"},
 		{write("nomethod.json", `{"version": 1, "exchanges": [{"request": {"path": "/v1/x"}, "response": {"status": 200}}]}`), "cassette " + filepath.Join(dir, "nomethod.json") + ": exchange 1: the request has no method; record it again with --gateway record"},
 		{write("status.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 1200}}]}`), "cassette " + filepath.Join(dir, "status.json") + ": exchange 1: the response's status 1200 is not an HTTP status; record it again with --gateway record"},
+		// Status 0 only for an answer abandoned before its headers came.
+		{write("status0.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 0, "events": [{"ms": 1, "data": "x"}], "abandoned": true}}]}`), "cassette " + filepath.Join(dir, "status0.json") + ": exchange 1: the response's status 0 is not an HTTP status; record it again with --gateway record"},
 	}
 	for _, c := range cases {
 		_, err := Open(t.Context(), Config{Mode: Replay, Cassette: c.path})

@@ -306,7 +306,8 @@ func (w *timedWriter) Write(p []byte) (int, error) {
 
 // handlerTransport is an http.RoundTripper that serves requests with a
 // handler in the same process, over a pipe (no network, so it runs in a
-// synctest bubble).
+// synctest bubble). As over a network, a request whose context ends
+// fails: before the headers, Do; after them, reading the body.
 type handlerTransport struct{ h http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -315,10 +316,14 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
 		t.h.ServeHTTP(w, req)
 		w.WriteHeader(http.StatusOK)
-		pw.Close()
+		pw.CloseWithError(req.Context().Err()) // nil: a plain end
 	}()
-	status := <-w.ready
-	return &http.Response{StatusCode: status, Header: w.header, Body: pr, Request: req}, nil
+	select {
+	case status := <-w.ready:
+		return &http.Response{StatusCode: status, Header: w.header, Body: pr, Request: req}, nil
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
 }
 
 // pipeWriter is the handler's side of a handlerTransport.

@@ -86,7 +86,12 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		switch {
 		case a.closing():
 			cutOff(w, false)
-		case ctx.Err() != nil: // the agent went away
+		case ctx.Err() != nil:
+			// The agent went away (its turn cancelled) before the answer
+			// started: kept, for replay to hold the request as long.
+			if a.cfg.Mode == Record && !c.probe {
+				a.keep(c, response{Events: []event{}, Abandoned: true})
+			}
 		default:
 			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err)))
 		}
@@ -146,10 +151,14 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 			t.add(whole)
 		}
 	}
+	// Broken off by the agent going away (its turn cancelled), not by
+	// Close or the upstream: replay holds it open as the upstream did.
+	abandoned := broken && ctx.Err() != nil && !a.closing()
 	if a.cfg.Mode == Record && !c.probe {
-		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse, broken), Truncated: broken})
+		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse, broken),
+			Truncated: broken && !abandoned, Abandoned: abandoned})
 	}
-	if broken && (a.closing() || ctx.Err() == nil) {
+	if broken && !abandoned {
 		// Cut off by Close, or by the upstream: the agent must not take
 		// what it got for the whole answer.
 		panic(http.ErrAbortHandler)

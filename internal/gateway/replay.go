@@ -60,8 +60,20 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 // events as a provider.Splitter cuts them, a last one cut short (no blank
 // line after it) not, as clients discard it; a whole answer unless it
 // broke off.
+//
+// An answer the recorded agent went away from (Abandoned) is held open
+// after its last event, or before its headers when none came, until the
+// agent goes away again, so that the turn ends as recorded (cancelled at
+// its deadline), not on an answer broken off or missing.
 func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *exchange) {
 	resp := &ex.Response
+	if resp.Status == 0 { // abandoned before the answer started (see check)
+		<-ctx.Done()
+		if a.closing() {
+			cutOff(w, false)
+		}
+		return
+	}
 	w.Header()["Content-Type"] = nil // none recorded: none sniffed either
 	if resp.ContentType != "" {
 		w.Header().Set("Content-Type", resp.ContentType)
@@ -89,7 +101,7 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 			for _, ev := range split.Feed(b) {
 				m.Event(provider.Parse(ev))
 			}
-		} else if !resp.Truncated {
+		} else if !resp.Truncated && !resp.Abandoned {
 			m.Body(b)
 		}
 		a.report(c, m)
@@ -100,6 +112,12 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 	}
 	if resp.Truncated {
 		panic(http.ErrAbortHandler)
+	}
+	if resp.Abandoned {
+		<-ctx.Done()
+		if a.closing() {
+			cutOff(w, true)
+		}
 	}
 }
 

@@ -40,6 +40,8 @@ type Redactor struct {
 	forms []string
 	// fails holds the failure function of each form (see overlap).
 	fails [][]int
+	// values holds the secrets kept, as given (see Values).
+	values []string
 }
 
 // New returns a Redactor for secrets. Values unfit to be secrets are
@@ -66,9 +68,10 @@ func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 	seen := make(map[string]bool)
 	r := &Redactor{}
 	add := func(v string) {
-		if !fit(v) || notSecret != nil && notSecret(v) {
+		if !fit(v) || notSecret != nil && notSecret(v) || slices.Contains(r.values, v) {
 			return
 		}
+		r.values = append(r.values, v)
 		for _, f := range QuotedForms(v) {
 			if !seen[f] {
 				seen[f] = true
@@ -90,6 +93,17 @@ func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 		r.fails = append(r.fails, failure(f))
 	}
 	return r
+}
+
+// Values returns the secrets r looks for, each once, in no set order:
+// New(r.Values()...) redacts as r does. It lets a process that acprun
+// starts redact as acprun does (a replay compares what it receives with a
+// redacted recording so).
+func (r *Redactor) Values() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.values)
 }
 
 // secretName matches environment variable names that hold secrets.
@@ -642,15 +656,4 @@ func overlap(s, f string, fail []int) int {
 		k = fail[k-1]
 	}
 	return k
-}
-
-// Pattern matches the texts that s, a redacted text, could have been: each
-// Marker in s stands for one or more characters, the rest for itself. A
-// replay compares what it receives with what it recorded so.
-func Pattern(s string) *regexp.Regexp {
-	parts := strings.Split(s, Marker)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
 }

@@ -209,14 +209,25 @@ func TestNilAndEmpty(t *testing.T) {
 	}
 }
 
-// TestPattern: a redacted text matches what it could have been, and
-// nothing else.
-func TestPattern(t *testing.T) {
-	p := redact.Pattern("key=" + redact.Marker + " (a.b)")
-	for s, want := range map[string]bool{"key=s3cr3t (a.b)": true, "key=x y (a.b)": true, "key= (a.b)": false, "key=s (aXb)": false, "xkey=s (a.b)": false} {
-		if got := p.MatchString(s); got != want {
-			t.Errorf("Pattern matches %q: %v, want %v", s, got, want)
+// TestValues: the secrets a Redactor keeps, given to New, redact as it
+// does: values dropped (unfit, notSecret) stay out, the trimmed form and
+// the lines of a multi-line secret stay in.
+func TestValues(t *testing.T) {
+	r := redact.NewExcept(func(v string) bool { return v == "scenario-name" }, " ghp_abcdefghijklmnop1234 ", "true", "scenario-name", "line one\nline two", "sk-1234")
+	got := r.Values()
+	slices.Sort(got)
+	want := []string{" ghp_abcdefghijklmnop1234 ", "ghp_abcdefghijklmnop1234", "line one", "line one\nline two", "line two", "sk-1234"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Values = %q, want %q", got, want)
+	}
+	again := redact.New(r.Values()...)
+	for _, s := range []string{"a ghp_abcdefghijklmnop1234 b", `{"k":"line one\nline two"}`, "true scenario-name sk-1234", "line two"} {
+		if a, b := r.String(s), again.String(s); a != b {
+			t.Errorf("New(Values()).String(%q) = %q, want %q", s, b, a)
 		}
+	}
+	if (*redact.Redactor)(nil).Values() != nil {
+		t.Error("a nil Redactor has values")
 	}
 }
 
