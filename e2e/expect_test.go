@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -26,16 +25,10 @@ import (
 // against late client requests, and pass@k/pass^k, through the binary.
 
 // lateWriterArg, as the only argument of the test binary, makes it the
-// late-writer agent instead of running tests (see init): an ACP agent
+// late-writer agent instead of running tests (see testAgents): an ACP agent
 // that the mock agent cannot play, one whose client request comes after
 // the prompt's answer.
 const lateWriterArg = "acprun-e2e-late-writer-agent"
-
-func init() {
-	if len(os.Args) == 2 && os.Args[1] == lateWriterArg {
-		os.Exit(lateWriter(os.Stdin, os.Stdout))
-	}
-}
 
 // lateWriter plays a minimal ACP agent on in and out: each session/prompt
 // is answered end_turn after one text chunk, and right behind the answer,
@@ -43,15 +36,7 @@ func init() {
 // session's cwd, N counting the prompts from 1. It ends at the end of its
 // input, so the request is always written before it exits.
 func lateWriter(in io.Reader, out io.Writer) int {
-	enc := json.NewEncoder(out) // one line per message
-	send := func(m map[string]any) {
-		m["jsonrpc"] = "2.0"
-		if err := enc.Encode(m); err != nil {
-			os.Exit(3)
-		}
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	send, sc := agentLines(in, out)
 	cwd, session, next := "", "late-writer-1", 1
 	for sc.Scan() {
 		var m struct {

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -11,31 +10,17 @@ import (
 )
 
 // backgroundWaiterArg, as the only argument of the test binary, makes it
-// the background-waiter agent instead of running tests (see init): an ACP
+// the background-waiter agent instead of running tests (see testAgents): an ACP
 // agent the mock agent cannot play, one that stops waiting for a
 // terminal/wait_for_exit it sent.
 const backgroundWaiterArg = "acprun-e2e-background-waiter-agent"
-
-func init() {
-	if len(os.Args) == 2 && os.Args[1] == backgroundWaiterArg {
-		os.Exit(backgroundWaiter(os.Stdin, os.Stdout))
-	}
-}
 
 // backgroundWaiter plays an agent that, in its first turn, starts "sleep
 // 100" in a terminal, sends terminal/wait_for_exit for it and answers the
 // prompt end_turn without waiting for the exit; later prompts it never
 // answers, nor says anything, until session/cancel, answered cancelled.
 func backgroundWaiter(in io.Reader, out io.Writer) int {
-	enc := json.NewEncoder(out) // one line per message
-	send := func(m map[string]any) {
-		m["jsonrpc"] = "2.0"
-		if err := enc.Encode(m); err != nil {
-			os.Exit(3)
-		}
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	send, sc := agentLines(in, out)
 	const session = "waiter-1"
 	var pending json.RawMessage
 	prompts := 0

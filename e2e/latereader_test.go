@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -13,28 +12,14 @@ import (
 )
 
 // lateReaderArg, as the only argument of the test binary, makes it the
-// late-reader agent instead of running tests (see init).
+// late-reader agent instead of running tests (see testAgents).
 const lateReaderArg = "acprun-e2e-late-reader-agent"
-
-func init() {
-	if len(os.Args) == 2 && os.Args[1] == lateReaderArg {
-		os.Exit(lateReader(os.Stdin, os.Stdout))
-	}
-}
 
 // lateReader plays an agent that, once it answered session/new, reads
 // nothing for 2s (as an agent busy starting up does), then reads on; it
 // answers session/cancel by answering the prompt cancelled.
 func lateReader(in io.Reader, out io.Writer) int {
-	enc := json.NewEncoder(out) // one line per message
-	send := func(m map[string]any) {
-		m["jsonrpc"] = "2.0"
-		if err := enc.Encode(m); err != nil {
-			os.Exit(3)
-		}
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	send, sc := agentLines(in, out)
 	var pending json.RawMessage
 	for sc.Scan() {
 		var m struct {
