@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
 )
@@ -61,7 +62,7 @@ func (c *listCmd) Run(ctx context.Context, g *globals) error {
 		})
 	}
 	if c.JSON {
-		return g.toStdout(ctx, jsonHash, func(w io.Writer) error { return output.ListJSON(w, entries) })
+		return g.toStdout(ctx, termtext.JSONEscapes, func(w io.Writer) error { return output.ListJSON(w, entries) })
 	}
 	return output.List(g.Stdout, entries)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
@@ -58,7 +59,7 @@ func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	writeErr := g.writeFile(ctx, g.Stderr, out, pin, true, jsonHash, func(w io.Writer) error { return report.Write(w, rep) })
+	writeErr := g.writeFile(ctx, g.Stderr, out, pin, true, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, rep) })
 	// A summary that cannot be written to stderr loses nothing merged: the
 	// exit code stays the merged run's, as run's does.
 	_ = output.Lines(g.Stderr, rep)

@@ -135,7 +135,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		code = exitAgent
 	}
 	if c.JSON {
-		err = g.toStdout(ctx, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) })
+		err = g.toStdout(ctx, termtext.JSONEscapes, func(w io.Writer) error { return output.ProbeJSON(w, rep) })
 	} else {
 		err = output.Probe(g.Stdout, rep)
 	}
@@ -205,7 +205,7 @@ func (c *probeCmd) writeFile(ctx context.Context, g *globals, rep runner.ProbeRe
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(ctx, g.Stderr, c.output(), c.pin, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, g.Stderr, c.output(), c.pin, true, termtext.JSONEscapes, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
@@ -82,7 +83,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	opts.Sources = c.Files
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
 	opts.TranscriptBytes = c.TranscriptBytes.n
-	if err := g.writeFile(ctx, g.Stderr, out, pin, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
+	if err := g.writeFile(ctx, g.Stderr, out, pin, true, termtext.MarkupEscapes, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))}
 	}
 	if c.Output != outfile.Stdout {

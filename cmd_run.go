@@ -17,6 +17,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
@@ -668,7 +669,7 @@ func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, 
 	case "":
 		return nil, nil
 	case outfile.Stdout:
-		return progress.StdoutEvents(ctx, g.Stdout, jsonHash), nil // every event a line: nothing held
+		return progress.StdoutEvents(ctx, g.Stdout, termtext.JSONEscapes), nil // every event a line: nothing held
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(g.Stderr, "acprun: --events %s: waiting for a reader of the FIFO before any agent starts (Ctrl-C stops the run)\n", c.Events)
@@ -711,18 +712,18 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, jsonHash, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lose(err, "-o %s: %v; the results %s", c.JSON, err, unwritten(err, "are incomplete", "were not written"))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		if err := g.writeFile(ctx, printer, out["--junit"], c.pins[c.JUnit], true, markupHash, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
+		if err := g.writeFile(ctx, printer, out["--junit"], c.pins[c.JUnit], true, termtext.MarkupEscapes, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lose(err, "--junit %s: %v; the JUnit report %s", c.JUnit, err, unwritten(err, "is incomplete", "was not written"))
 		}
 	}
 	if c.HTML != "" {
-		err := g.writeFile(ctx, printer, out["--html"], c.pins[c.HTML], true, markupHash, func(w io.Writer) error {
+		err := g.writeFile(ctx, printer, out["--html"], c.pins[c.HTML], true, termtext.MarkupEscapes, func(w io.Writer) error {
 			opts := htmlOptions(rep, report.TranscriptFinder("", "", nil)) // where the run wrote them
 			opts.Warn = func(msg string) { fmt.Fprintf(printer, "acprun: --html: warning: %s\n", msg) }
 			return htmlreport.Write(w, rep, opts)

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -42,7 +43,7 @@ func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 	}
 	defer pin.Close()
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
-	err = g.writeFile(ctx, g.Stderr, out, pin, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	err = g.writeFile(ctx, g.Stderr, out, pin, true, termtext.JSONEscapes, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))}
 	}

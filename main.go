@@ -127,7 +127,7 @@ func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, st
 // when format fails; without it, it streams (the results may hold
 // megabytes of agent text).
 //
-// On stdout, hash is how the format escapes '#' (see toStdout).
+// On stdout, esc is how the format escapes what would be a workflow command (see toStdout).
 //
 // A FIFO that has no reader yet is waited for, saying so on notes (stderr,
 // or what run prints on it through), until
@@ -137,7 +137,7 @@ func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, st
 // exitInterrupted (see writeExit). A reader, a FIFO's or a stdout pipe's,
 // that does not read is waited for until ctx ends: what it has not read
 // then is given up (outfile.UnreadError), with that exit code too.
-func (g *globals) writeFile(ctx context.Context, notes io.Writer, t outfile.Target, pin *outfile.Pinned, whole bool, hash string, format func(io.Writer) error) error {
+func (g *globals) writeFile(ctx context.Context, notes io.Writer, t outfile.Target, pin *outfile.Pinned, whole bool, esc termtext.Escapes, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
 		if err := format(&buf); err != nil {
@@ -146,7 +146,7 @@ func (g *globals) writeFile(ctx context.Context, notes io.Writer, t outfile.Targ
 		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
 	}
 	if t.Path == outfile.Stdout {
-		return g.toStdout(ctx, hash, format)
+		return g.toStdout(ctx, esc, format)
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(notes, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
@@ -172,21 +172,16 @@ func pinOutput(ctx context.Context, path, prefix string) (*outfile.Pinned, error
 	return pin, nil
 }
 
-// How a format on stdout escapes a '#' (see toStdout).
-const (
-	jsonHash   = `\u0023`
-	markupHash = "&#35;" // XML and HTML
-)
-
-// toStdout writes what format writes to stdout with the second '#' of
-// every "##[" written as hash, the format's escape of it: a step's log in
-// GitHub Actions, which stdout often is, would run an agent's "##[error]"
-// or "##[add-mask]" anywhere in a line as a workflow command. A pipe's
+// toStdout writes what format writes to stdout with what would be a
+// workflow command written with esc, the format's escapes
+// (termtext.CommandWriter): a step's log in GitHub Actions, which stdout
+// often is, would run an agent's "##[error]" anywhere in a line, or a line
+// of its text that begins with "::add-mask::", as a workflow command. A pipe's
 // reader is waited for until ctx ends (outfile.PipeUntilDone).
-func (g *globals) toStdout(ctx context.Context, hash string, format func(io.Writer) error) error {
+func (g *globals) toStdout(ctx context.Context, esc termtext.Escapes, format func(io.Writer) error) error {
 	stdout, c := outfile.PipeUntilDone(ctx, g.Stdout)
 	defer c.Close()
-	w := termtext.NewCommandWriter(stdout, hash)
+	w := termtext.NewCommandWriter(stdout, esc)
 	if err := format(w); err != nil {
 		return err
 	}

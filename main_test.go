@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/testkit"
 )
 
@@ -68,18 +69,18 @@ func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
 	ctx, interrupt := context.WithCancelCause(context.Background())
 	stderr := &noticeWriter{substr: "waiting for a reader", at: func() { interrupt(errInterrupted) }}
 	g := &globals{Stdout: &bytes.Buffer{}, Stderr: stderr}
-	err := g.writeFile(ctx, g.Stderr, target, nil, true, jsonHash, format)
+	err := g.writeFile(ctx, g.Stderr, target, nil, true, termtext.JSONEscapes, format)
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.String() != waiting {
 		t.Errorf("interrupted while waiting: %v (exit %d), stderr %q; want %q, exit %d, after %q", err, writeExit(err), stderr.String(), lost, exitInterrupted, waiting)
 	}
 
 	stderr.Reset()
-	err = g.writeFile(ctx, g.Stderr, target, nil, true, jsonHash, format) // after the interrupt
+	err = g.writeFile(ctx, g.Stderr, target, nil, true, termtext.JSONEscapes, format) // after the interrupt
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.Len() != 0 {
 		t.Errorf("after the interrupt: %v (exit %d), stderr %q; want %q, exit %d, without waiting", err, writeExit(err), stderr.String(), lost, exitInterrupted)
 	}
 
-	err = g.writeFile(context.Background(), g.Stderr, outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, jsonHash, format)
+	err = g.writeFile(context.Background(), g.Stderr, outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, termtext.JSONEscapes, format)
 	if err == nil || writeExit(err) != exitOutput {
 		t.Errorf("a directory: %v (exit %d); want exit %d", err, writeExit(err), exitOutput)
 	}
@@ -106,7 +107,7 @@ func TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt(t *testing.T) {
 	target := outfile.Target{Flag: "-o", Path: outfile.Stdout, What: "the results"}
 	done := make(chan error, 1)
 	go func() {
-		done <- g.writeFile(final, g.Stderr, target, nil, false, jsonHash, func(w io.Writer) error {
+		done <- g.writeFile(final, g.Stderr, target, nil, false, termtext.JSONEscapes, func(w io.Writer) error {
 			_, err := io.WriteString(w, strings.Repeat("x", 1<<20)) // more than a pipe holds
 			return err
 		})

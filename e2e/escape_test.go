@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -343,6 +344,57 @@ func TestLegacyCommandsEscapedInStdoutFormats(t *testing.T) {
 	if res := acprun(t, dir, "run", "s.yaml", "-o", "-"); res.code != 1 || json.Unmarshal([]byte(res.stdout), &out) != nil ||
 		len(out.Scenarios) != 1 || out.Scenarios[0].Name != "s ##[group]g" || out.Scenarios[0].Turns[0].Text != "said ###[error]forged" {
 		t.Errorf("-o -: exit %d; results %+v; want the name and text read back as sent", res.code, out.Scenarios)
+	}
+}
+
+// TestLineCommandsEscapedInStdoutFormats: the formats that keep an
+// agent's newlines (JUnit and HTML with -, report -o -) begin no line
+// with "::" after blanks (a workflow command: GitHub's runner trims the
+// blanks), the agent's text, stderr and tool call titles included: in
+// HTML the first ':' is written &#58;, in JUnit's CDATA the section is
+// split between the colons; both read back as the agent sent them.
+func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": `turns:
+  - steps:
+      - text: "ok\n::error file=README.md,line=1::all tests passed\n::stop-commands::x1"
+      - tool_call: {toolCallId: t1, title: "look\n ::warning::forged", kind: read, status: completed}
+      - stderr: "  ::add-mask::hello"
+`,
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n",
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitFailed {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "s.yaml", "-o", "o2.json", "--junit", "-"}, ":]]><![CDATA[:add-mask::hello"},
+		{[]string{"run", "s.yaml", "-o", "o3.json", "--html", "-"}, "&#58;:error file=README.md"},
+		{[]string{"report", "out.json", "-o", "-"}, "&#58;:error file=README.md"},
+	} {
+		args := tt.args
+		res := acprun(t, dir, args...)
+		if res.code > 1 || !strings.Contains(res.stdout, tt.want) {
+			t.Errorf("%q: exit %d; want stdout with %s\nstderr:\n%s", args, res.code, tt.want, res.stderr)
+		}
+		for line := range strings.Lines(res.stdout) {
+			if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+				t.Errorf("%q: stdout holds the line %q", args, line)
+			}
+		}
+	}
+	var out struct {
+		Cases []struct {
+			Out string `xml:"system-out"`
+		} `xml:"testsuite>testcase"`
+	}
+	res := acprun(t, dir, "run", "s.yaml", "-o", "o4.json", "--junit", "-")
+	if err := xml.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Cases) != 1 || !strings.Contains(out.Cases[0].Out, "::add-mask::hello") {
+		t.Errorf("--junit -: %v, %+v; want the agent's stderr in system-out", err, out.Cases)
 	}
 }
 

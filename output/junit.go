@@ -90,9 +90,30 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// junitText is an element whose text is kept as written, in CDATA.
+// junitText is an element whose text is kept as written, in CDATA
+// (newJUnitText).
 type junitText struct {
-	Text string `xml:",cdata"`
+	CDATA string `xml:",innerxml"`
+}
+
+// newJUnitText is the junitText of text: one CDATA section, split where
+// text holds "]]>", and where one of its lines begins with "::" after
+// blanks, between the two colons, so that no line of the document begins
+// so: GitHub's runner would run it as a workflow command in a step's log,
+// which the JUnit written to stdout often is. It reads back as text.
+func newJUnitText(text string) *junitText {
+	var b strings.Builder
+	b.WriteString("<![CDATA[")
+	for line := range strings.Lines(strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>")) {
+		if rest := strings.TrimLeft(line, " \t"); strings.HasPrefix(rest, "::") {
+			b.WriteString(line[:len(line)-len(rest)+1])
+			b.WriteString("]]><![CDATA[")
+			line = rest[1:]
+		}
+		b.WriteString(line)
+	}
+	b.WriteString("]]>")
+	return &junitText{b.String()}
 }
 
 // JUnit writes the report as JUnit XML: one testsuite per scenario file (in
@@ -230,7 +251,7 @@ func junitCase(r report.Result) junitTestCase {
 		Time:      seconds(r.Duration),
 	}
 	if out := systemOut(r); out != "" {
-		tc.SystemOut = &junitText{xmlText(out)}
+		tc.SystemOut = newJUnitText(xmlText(out))
 	}
 	switch {
 	case r.NotRun:

@@ -218,3 +218,29 @@ func TestJUnitErrorCause(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s\n%s", diff, buf.Bytes())
 	}
 }
+
+// TestJUnitTextBeginsNoLineWithCommand: a text whose lines begin with
+// "::" after blanks (a workflow command) is written in CDATA sections that
+// read back as the text, and no line of the document begins with "::".
+func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
+	rep := reporttest.Sample()
+	rep.Scenarios = rep.Scenarios[2:3]
+	tail := "ok\n::error file=a::b\n  \t::add-mask::s ]]> x\n::\n:: ::\nend ::\n"
+	rep.Scenarios[0].StderrTail = tail
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	for line := range strings.Lines(buf.String()) {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+			t.Errorf("the document holds the line %q", line)
+		}
+	}
+	var got xTestSuites
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
+	}
+	if out := got.Suites[0].Cases[0].SystemOut; !strings.HasSuffix(out, "agent stderr (last lines):\n"+tail) {
+		t.Errorf("system-out = %q; want it to end with the stderr tail %q", out, tail)
+	}
+}

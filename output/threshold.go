@@ -77,7 +77,7 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 	case !*p.Met:
 		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, minimum), Type: "passRate", Body: xmlText(b.String())}
 	case b.Len() > 0:
-		tc.SystemOut = &junitText{xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, minimum, b.String()))}
+		tc.SystemOut = newJUnitText(xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, minimum, b.String())))
 	}
 	return tc
 }

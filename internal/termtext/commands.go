@@ -1,52 +1,52 @@
 package termtext
 
 import (
-	"bytes"
 	"io"
 )
 
-// CommandWriter passes what is written to it on to an io.Writer with the
-// second '#' of every "##[" (a legacy GitHub Actions workflow command,
-// honoured anywhere in a line of a step's log) written as an escape of
-// the format being written: `\u0023` in JSON, `&#35;` in XML or HTML,
-// which read back as '#'. Outside a string or text, those formats have
-// no '#', so the document stays the same document. A trailing '#' is held
-// until the next byte says what it is: Flush writes it.
-type CommandWriter struct {
-	w    io.Writer
-	esc  string
-	held bool // the last byte written to it is a '#' not yet passed on
-	prev bool // and the byte before that one was a '#' too
+// Escapes are how a format writes '#' and ':' as escapes that read back as
+// the characters themselves.
+type Escapes struct {
+	Hash, Colon string
 }
 
-// NewCommandWriter returns a CommandWriter writing to w, with esc for
-// the '#' it escapes.
-func NewCommandWriter(w io.Writer, esc string) *CommandWriter {
-	return &CommandWriter{w: w, esc: esc}
+// The Escapes of the formats acprun writes to stdout.
+var (
+	JSONEscapes   = Escapes{Hash: `\u0023`, Colon: `\u003a`}
+	MarkupEscapes = Escapes{Hash: "&#35;", Colon: "&#58;"} // XML and HTML
+)
+
+// CommandWriter passes what is written to it on to an io.Writer with what
+// a GitHub Actions step's log would run as a workflow command written as
+// escapes of the format being written: the second '#' of every "##[" (a
+// legacy command, honoured anywhere in a line) and the first ':' of a line
+// that begins with "::" after blanks (the runner trims them), as `\u0023`
+// and `\u003a` in JSON, `&#35;` and `&#58;` in XML or HTML, which read
+// back as the characters. Outside a string or text, those formats have no
+// '#' and begin no line with "::", so the document stays the same
+// document. A '#' or a line's first ':' at the end of what was written is
+// held until the next byte says what it is: Flush writes it.
+type CommandWriter struct {
+	w   io.Writer
+	esc Escapes
+	// held is a '#' or ':' written to it and not passed on yet (0: none);
+	// beforeHeld is the byte before it.
+	held, beforeHeld byte
+	last             byte // the last byte written to it
+	lineStart        bool // nothing but blanks since the line began
+}
+
+// NewCommandWriter returns a CommandWriter writing to w with esc, the
+// format's escapes.
+func NewCommandWriter(w io.Writer, esc Escapes) *CommandWriter {
+	return &CommandWriter{w: w, esc: esc, lineStart: true}
 }
 
 // Write writes p, escaped.
 func (c *CommandWriter) Write(p []byte) (int, error) {
-	out := make([]byte, 0, len(p)+1)
-	for rest := p; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '#')
-		if i < 0 {
-			out = c.settle(out, rest[0])
-			out = append(out, rest...)
-			break
-		}
-		if i > 0 {
-			out = c.settle(out, rest[0])
-			out = append(out, rest[:i]...)
-			c.prev = false
-		} else {
-			if c.held {
-				out = append(out, '#')
-			}
-			c.prev = c.held
-		}
-		c.held = true
-		rest = rest[i+1:]
+	out := make([]byte, 0, len(p)+len(c.esc.Hash))
+	for _, b := range p {
+		out = c.add(out, b)
 	}
 	if _, err := c.w.Write(out); err != nil {
 		return 0, err
@@ -54,25 +54,42 @@ func (c *CommandWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// settle appends the held '#' to out, escaped when it is the second of
-// "##[", now that the byte after it, next, is known.
-func (c *CommandWriter) settle(out []byte, next byte) []byte {
-	if !c.held {
-		return out
+// add appends b to out, with the byte held before it now that b says
+// what that one is, or holds b.
+func (c *CommandWriter) add(out []byte, b byte) []byte {
+	switch {
+	case c.held == '#' && c.beforeHeld == '#' && b == '[':
+		out = append(out, c.esc.Hash...)
+	case c.held == ':' && b == ':':
+		out = append(out, c.esc.Colon...)
+	case c.held != 0:
+		out = append(out, c.held)
 	}
-	c.held = false
-	if c.prev && next == '[' {
-		return append(out, c.esc...)
+	c.held = 0
+	switch {
+	case b == '#' || b == ':' && c.lineStart:
+		c.held, c.beforeHeld = b, c.last
+	default:
+		out = append(out, b)
 	}
-	return append(out, '#')
+	switch b {
+	case '\n', '\r':
+		c.lineStart = true
+	case ' ', '\t':
+	default:
+		c.lineStart = false
+	}
+	c.last = b
+	return out
 }
 
-// Flush writes the '#' held at the end of what was written, if any.
+// Flush writes the byte held at the end of what was written, if any.
 func (c *CommandWriter) Flush() error {
-	if !c.held {
+	if c.held == 0 {
 		return nil
 	}
-	c.held, c.prev = false, false
-	_, err := c.w.Write([]byte{'#'})
+	b := c.held
+	c.held = 0
+	_, err := c.w.Write([]byte{b})
 	return err
 }

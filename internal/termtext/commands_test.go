@@ -3,6 +3,7 @@ package termtext
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"strings"
 	"testing"
 )
@@ -20,10 +21,16 @@ func TestCommandWriter(t *testing.T) {
 		{"##", "##"},
 		{"##x#[ ##y #[", "##x#[ ##y #["},
 		{"[##", "[##"},
+		// A line that begins, after blanks, with "::" (a workflow command).
+		{"::error::x", `\u003a:error::x`},
+		{"ok\n::error file=a::b\n  \t::add-mask::s", "ok\n\\u003a:error file=a::b\n  \t\\u003a:add-mask::s"},
+		{"a\r::warning::x", "a\r\\u003a:warning::x"},
+		{"x::y\n :x\n: :\n:", "x::y\n :x\n: :\n:"},
+		{"\n##[x\n::y", "\n#\\u0023[x\n\\u003a:y"},
 	} {
 		for cut := range len(tt.in) + 1 {
 			var buf bytes.Buffer
-			w := NewCommandWriter(&buf, `\u0023`)
+			w := NewCommandWriter(&buf, JSONEscapes)
 			for _, part := range []string{tt.in[:cut], tt.in[cut:]} {
 				if n, err := w.Write([]byte(part)); n != len(part) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", part, n, err)
@@ -43,7 +50,7 @@ func TestCommandWriter(t *testing.T) {
 func TestCommandWriterJSON(t *testing.T) {
 	in := map[string]string{"text": "##[error]boom ### [##[x"}
 	var buf bytes.Buffer
-	w := NewCommandWriter(&buf, `\u0023`)
+	w := NewCommandWriter(&buf, JSONEscapes)
 	if err := json.NewEncoder(w).Encode(in); err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +60,30 @@ func TestCommandWriterJSON(t *testing.T) {
 	var out map[string]string
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil || out["text"] != in["text"] {
 		t.Errorf("read back %q, %v; want %q", out["text"], err, in["text"])
+	}
+}
+
+// TestCommandWriterXML: escaped XML text reads back as the same text, and
+// no line of it begins, after blanks, with "::".
+func TestCommandWriterXML(t *testing.T) {
+	in := "ok\n::error file=a::b\n  ::add-mask::s ##[x"
+	var buf bytes.Buffer
+	w := NewCommandWriter(&buf, MarkupEscapes)
+	if err := xml.NewEncoder(w).Encode(struct {
+		XMLName xml.Name `xml:"t"`
+		Text    string   `xml:",chardata"`
+	}{Text: in}); err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(buf.String()) {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+			t.Fatalf("%q holds the line %q", buf.String(), line)
+		}
+	}
+	var out struct {
+		Text string `xml:",chardata"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &out); err != nil || out.Text != in {
+		t.Errorf("read back %q, %v; want %q", out.Text, err, in)
 	}
 }

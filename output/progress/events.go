@@ -102,16 +102,16 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 	return e, nil
 }
 
-// StdoutEvents returns an events writer on stdout with the second '#' of
-// every "##[" written as hash (termtext.CommandWriter: stdout is often a
-// CI step's log). A pipe is written as CreateEvents writes a FIFO: through
+// StdoutEvents returns an events writer on stdout with what would be a
+// workflow command written with esc (termtext.CommandWriter: stdout is
+// often a CI step's log). A pipe is written as CreateEvents writes a FIFO: through
 // a file of its own, whose reader is waited for until ctx ends
 // (outfile.PipeUntilDone), and which Close closes. Another stdout (a
 // terminal, a file, a pipe where ReopenPipe cannot open it) is written as
 // NewEvents writes w: its reader is waited for as long as it takes.
-func StdoutEvents(ctx context.Context, stdout io.Writer, hash string) *Events {
+func StdoutEvents(ctx context.Context, stdout io.Writer, esc termtext.Escapes) *Events {
 	w, c := outfile.PipeUntilDone(ctx, stdout)
-	e := NewEvents(termtext.NewCommandWriter(w, hash))
+	e := NewEvents(termtext.NewCommandWriter(w, esc))
 	e.c = c
 	return e
 }

@@ -18,6 +18,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
@@ -299,7 +300,7 @@ func TestStdoutEventsGivesUpItsReader(t *testing.T) {
 	w := testkit.UnreadPipe(t)
 	cause := errors.New("run timeout")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	e := progress.StdoutEvents(ctx, w, `\u0023`)
+	e := progress.StdoutEvents(ctx, w, termtext.JSONEscapes)
 	j := sampleRef()
 	for range 1000 { // some 300 bytes each: more than a pipe holds
 		e.Warning(j, strings.Repeat("w", 200))
