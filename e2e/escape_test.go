@@ -203,7 +203,8 @@ func TestAgentTextEscapedInRunOutput(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
 	}
-	if want := "; turns: bad\\x0a::error title=INJ::x 1, error 1, evil\\x1b]0;pwned\\x07\\x1b[2J\\x0d\\x0aFAKE PASS 1\n"; !strings.Contains(string(md), want) {
+	// The step summary writes brackets as character references (no link).
+	if want := "; turns: bad\\x0a::error title=INJ::x 1, error 1, evil\\x1b&#93;0;pwned\\x07\\x1b&#91;2J\\x0d\\x0aFAKE PASS 1\n"; !strings.Contains(string(md), want) {
 		t.Errorf("the step summary's heading lacks %q:\n%s", want, md)
 	}
 }
@@ -442,5 +443,26 @@ func TestValidateCaretAfterBOM(t *testing.T) {
 		"      |              ^\n"
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("validate: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
+	}
+}
+
+// TestStepSummaryMakesNoLinks: an agent's error message in the step
+// summary makes no image (fetched from a URL it chose) and no link.
+func TestStepSummaryMakesNoLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": `turns: [{error: {code: -32603, message: "![all passed](https://example.com/b.svg) see [the fix](https://example.com/p)"}}]` + "\n",
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	summary := filepath.Join(dir, "summary.md")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary}, "run", "s.yaml", "-o", "out.json")
+	md, err := os.ReadFile(summary)
+	if res.code != exitFailed || err != nil {
+		t.Fatalf("exit %d, %v; want 1 and a step summary\n%s", res.code, err, res.stderr)
+	}
+	const want = "!&#91;all passed&#93;(https://example.com/b.svg) see &#91;the fix&#93;(https://example.com/p)"
+	if !strings.Contains(string(md), want) || strings.Contains(string(md), "](") {
+		t.Errorf("the step summary does not hold %q:\n%s", want, md)
 	}
 }

@@ -99,7 +99,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 		if !utf8.Valid(data) {
 			t.Errorf("%s is not valid UTF-8", name)
 		}
-		if !bytes.Contains(data, []byte("[REDACTED]")) && name != "junit.xml" {
+		// The step summary writes the brackets as character references.
+		if !bytes.Contains(data, []byte("[REDACTED]")) && !bytes.Contains(data, []byte("&#91;REDACTED&#93;")) && name != "junit.xml" {
 			t.Errorf("%s shows no [REDACTED]: the test no longer plants what it should", name)
 		}
 	}

@@ -350,7 +350,9 @@ func Markdown(rep report.Report) string {
 
 // mdCell makes s safe inside a Markdown table cell, or the heading's
 // totals: each line printable (as the text summary's are), HTML and pipes
-// escaped, line breaks as <br>, at most maxCell characters.
+// escaped, line breaks as <br>, at most maxCell characters; and brackets
+// written as character references, so that an agent's text makes no
+// image (fetched from a URL it chose) and no link.
 func mdCell(s string) string {
 	lines := textLines(strings.TrimSpace(s))
 	for i, l := range lines {
@@ -360,6 +362,7 @@ func mdCell(s string) string {
 	s = termtext.Cut(s, maxCell)
 	s = strings.NewReplacer(
 		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", "<br>",
+		"[", "&#91;", "]", "&#93;",
 	).Replace(s)
 	return s
 }

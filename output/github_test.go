@@ -236,3 +236,17 @@ func TestMarkdownCells(t *testing.T) {
 		t.Errorf("row has %d unescaped pipes; want 7 (6 cells): %q", cells, row)
 	}
 }
+
+// TestMarkdownCellsShowNoMarkup: an agent's text in a cell makes no
+// image fetched from a URL it chose, and no link, escaped or not.
+func TestMarkdownCellsShowNoMarkup(t *testing.T) {
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+		Name: "s", File: "a.yaml", Line: 1, Status: report.StatusFailed,
+		Failures: []string{"![✅ passed](https://example.com/b.svg) see [the fix](https://example.com/p) or \\[x\\](https://example.com/q)"},
+	})}}
+	md := output.Markdown(rep)
+	want := `!&#91;✅ passed&#93;(https://example.com/b.svg) see &#91;the fix&#93;(https://example.com/p) or \&#91;x\&#93;(https://example.com/q)`
+	if !strings.Contains(md, want) {
+		t.Errorf("the step summary does not hold %s:\n%s", want, md)
+	}
+}

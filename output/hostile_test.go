@@ -131,11 +131,13 @@ func TestGitHubEscapesAgentText(t *testing.T) {
 	if l := forgedLine(md); l != "" {
 		t.Errorf("Markdown: a line starts with what an agent sent: %q\nin:\n%s", l, md)
 	}
+	// Brackets in a cell are character references (mdCell); a code span
+	// keeps them.
 	for _, want := range []string{
-		`; turns: end\x0d\x0a::error title=INJ::x\x1b]0;pwned\x07\x1b[2J 1, error 1, evil\x0d\x0a::error`,
-		`| name\x0d\x0a::error title=INJ::x\x1b]0;pwned\x07\x1b[2J [agent\x0d\x0a`,
+		`; turns: end\x0d\x0a::error title=INJ::x\x1b&#93;0;pwned\x07\x1b&#91;2J 1, error 1, evil\x0d\x0a::error`,
+		`| name\x0d\x0a::error title=INJ::x\x1b&#93;0;pwned\x07\x1b&#91;2J &#91;agent\x0d\x0a`,
 		"`dir\\x0d\\x0a::error title=INJ::x\\x1b]0;pwned\\x07\\x1b[2J/s.yaml:3`",
-		`session/prompt: bad\x01\x08<br>::error title=INJ::x\x1b]0;pwned\x07\x1b[2J (code -32000)`,
+		`session/prompt: bad\x01\x08<br>::error title=INJ::x\x1b&#93;0;pwned\x07\x1b&#91;2J (code -32000)`,
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks\n%s\ngot:\n%s", want, md)
@@ -185,12 +187,18 @@ func TestLegacyCommandsEscaped(t *testing.T) {
 	if err := output.GitHub(&gh, "", rep); err != nil {
 		t.Fatal(err)
 	}
-	for name, out := range map[string]string{"Text and Lines": text.String(), "GitHub": gh.String(), "Markdown": output.Markdown(rep)} {
-		if strings.Contains(out, "##[") {
-			t.Errorf("%s holds ##[:\n%s", name, out)
+	// The step summary's Markdown writes brackets as character references
+	// (mdCell): it renders as the others read.
+	for name, tt := range map[string]struct{ out, want string }{
+		"Text and Lines": {text.String(), `#\x23[set-output name=x]y #\x23[group]g`},
+		"GitHub":         {gh.String(), `#\x23[set-output name=x]y #\x23[group]g`},
+		"Markdown":       {output.Markdown(rep), `#\x23&#91;set-output name=x&#93;y #\x23&#91;group&#93;g`},
+	} {
+		if strings.Contains(tt.out, "##[") {
+			t.Errorf("%s holds ##[:\n%s", name, tt.out)
 		}
-		if !strings.Contains(out, `#\x23[set-output name=x]y #\x23[group]g`) {
-			t.Errorf("%s lacks the escaped commands:\n%s", name, out)
+		if !strings.Contains(tt.out, tt.want) {
+			t.Errorf("%s lacks the escaped commands:\n%s", name, tt.out)
 		}
 	}
 	for _, want := range []string{
