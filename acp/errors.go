@@ -3,6 +3,7 @@ package acp
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 )
@@ -50,6 +51,17 @@ type Error struct {
 // Error returns the code and message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Summary is the error as a result records it: its message and its code,
+// "no message" in the message's place when the agent sent none (or only
+// blanks), e.g. `no message (code -32603)`.
+func (e *Error) Summary() string {
+	msg := e.Message
+	if strings.TrimSpace(msg) == "" {
+		msg = "no message"
+	}
+	return fmt.Sprintf("%s (code %d)", msg, e.Code)
 }
 
 // NewError returns an Error with the code and a message formatted like

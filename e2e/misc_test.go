@@ -204,6 +204,22 @@ func TestExamplesStops(t *testing.T) {
 	}
 }
 
+// TestMiscErrorWithoutMessage: a JSON-RPC error whose message is empty
+// (or blank) says so in the turn's error, rather than leaving a gap.
+func TestMiscErrorWithoutMessage(t *testing.T) {
+	t.Parallel()
+	for _, msg := range []string{`""`, `"  "`} {
+		res, out, _ := runOne(t, "turns:\n  - error: {code: -32603, message: "+msg+"}\n",
+			"name: e\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {stopReason: error}\n")
+		if res.code != 0 {
+			t.Fatalf("message %s: exit %d\n%s", msg, res.code, res.stderr)
+		}
+		if got, want := out.Scenarios[0].Turns[0].Error, "session/prompt: no message (code -32603)"; got != want {
+			t.Errorf("message %s: the turn's error is %q; want %q", msg, got, want)
+		}
+	}
+}
+
 // TestMiscErrorDataRedacted: the data of a JSON-RPC error is redacted
 // like the rest of the results: an agent.env value never appears in it.
 func TestMiscErrorDataRedacted(t *testing.T) {

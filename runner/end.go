@@ -98,7 +98,7 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ae):
-		c.Error = fmt.Sprintf("%s (code %d)", ae.Message, ae.Code)
+		c.Error = ae.Summary()
 	case errors.Is(err, acp.ErrClosed):
 		c.Error = "the agent closed its output before answering"
 	case isClosed(r.opts.Abort):

@@ -83,7 +83,7 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 	case errors.As(err, &ae) && ae.Code == acp.CodeRequestCancelled:
 		te.rec.Answer = report.AnswerCancelled
 	case errors.As(err, &ae):
-		te.rec.Answer, te.rec.Error = report.AnswerError, fmt.Sprintf("%s (code %d)", ae.Message, ae.Code)
+		te.rec.Answer, te.rec.Error = report.AnswerError, ae.Summary()
 	case wentAway(err):
 		te.rec.Answer = report.AnswerExited
 	default:

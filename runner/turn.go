@@ -178,7 +178,7 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 		out.err = r.exitDescription(ctx)
 	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
-		out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		out.err = "session/prompt: " + ae.Summary()
 		out.upstream = upstream(ae)
 		switch {
 		case len(ae.Data) == 0 || string(ae.Data) == "null":
