@@ -805,10 +805,10 @@ func TestWaitQuietBound(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, note := lagConn(t, acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) {
-			time.Sleep(time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 			return nil, nil
 		}))
-		stop := every(500*time.Microsecond, note)
+		stop := every(10*time.Millisecond, note)
 		start := time.Now()
 		newActivity().waitQuiet(context.Background(), c, settleQuiet, settleMax, nil)
 		d := time.Since(start)
