@@ -435,8 +435,12 @@ type JudgeResult struct {
 	// Sandbox is what the judge's sandbox applied, nil without one: a
 	// judge of a sandboxed scenario runs in its sandbox, with the
 	// workspace read-only.
-	Sandbox    *SandboxInfo `json:"sandbox,omitempty"`
-	DurationMs int64        `json:"durationMs"`
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// Violations lists the protocol violations seen on the judge's stdout,
+	// as Result.Violations does the agent's; the scenario's warnings say
+	// the first ones, and all its other warnings, "judge: " first.
+	Violations []string `json:"violations,omitempty"`
+	DurationMs int64    `json:"durationMs"`
 }
 
 // TurnResult is the record of one session/prompt.

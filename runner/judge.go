@@ -74,6 +74,12 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		jr.Transcript = tr.path
 	}
 	jr.Sandbox = res.Sandbox
+	// What the judge did wrong is said where the scenario's own warnings
+	// are, as the judge's; it changes no verdict.
+	jr.Violations = res.Violations
+	for _, w := range res.Warnings {
+		r.res.Warnings = append(r.res.Warnings, judgeWarningPrefix(what)+w)
+	}
 	fail, broken := judgeVerdict(j, jr, res)
 	if broken {
 		r.res.Status = report.StatusError
@@ -104,6 +110,15 @@ const judgeWhat = "judge" // the scenario's judge
 
 // turnJudgeWhat names the judge of turn index (from 1).
 func turnJudgeWhat(index int) string { return fmt.Sprintf("judge-turn%d", index) }
+
+// judgeWarningPrefix starts the scenario's warnings that are those of the
+// judge named what: "judge: " or "turn 2: judge: ".
+func judgeWarningPrefix(what string) string {
+	if n, ok := strings.CutPrefix(what, "judge-turn"); ok {
+		return "turn " + n + ": judge: "
+	}
+	return "judge: "
+}
 
 // judgeTranscriptName is the file name of the transcript of the judge
 // named what, of the try whose transcript is named transcript: beside it,

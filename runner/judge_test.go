@@ -279,3 +279,72 @@ func TestJudgeAuthHint(t *testing.T) {
 		t.Errorf("status %s, error %q; want an error saying %q, and no --auth", res.Status, res.Error, want)
 	}
 }
+
+// judgeMisbehaves is a judge's mock script that breaks the protocol four
+// times (two lines that are not JSON, an update for a session it does not
+// have, a tool_call_update without a toolCallId: the lines first, which
+// the connection's reader reports as it reads them, before the updates
+// are handled), reads a file and edits one without asking, then answers
+// PASS.
+const judgeMisbehaves = `default:
+  steps:
+    - garbage: "not json"
+    - garbage: "still not json"
+    - garbage: '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"nope","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}'
+    - update: {sessionUpdate: tool_call_update, status: completed}
+    - tool_call: {toolCallId: r1, title: Read main.go, kind: read, status: completed}
+    - tool_call: {toolCallId: e1, title: Edit main.go, kind: edit, status: completed}
+    - text: "PASS\nok"
+`
+
+// TestJudgeWarnings: what a judge did wrong (protocol violations, a tool
+// call it ran unasked that is no read) is among the scenario's warnings,
+// each said to be the judge's (the scenario's, or turn N's), and the
+// judge's protocol violations are in its record; a read it made unasked
+// is not warned about (a judge is asked to read the workspace). The
+// warnings change no verdict, under permissions.enforce: strict too: the
+// judge is not the agent measured, and strict holds the scenario's own
+// turns.
+func TestJudgeWarnings(t *testing.T) {
+	t.Parallel()
+	const judge = "{agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}"
+	own := []string{
+		`judge: tool call e1 ("Edit main.go") ran without a permission request; acprun denies a judge every permission: the denial had no effect on it`,
+		`judge: protocol violation: invalid JSON-RPC message: not a JSON object: "not json" (8 bytes)`,
+		`judge: protocol violation: invalid JSON-RPC message: not a JSON object: "still not json" (14 bytes)`,
+		`judge: protocol violation: session/update for unknown session "nope"`,
+		`judge: 1 more protocol violation (see the judge's violations)`,
+	}
+	var want []string
+	for _, w := range own {
+		want = append(want, "turn 1: "+w)
+	}
+	want = append(want, own...)
+	for _, enforce := range []string{"", ", enforce: strict"} {
+		t.Run("enforce="+enforce, func(t *testing.T) {
+			t.Parallel()
+			rep := runFiles(t, context.Background(), map[string]string{
+				"a.mock.yaml": "default: {steps: [{text: done}]}\n",
+				"j.mock.yaml": judgeMisbehaves,
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny" + enforce + "}\nturns:\n" +
+					"  - {prompt: one, expect: {judge: " + judge + "}}\n  - prompt: two\n" +
+					"expect: {judge: " + judge + "}\n",
+			}, Options{})
+			res := rep.Scenarios[0]
+			if res.Status != report.StatusPassed || len(res.Failures) != 0 {
+				t.Errorf("status %s, error %q, failures %q; want passed: a judge's warnings change no verdict", res.Status, res.Error, res.Failures)
+			}
+			if !slices.Equal(res.Warnings, want) {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(res.Warnings, "\n"), strings.Join(want, "\n"))
+			}
+			if len(res.Violations) != 0 {
+				t.Errorf("violations %q, want none: the scenario's agent broke nothing", res.Violations)
+			}
+			for _, jr := range []*report.JudgeResult{res.Turns[0].Judge, res.Judge} {
+				if jr == nil || !jr.Passed || len(jr.Violations) != 4 {
+					t.Errorf("judge %+v; want it passed, with its 4 protocol violations", jr)
+				}
+			}
+		})
+	}
+}

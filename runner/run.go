@@ -802,7 +802,7 @@ func (r *scenarioRun) newSession() *session {
 		}
 	}
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill, red: r.red,
-		strict: sc.Enforce == scenario.EnforceStrict, agent: &sc.Agent, answers: newAnswerBook(sc)}
+		strict: sc.Enforce == scenario.EnforceStrict, judge: r.opts.judging != "", agent: &sc.Agent, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -1131,10 +1131,16 @@ func (r *scenarioRun) collect() {
 	seen := map[string]bool{}
 	for _, t := range r.res.Turns {
 		for _, w := range t.Warnings {
-			if !seen[w] {
-				seen[w] = true
-				r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("turn %d: %s", t.Index, w))
+			if seen[w] {
+				continue
 			}
+			seen[w] = true
+			if r.opts.judging == "" {
+				// A judge's one turn is no turn of the scenario's: its
+				// warnings are the judge's (see judge).
+				w = fmt.Sprintf("turn %d: %s", t.Index, w)
+			}
+			r.res.Warnings = append(r.res.Warnings, w)
 		}
 	}
 	s.mu.Lock()
@@ -1155,7 +1161,11 @@ func (r *scenarioRun) collect() {
 		r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
 	}
 	if n := len(r.res.Violations); n > 3 {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s (see violations)", plural(n-3, "more protocol violation", "more protocol violations")))
+		where := "violations"
+		if r.opts.judging != "" {
+			where = "the judge's violations"
+		}
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s (see %s)", plural(n-3, "more protocol violation", "more protocol violations"), where))
 	}
 	if lostViolations > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s %s not kept (only the first %d are)",

@@ -40,6 +40,11 @@ type session struct {
 	// strict makes a tool call that ran unasked, which the policy would
 	// have denied, a failure of its turn (permissions.enforce: strict).
 	strict bool
+	// judge is set in a judge's session, whose policy is acprun's own
+	// (every permission denied), not the user's rules: a tool call the
+	// judge ran unasked is said so, and a read-only one (read, search,
+	// think: the judge is asked to read the workspace) is no warning.
+	judge bool
 	// agent is the scenario's agent, which says the modes in which it
 	// does not ask (see modeSwitched); nil for none.
 	agent *scenario.Agent
@@ -1304,7 +1309,9 @@ func ran(st acp.ToolCallStatus) bool {
 // permission request was a denial, cancelled, or never written (see
 // ranAnyway); or in another form (kind, tool, title, input, paths: what
 // the policy reads) than the one the policy allowed. A warning, or with
-// permissions.enforce: strict a failure of the turn; "" for none.
+// permissions.enforce: strict a failure of the turn; "" for none. In a
+// judge's session every call the judge ran unasked is said so (acprun
+// denies a judge every permission), but a read-only one.
 func (s *session) unpermitted(c *toolCallState) string {
 	call := &c.call
 	if !ran(call.Status) || c.ask != nil && c.ask.answer != answerAllowed && !ranAnyway(c.ask, call.Status) {
@@ -1326,6 +1333,16 @@ func (s *session) unpermitted(c *toolCallState) string {
 	default:
 		how = fmt.Sprintf("otherwise than its permission request asked (%s), which was allowed", askedForm(&ask.call))
 	}
+	what := "ran " + how
+	if call.Status == acp.StatusFailed { // it may have failed before it did anything
+		what = "was tried " + how + " (it failed, so it may not have run)"
+	}
+	if s.judge {
+		if readOnlyKind(call.Kind) {
+			return ""
+		}
+		return fmt.Sprintf("tool call %s (%q) %s; acprun denies a judge every permission: the denial had no effect on it", call.ToolCallID, call.Title, what)
+	}
 	d := s.policy.Evaluate(req)
 	if d.Verdict != approve.Deny {
 		return ""
@@ -1334,11 +1351,13 @@ func (s *session) unpermitted(c *toolCallState) string {
 	if d.Rule != "" {
 		by = d.RuleList + " rule " + d.Rule
 	}
-	what := "ran " + how
-	if call.Status == acp.StatusFailed { // it may have failed before it did anything
-		what = "was tried " + how + " (it failed, so it may not have run)"
-	}
 	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
+}
+
+// readOnlyKind reports whether a tool call of kind k only reads: what a
+// judge is asked to do in the workspace.
+func readOnlyKind(k acp.ToolKind) bool {
+	return k == acp.KindRead || k == acp.KindSearch || k == acp.KindThink
 }
 
 // ranAnyway reports whether a call whose permission request ask was not
