@@ -75,8 +75,10 @@ type Options struct {
 	// OnViolation, when set, is told about protocol violations: a line that
 	// is not JSON-RPC, a line over MaxLineBytes, a line with invalid UTF-8
 	// (which is then replaced and the line used), a response to an unknown
-	// id, a line cut short by StopReading. It is called from the reading
-	// goroutine and should return quickly.
+	// id, a line cut short by StopReading. It is called in stream order,
+	// as a notification is handled (see Handler): after every message
+	// before the line has been handled, before the line's own message, if
+	// any. A line that Close drops is not reported (see Dropped).
 	OnViolation func(v Violation)
 }
 
@@ -141,7 +143,7 @@ type state struct {
 	readErr   error // why reading stopped (or Close); nil while reading
 	readDone  bool  // the reader has queued its last message
 	ended     bool  // the pending calls were ended: no answer can come any more
-	dropped   int   // messages read but not dispatched because of Close
+	dropped   int   // lines read but not dispatched because of Close
 	lag       lag   // how far handling is behind reading (see Lag)
 }
 
@@ -199,13 +201,16 @@ func (c *Conn) wait(ready func(s *state) bool, f func(s *state)) {
 // closing reports whether Close has begun.
 func (c *Conn) closing() bool { return c.ctx.Err() != nil }
 
-// inMsg is a decoded incoming message on its way to the dispatcher: a
-// request or notification (req) or an answer to one of our calls (call).
+// inMsg is an incoming line on its way to the dispatcher: a request or
+// notification (req), an answer to one of our calls (call), or neither,
+// and the protocol violations the line made (reported before the message
+// is handled).
 type inMsg struct {
-	req    *Request
-	call   *Call
-	result json.RawMessage
-	err    error // the answer's error, or why a request is invalid
+	req        *Request
+	call       *Call
+	result     json.RawMessage
+	err        error // the answer's error, or why a request is invalid
+	violations []Violation
 }
 
 // writer is the state of the writing end of a Conn. Whoever holds it (see
@@ -659,9 +664,10 @@ func (c *Conn) WaitHandled(ctx context.Context) error {
 	return nil
 }
 
-// Dropped returns how many incoming messages were read but never
-// dispatched because Close came first: queued messages and whole lines the
-// reader had read but not yet decoded. It is 0 when Close comes after Done.
+// Dropped returns how many incoming lines were read but never dispatched
+// because Close came first: queued messages (and lines that only broke
+// the protocol, not reported) and whole lines the reader had read but not
+// yet decoded. It is 0 when Close comes after Done.
 // The count is final once Close has returned.
 func (c *Conn) Dropped() int {
 	var n int
@@ -732,9 +738,10 @@ func closeQuietly(cl io.Closer) error {
 
 // reader is the state of the reading goroutine.
 type reader struct {
-	c     *Conn
-	lr    *lineReader
-	batch []inMsg // decoded, not yet handed to the dispatcher
+	c          *Conn
+	lr         *lineReader
+	batch      []inMsg     // decoded, not yet handed to the dispatcher
+	violations []Violation // the line's so far, for its inMsg
 }
 
 // read is the reading goroutine: it splits the stream into lines, decodes
@@ -771,27 +778,49 @@ func (c *Conn) read() {
 				s.lag.track()
 			})
 		}
-		if last && !errors.Is(rd.lr.err, io.EOF) && rd.stopping() {
-			c.violate("reading was stopped in the middle of a line; skipped", line, size)
-			continue
-		}
-		if over {
-			c.violate(fmt.Sprintf("line exceeds %d bytes; skipped", c.maxLine), line, size)
-			continue
-		}
-		if !utf8.Valid(line) {
-			line = c.repairUTF8(line, size)
-		}
-		if c.tap != nil {
-			c.tap(Received, line, time.Now())
-		}
-		if isBlank(line) {
-			continue
-		}
-		rd.receive(line)
+		rd.line(line, size, last, over)
 		if len(rd.batch) >= flushEvery {
 			rd.flush(false)
 		}
+	}
+}
+
+// line decodes one line read (the start of a line of size bytes; over:
+// too long; last: the stream's last bytes) and adds it to the batch, with
+// its violations.
+func (rd *reader) line(line []byte, size int, last, over bool) {
+	c := rd.c
+	defer rd.endLine()
+	if last && !errors.Is(rd.lr.err, io.EOF) && rd.stopping() {
+		rd.violate("reading was stopped in the middle of a line; skipped", line, size)
+		return
+	}
+	if over {
+		rd.violate(fmt.Sprintf("line exceeds %d bytes; skipped", c.maxLine), line, size)
+		return
+	}
+	if !utf8.Valid(line) {
+		line = rd.repairUTF8(line, size)
+	}
+	if c.tap != nil {
+		c.tap(Received, line, time.Now())
+	}
+	if !isBlank(line) {
+		rd.receive(line)
+	}
+}
+
+// add adds the line's message to the batch, with its violations.
+func (rd *reader) add(in inMsg) {
+	in.violations, rd.violations = rd.violations, nil
+	rd.batch = append(rd.batch, in)
+}
+
+// endLine adds the line's violations to the batch when no message of the
+// line took them.
+func (rd *reader) endLine() {
+	if len(rd.violations) > 0 {
+		rd.add(inMsg{})
 	}
 }
 
@@ -800,7 +829,7 @@ var errStopped = errors.New("reading was stopped")
 
 // repairUTF8 returns line with each invalid UTF-8 sequence replaced by
 // U+FFFD, and reports it.
-func (c *Conn) repairUTF8(line []byte, size int) []byte {
+func (rd *reader) repairUTF8(line []byte, size int) []byte {
 	bad, first := 0, -1
 	for i := 0; i < len(line); {
 		r, n := utf8.DecodeRune(line[i:])
@@ -813,7 +842,7 @@ func (c *Conn) repairUTF8(line []byte, size int) []byte {
 		i += n
 	}
 	fixed := bytes.ToValidUTF8(line, []byte(string(utf8.RuneError)))
-	c.report(fmt.Sprintf("invalid UTF-8 replaced with U+FFFD: %d bytes, the first at byte %d; line kept", bad, first), fixed, size, false)
+	rd.report(fmt.Sprintf("invalid UTF-8 replaced with U+FFFD: %d bytes, the first at byte %d; line kept", bad, first), fixed, size, false)
 	return fixed
 }
 
@@ -824,9 +853,9 @@ func (rd *reader) receive(line []byte) {
 	c := rd.c
 	m, err := decode(line)
 	if errors.Is(err, errInvalidRequest) {
-		c.violate(err.Error(), line, len(line))
+		rd.violate(err.Error(), line, len(line))
 		req := &Request{ID: &ID{raw: m.ID}, Method: m.Method}
-		rd.batch = append(rd.batch, inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
+		rd.add(inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
 		return
 	}
 	if err == nil && m.isRequest() {
@@ -835,21 +864,22 @@ func (rd *reader) receive(line []byte) {
 			if m.ID != nil {
 				kind = "request"
 			}
-			c.violate(fmt.Sprintf("%s %q with a %s member, which only a response has: handled as a %s, its %s ignored",
+			rd.violate(fmt.Sprintf("%s %q with a %s member, which only a response has: handled as a %s, its %s ignored",
 				kind, m.Method, m.stray, kind, m.stray), line, len(line))
 		}
 		req := &Request{Method: m.Method, Params: m.Params}
 		if m.ID != nil {
 			req.ID = &ID{raw: m.ID}
 		}
-		rd.batch = append(rd.batch, inMsg{req: req})
+		rd.add(inMsg{req: req})
 		return
 	}
 	if m.ID == nil { // not even a response we can attribute
-		c.violate("invalid JSON-RPC message: "+err.Error(), line, len(line))
+		rd.violate("invalid JSON-RPC message: "+err.Error(), line, len(line))
 		return
 	}
-	known := false
+	known, queued := false, false
+	var in inMsg
 	n, ours := parseOurID(m.ID)
 	c.update(func(s *state) {
 		call := s.pending[n]
@@ -857,7 +887,7 @@ func (rd *reader) receive(line []byte) {
 			return
 		}
 		known, call.answered = true, true
-		in := inMsg{call: call, result: m.Result}
+		in = inMsg{call: call, result: m.Result}
 		switch {
 		case err != nil:
 			in.err = &InvalidAnswerError{Method: call.method, Problem: strings.TrimPrefix(err.Error(), "json: "), Err: err}
@@ -869,18 +899,18 @@ func (rd *reader) receive(line []byte) {
 			call.finish(in.result, in.err)
 			return
 		}
-		rd.batch = append(rd.batch, in)
+		queued = true
 	})
-	if !known {
-		msg := "response to unknown id " + string(m.ID)
-		if err != nil {
-			msg = "invalid response to unknown id " + string(m.ID) + ": " + err.Error()
-		}
-		c.violate(msg, line, len(line))
-		return
+	switch {
+	case !known && err != nil:
+		rd.violate("invalid response to unknown id "+string(m.ID)+": "+err.Error(), line, len(line))
+	case !known:
+		rd.violate("response to unknown id "+string(m.ID), line, len(line))
+	case err != nil:
+		rd.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
 	}
-	if err != nil {
-		c.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
+	if queued {
+		rd.add(in)
 	}
 }
 
@@ -952,7 +982,8 @@ func (rd *reader) drop(line []byte) {
 func (rd *reader) cutShort() {
 	rest := rd.lr.rest()
 	if !isBlank(rest) {
-		rd.c.violate("reading was stopped in the middle of a line; skipped", rest, len(rest))
+		rd.violate("reading was stopped in the middle of a line; skipped", rest, len(rest))
+		rd.endLine()
 	}
 }
 
@@ -985,16 +1016,17 @@ func (rd *reader) end(err error) {
 	})
 }
 
-// violate reports a protocol violation with the start of the line quoted:
-// line is the start of a line of size bytes.
-func (c *Conn) violate(msg string, line []byte, size int) {
-	c.report(msg, line, size, len(line) < size)
+// violate records a protocol violation of the line with its start
+// quoted: line is the start of a line of size bytes.
+func (rd *reader) violate(msg string, line []byte, size int) {
+	rd.report(msg, line, size, len(line) < size)
 }
 
-// report reports a protocol violation quoting the start of line; more says
-// that the line went on after line.
-func (c *Conn) report(msg string, line []byte, size int, more bool) {
-	if c.onViolation == nil {
+// report records a protocol violation of the line quoting the start of
+// line; more says that the line went on after line. It is reported in the
+// line's place in the stream (see Options.OnViolation).
+func (rd *reader) report(msg string, line []byte, size int, more bool) {
+	if rd.c.onViolation == nil {
 		return
 	}
 	ex := line
@@ -1011,5 +1043,5 @@ func (c *Conn) report(msg string, line []byte, size int, more bool) {
 	if more {
 		q += "…"
 	}
-	c.onViolation(Violation{Msg: fmt.Sprintf("%s: %s (%d bytes)", msg, q, size), Line: ex, Size: size})
+	rd.violations = append(rd.violations, Violation{Msg: fmt.Sprintf("%s: %s (%d bytes)", msg, q, size), Line: ex, Size: size})
 }

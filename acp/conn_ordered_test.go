@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -288,14 +289,14 @@ func TestAnswerWaitsBehindHolder(t *testing.T) {
 		log.add("work answered")
 		return nil, nil
 	})
-	viol := make(chan Violation, 1)
-	c, p := newRawPeer(t, h, &Options{OnViolation: func(v Violation) { viol <- v }})
+	opts, marker := markerRead()
+	c, p := newRawPeer(t, h, opts)
 	call := c.Call(ctx, "session/prompt", nil)
 	p.recv()
 	p.send(`{"jsonrpc":"2.0","id":"w","method":"work"}`)
 	recvFrom(t, holding, "the handler to hold the line")
 	p.send(`{"jsonrpc":"2.0","method":"note"}`, `{"jsonrpc":"2.0","id":1,"result":"done"}`, "marker")
-	recvFrom(t, viol, "the marker violation") // the answer has been read
+	recvFrom(t, marker, "the marker line") // the answer has been read
 	select {
 	case <-call.Done():
 		t.Fatal("the call completed while the handler before its answer held the line")
@@ -307,5 +308,54 @@ func TestAnswerWaitsBehindHolder(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"work answered", "note"}, log.get()); diff != "" {
 		t.Errorf("events when Await returned (-want +got):\n%s", diff)
+	}
+}
+
+// TestViolationsInStreamOrder: a protocol violation is reported in its
+// line's place in the stream, after the messages before it were handled
+// and before those after it, however far the reader is ahead: a line that
+// is not JSON, one with invalid UTF-8 (reported, then its message
+// handled) and an answer to an unknown id, read while a handler holds the
+// line.
+func TestViolationsInStreamOrder(t *testing.T) {
+	checkLeaks(t)
+	var log orderLog
+	release := make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		var p struct{ N string }
+		_ = json.Unmarshal(req.Params, &p)
+		if p.N == "1" {
+			<-release
+		}
+		log.add("note %s", p.N)
+		return nil, nil
+	})
+	opts, marker := markerRead()
+	opts.OnViolation = func(v Violation) { log.add("violation %.20s", v.Line) }
+	c, p := newRawPeer(t, h, opts)
+	p.send(`{"jsonrpc":"2.0","method":"n","params":{"n":"1"}}`,
+		"not json",
+		`{"jsonrpc":"2.0","method":"n","params":{"n":"2`+"\xff"+`"}}`,
+		`{"jsonrpc":"2.0","id":99,"result":null}`,
+		`{"jsonrpc":"2.0","method":"n","params":{"n":"3"}}`,
+		"marker")
+	recvFrom(t, marker, "the marker line") // every line has been read
+	if got := log.get(); len(got) != 0 {
+		t.Errorf("reported while the first notification's handler held the line: %q", got)
+	}
+	close(release)
+	p.nc.Close() // the end of the stream: Done once everything read is handled
+	recvFrom(t, c.Done(), "everything handled")
+	want := []string{
+		"note 1",
+		"violation not json",
+		`violation {"jsonrpc":"2.0","me`,
+		"note 2\uFFFD",
+		`violation {"jsonrpc":"2.0","id`,
+		"note 3",
+		"violation marker",
+	}
+	if diff := cmp.Diff(want, log.get()); diff != "" {
+		t.Errorf("what was handled and reported, in order (-want +got):\n%s", diff)
 	}
 }

@@ -775,6 +775,17 @@ func TestErrorAnswerIsError(t *testing.T) {
 	}
 }
 
+// markerRead returns Options whose Tap closes marker once the reader has
+// read the line "marker": what the peer sent before it has been read.
+func markerRead() (opts *Options, marker <-chan struct{}) {
+	read := make(chan struct{})
+	return &Options{Tap: func(dir Direction, line []byte, _ time.Time) {
+		if dir == Received && string(line) == "marker" {
+			close(read)
+		}
+	}}, read
+}
+
 func TestBarrier(t *testing.T) {
 	checkLeaks(t)
 	ctx := testCtx(t)
@@ -791,15 +802,15 @@ func TestBarrier(t *testing.T) {
 		handled.Add(1)
 		return nil, nil
 	})
-	viol := make(chan Violation, 1)
-	c, p := newRawPeer(t, h, &Options{OnViolation: func(v Violation) { viol <- v }})
+	opts, marker := markerRead()
+	c, p := newRawPeer(t, h, opts)
 	call := c.Call(ctx, "session/prompt", nil)
 	p.recv()
 	for i := range n {
 		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"i":%d}}`, i))
 	}
 	p.send(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, "marker")
-	recvFrom(t, viol, "the marker violation") // the answer has been read and queued
+	recvFrom(t, marker, "the marker line") // the answer has been read and queued
 	select {
 	case <-call.Done():
 		t.Fatal("call done while earlier notifications are unhandled")

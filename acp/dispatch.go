@@ -161,7 +161,11 @@ func (c *Conn) countHandled() {
 // handle dispatches one message. It reports false when a request handler
 // called Async: the dispatching goes on in another goroutine.
 func (c *Conn) handle(in *inMsg) bool {
+	for _, v := range in.violations {
+		c.onViolation(v)
+	}
 	switch {
+	case in.req == nil && in.call == nil: // a line that was only a violation
 	case in.call != nil:
 		c.update(func(s *state) {
 			delete(s.pending, in.call.id)

@@ -44,7 +44,8 @@
 // fills the pipe, not memory), and what it read is handled to the end after
 // the stream ends, however long. Done is closed once it has been. Invalid
 // input (a line that is not JSON-RPC, too long, with invalid UTF-8, an
-// answer to an unknown id) is reported to Options.OnViolation; invalid UTF-8
+// answer to an unknown id) is reported to Options.OnViolation, in its place
+// in the stream (as a notification is handled); invalid UTF-8
 // is replaced by U+FFFD and the line used; a request that is not valid
 // JSON-RPC is answered -32600, with its id or null. To bound the wait for a stream
 // that may not end (an agent's grandchild holding its stdout), wait for

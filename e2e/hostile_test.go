@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -663,5 +664,33 @@ func assertNoProcessWithMarker(t *testing.T, marker string) {
 	t.Helper()
 	for _, p := range testkit.Leftovers(t, testkit.WithEnv("HOSTILE_MARKER="+marker)) {
 		t.Errorf("process %s still running with the agent's marker", p)
+	}
+}
+
+// TestViolationsInStreamOrder: the agent's protocol violations are
+// recorded in the order it sent them, each in its place among its
+// messages: an update for an unknown session (found as the update is
+// handled) before a line that is not JSON (found as it is read) stays
+// first, however far acprun's reading is ahead of its handling. A flood
+// of updates before them keeps the reading ahead.
+func TestViolationsInStreamOrder(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - flood: {count: 2000, text: "chunk "}
+      - garbage: '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"nope","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}'
+      - garbage: "not json"
+      - text: done
+`
+	res, out, _ := runOne(t, script, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n")
+	if res.code != exitOK || len(out.Scenarios) != 1 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	want := []string{
+		`session/update for unknown session "nope"`,
+		`invalid JSON-RPC message: not a JSON object: "not json" (8 bytes)`,
+	}
+	if got := out.Scenarios[0].Violations; !slices.Equal(got, want) {
+		t.Errorf("violations %q; want %q, in the order the agent sent them", got, want)
 	}
 }
