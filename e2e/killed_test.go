@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -110,6 +113,59 @@ func TestCommandsDieWithAcprun(t *testing.T) {
 	}
 	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
 		t.Errorf("left in $TMPDIR: %v (%v)", left, err)
+	}
+}
+
+// TestGitCommandsDieWithAcprun: when acprun is killed with SIGKILL in the
+// middle of one of its own git commands (here the workspace's diff, which
+// can take long on a big change), what that git started goes too: the
+// guard finds it by the scenario's mark, as it finds what setup commands
+// and terminals started. The git on PATH is a shell that starts a sleep,
+// as git starts a filter, and tells the test their pids.
+func TestGitCommandsDieWithAcprun(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	needGit(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := realTempDir(t)
+	makeRepo(t, filepath.Join(dir, "repo"))
+	fifo, pids, _ := testkit.FIFO(t)
+	writeFiles(t, dir, map[string]string{
+		"bin/git":        "#!/bin/sh\ncase \" $* \" in *\" diff \"*) sleep 1000 & echo $! $$ > '" + fifo + "'; wait;; esac\nexec '" + real + "' \"$@\"\n",
+		"edit.mock.yaml": "turns:\n  - steps: [{write: {path: tracked.txt, content: \"edited\\n\"}}]\n",
+		"s.yaml": "name: g\nagent: {command: [acprun, mock-agent, edit.mock.yaml]}\nworkspace: {git: ./repo}\n" +
+			"permissions: {default: allow}\nturns:\n  - prompt: edit\n",
+	})
+	if err := os.Chmod(filepath.Join(dir, "bin", "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	path := "PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")
+	run := startWatchedEnv(t, ctx, dir, []string{path}, "run", "s.yaml", "-o", "out.json")
+	var sleep, shell int
+	if _, err := fmt.Sscan(pids(), &sleep, &shell); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(sleep, syscall.SIGKILL) })
+	// The guard's end says it has done its work: wait for it.
+	guard := testkit.Processes(t, func(pid int) bool {
+		stat, _ := reap.ProcStat(pid)
+		env, _ := testkit.Environ(pid)
+		return len(stat) > 1 && stat[1] == strconv.Itoa(run.cmd.Process.Pid) &&
+			slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, reap.GuardVar+"=") })
+	})
+	if len(guard) != 1 {
+		t.Fatalf("acprun started %d guards, want 1", len(guard))
+	}
+	if len(killAcprun(t, run, guard)) > 0 {
+		t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
+	}
+	if !testkit.Dying(sleep) {
+		t.Errorf("what git diff started (%d: %s) still runs after acprun was killed", sleep, testkit.Cmdline(sleep))
 	}
 }
 

@@ -19,10 +19,14 @@ const diffLimit = 256 << 10
 
 // makeWorkspace makes the job's own workspace and returns the scenario as
 // the attempt sees it: its cwd, client roots and commands in the copy. The
-// scenario itself is shared by every attempt and never changed.
+// scenario itself is shared by every attempt and never changed. The git
+// commands run for it carry the scenario's mark, as everything the
+// scenario starts does: the run's guard kills them if acprun is killed.
 func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	sc := r.sc
-	ws, err := workspace.Create(ctx, workspaceSpec(sc.Workspace), r.opts.WorkspaceDir, workspacePrefix(job))
+	spec := workspaceSpec(sc.Workspace)
+	spec.Mark = r.mark
+	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
 	if err != nil {
 		return workspaceError(sc.Workspace, err)
 	}

@@ -1,6 +1,6 @@
 // Package proc starts the processes acprun runs for a scenario (its agent,
-// the agent's terminals, setup, verify and teardown commands) and
-// supervises them, one way for all:
+// the agent's terminals, setup, verify and teardown commands, the git
+// commands of its workspace) and supervises them, one way for all:
 //   - each starts in a process group of its own, with the environment and
 //     working directory it is given;
 //   - when its leader exits, the whole group is killed (SIGKILL) before the

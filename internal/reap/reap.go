@@ -3,9 +3,10 @@
 // setsid, `setsid cmd &` in a terminal or a hook, nohup'd servers.
 //
 // Everything acprun starts for a scenario (its agent, the agent's
-// terminals, setup, verify and teardown commands) carries a Mark in its
-// environment, in the variable Var; children inherit it, whatever process
-// group or session they move to. Mark.Kill scans /proc for the processes
+// terminals, setup, verify and teardown commands, the git commands of its
+// workspace) carries a Mark in its environment, in the variable Var;
+// children inherit it, whatever process group or session they move to.
+// Mark.Kill scans /proc for the processes
 // that carry the mark (or a mark made from it with Sub) and kills them
 // with SIGKILL, scanning again until none is left alive, so a process
 // that forks while it is being killed is caught too. The marks of a run's

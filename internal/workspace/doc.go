@@ -64,5 +64,10 @@
 // are (an LFS file as its content, not its pointer) and fix the settings
 // that would change the diff's text (prefixes, path quoting, colour,
 // context, algorithm, renames, order file, the global excludes file), so
-// the same changes give the same diff on every machine.
+// the same changes give the same diff on every machine. Each git command
+// is started and supervised as every process acprun starts for a
+// scenario (see package proc): in a process group of its own, killed with
+// what it started when it exits or ctx ends, and with a mark of its own
+// inside Spec.Mark (see package reap), which the run's guard finds when
+// acprun is killed.
 package workspace

@@ -13,16 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/reap"
 )
 
 const (
-	// gitWaitDelay bounds the wait for git's pipes after git exited or was
-	// killed (a filter's child may hold them); a safety net only.
-	gitWaitDelay = 10 * time.Second
 	// gitCleanupTimeout bounds the git commands of Remove, which has no
 	// ctx; a safety net only.
 	gitCleanupTimeout = 2 * time.Minute
@@ -60,52 +57,107 @@ func gitEnv() []string {
 
 // gitCmd is how to run git: in dir, with extra global options and
 // environment variables, reading stdin from in (nil: none), writing stdout
-// to out (nil: captured and returned).
+// to out (nil: captured and returned), carrying a mark of its own inside
+// mark (see run).
 type gitCmd struct {
 	dir    string
 	global []string
 	env    []string
 	in     io.Reader
 	out    io.Writer
+	mark   reap.Mark
 }
 
-// runGit runs git in dir and returns its stdout without the final newlines.
-func runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	return gitCmd{dir: dir}.run(ctx, args...)
+// runGit runs git in dir, marked inside mark, and returns its stdout
+// without the final newlines.
+func runGit(ctx context.Context, mark reap.Mark, dir string, args ...string) (string, error) {
+	return gitCmd{dir: dir, mark: mark}.run(ctx, args...)
 }
 
 // run runs one git command. Hooks and fsmonitor daemons never run, and no
-// pager or prompt opens. The error says which subcommand failed and what
-// git said.
+// pager or prompt opens. git runs as every process acprun starts does (see
+// package proc): in a process group of its own, which is killed when git
+// exits or ctx ends (filters and other children git started included),
+// killed when acprun dies, and with a mark of its own inside g.mark (the
+// one acprun's environment holds when g.mark is ""), so that what left the
+// group is killed once git exits, and the run's guard finds all of it when
+// acprun is killed. The error says which subcommand failed and what git
+// said.
 func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
-	argv := []string{"--no-pager", "-C", g.dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
-	argv = append(append(argv, g.global...), args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
-	cmd.Env = append(gitEnv(), g.env...)
-	cmd.Stdin = g.in
-	var stdout bytes.Buffer
-	if g.out != nil {
-		cmd.Stdout = g.out
-	} else {
-		cmd.Stdout = &stdout
-	}
-	stderr := proc.NewTail(stderrKeep)
-	cmd.Stderr = stderr
-	// Its own process group, so that a cancel also reaches filters and
-	// other children git started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = gitWaitDelay
-	err := cmd.Run()
 	sub := subcommand(args)
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
 	}
+	argv := []string{"git", "--no-pager", "-C", g.dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+	argv = append(append(argv, g.global...), args...)
+	var stdout bytes.Buffer
+	to := g.out
+	if to == nil {
+		to = &stdout
+	}
+	out, err := proc.NewOutputTo(0, to) // no tail: all of it goes to to
 	if err != nil {
-		msg := cmp.Or(gitMessage(stderr.Bytes()), err.Error())
-		return "", &gitError{sub: sub, msg: msg}
+		return "", fmt.Errorf("git %s: %w", sub, err)
+	}
+	stderr, err := proc.NewOutput(stderrKeep)
+	if err != nil {
+		out.File().Close()
+		return "", fmt.Errorf("git %s: %w", sub, err)
+	}
+	stdin, fed, err := feed(g.in)
+	if err != nil {
+		out.File().Close()
+		stderr.File().Close()
+		return "", fmt.Errorf("git %s: %w", sub, err)
+	}
+	p, err := proc.Start(proc.Config{Args: argv, Env: g.mark.Set(append(gitEnv(), g.env...)), Reap: true,
+		Stdin: stdin, Stdout: out.File(), Stderr: stderr.File(), Readers: []proc.Reader{out, stderr}})
+	if err != nil {
+		fed()
+		return "", &gitError{sub: sub, msg: err.Error()}
+	}
+	select {
+	case <-p.Exited():
+	case <-ctx.Done():
+		p.Kill()
+	}
+	<-p.Done() // what left the group was killed, the output read
+	fed()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
+	}
+	if code, signal := p.ExitStatus(); code == nil || *code != 0 {
+		status := "killed by " + signal
+		if code != nil {
+			status = fmt.Sprintf("exit status %d", *code)
+		}
+		return "", &gitError{sub: sub, msg: cmp.Or(gitMessage(stderr.Tail().Bytes()), status)}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
+}
+
+// feed returns the file to give git as its stdin, the read end of a pipe
+// that a goroutine writes in to, and a function that stops the writing
+// (git has exited: what it did not read is dropped) and waits for its
+// end. Without in, stdin is nil (the null device) and done does nothing.
+func feed(in io.Reader) (stdin *os.File, done func(), err error) {
+	if in == nil {
+		return nil, func() {}, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		_, _ = io.Copy(w, in) // EPIPE: git stopped reading
+		w.Close()
+	}()
+	return r, func() {
+		w.Close() // unblocks a write no one reads
+		<-written
+	}, nil
 }
 
 // subcommand is the git subcommand in args, after any -c options.
@@ -155,7 +207,7 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
-	common, err := commonDir(ctx, spec.Git, repo)
+	common, err := commonDir(ctx, spec.Mark, spec.Git, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +215,7 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common}
+	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common, mark: spec.Mark}
 	if err := w.checkout(ctx, bare); err != nil {
 		_ = w.remove()
 		return nil, fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err)
@@ -191,11 +243,11 @@ func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit s
 	if err != nil {
 		return "", false, "", err
 	}
-	repo, bare, err = repository(ctx, spec.Git, src)
+	repo, bare, err = repository(ctx, spec.Mark, spec.Git, src)
 	if err != nil {
 		return "", false, "", err
 	}
-	commit, err = resolve(ctx, repo, spec.Ref)
+	commit, err = resolve(ctx, spec.Mark, repo, spec.Ref)
 	if err != nil {
 		return "", false, "", err
 	}
@@ -217,9 +269,10 @@ func (e *RefError) Error() string {
 }
 
 // repository checks that src (given as given, resolved) is the top of a
-// work tree or a bare repository, and returns it.
-func repository(ctx context.Context, given, src string) (repo string, bare bool, err error) {
-	out, err := runGit(ctx, src, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+// work tree or a bare repository, and returns it; its git commands carry
+// mark.
+func repository(ctx context.Context, mark reap.Mark, given, src string) (repo string, bare bool, err error) {
+	out, err := runGit(ctx, mark, src, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
@@ -240,7 +293,7 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 		}
 		return src, true, nil
 	}
-	top, err := runGit(ctx, src, "rev-parse", "--show-toplevel")
+	top, err := runGit(ctx, mark, src, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
@@ -259,9 +312,9 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 
 // commonDir returns the git directory that repo (a repository found by
 // repository) shares with its worktrees: where its config, hooks and
-// objects are.
-func commonDir(ctx context.Context, given, repo string) (string, error) {
-	out, err := runGit(ctx, repo, "rev-parse", "--git-common-dir")
+// objects are. Its git command carries mark.
+func commonDir(ctx context.Context, mark reap.Mark, given, repo string) (string, error) {
+	out, err := runGit(ctx, mark, repo, "rev-parse", "--git-common-dir")
 	if err != nil {
 		return "", fmt.Errorf("workspace: git %s: %w", given, err)
 	}
@@ -271,14 +324,15 @@ func commonDir(ctx context.Context, given, repo string) (string, error) {
 	return filepath.Clean(out), nil
 }
 
-// resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
-func resolve(ctx context.Context, repo, ref string) (string, error) {
+// resolve returns the full hash of the commit ref ("" for HEAD) names in
+// repo; its git command carries mark.
+func resolve(ctx context.Context, mark reap.Mark, repo, ref string) (string, error) {
 	name := cmp.Or(ref, "HEAD")
 	unknown := &RefError{Ref: ref, Repo: repo}
 	if strings.HasPrefix(name, "-") {
 		return "", unknown // would read as an option
 	}
-	out, err := runGit(ctx, repo, "rev-parse", "--verify", "--quiet", name+"^{commit}")
+	out, err := runGit(ctx, mark, repo, "rev-parse", "--verify", "--quiet", name+"^{commit}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("workspace: ref %s: %w", name, err)
@@ -327,11 +381,11 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	var worktreeErr error
 	if !bare {
 		unlock := lockRepo(w.repo)
-		_, err := runGit(ctx, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
+		_, err := runGit(ctx, w.mark, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
 		unlock()
 		if err == nil {
 			w.Kind = KindWorktree
-			gitDir, err := runGit(ctx, w.Dir, "rev-parse", "--absolute-git-dir")
+			gitDir, err := runGit(ctx, w.mark, w.Dir, "rev-parse", "--absolute-git-dir")
 			if err != nil {
 				return err
 			}
@@ -371,7 +425,7 @@ func (w *Workspace) clone(ctx context.Context) error {
 		return err
 	}
 	w.gitDir = filepath.Join(w.private, privateGitDir)
-	if _, err := runGit(ctx, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
+	if _, err := runGit(ctx, w.mark, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
 		return err
 	}
 	_, err := w.git().run(ctx, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
@@ -401,7 +455,7 @@ const privateGitDir = "git"
 // tree, both given explicitly: never the git directory w.Dir/.git names
 // now, which the agent may have changed.
 func (w *Workspace) git() gitCmd {
-	return gitCmd{dir: w.Dir, global: []string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}}
+	return gitCmd{dir: w.Dir, global: []string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}, mark: w.mark}
 }
 
 // emptyDir removes everything inside dir.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // Kinds of workspace, as in Workspace.Kind.
@@ -30,6 +32,11 @@ type Spec struct {
 	From string // directory to copy
 	Git  string // git repository to check out: its top directory, or a bare repository
 	Ref  string // commit/branch/tag; "" = HEAD
+	// Mark is the mark (see package reap) that every git command run for
+	// the workspace, from Create to Remove, carries a mark of its own
+	// inside, with what it starts: the run's guard kills them when acprun
+	// is killed. "" leaves the mark acprun's environment holds, if any.
+	Mark reap.Mark
 }
 
 // Workspace is one attempt's copy. Its methods may be called from several
@@ -64,6 +71,9 @@ type Workspace struct {
 	// mode 0700) that holds a clone's git directory and acprun's own for
 	// the diff out of the agent's roots; removed with Dir. "" for copies.
 	private string
+	// mark is Spec.Mark: every git command run for the workspace carries
+	// a mark of its own inside it.
+	mark reap.Mark
 
 	mu       sync.Mutex
 	baseline snapshot
@@ -343,7 +353,7 @@ func (w *Workspace) remove() error {
 		// A failure (the agent locked the worktree, broke its .git file
 		// or left read-only directories) is repaired below.
 		unlock := lockRepo(w.repo)
-		_, _ = runGit(ctx, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
+		_, _ = runGit(ctx, w.mark, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
 		unlock()
 	}
 	if err := removeTree(w.Dir); err != nil {
@@ -361,8 +371,8 @@ func (w *Workspace) remove() error {
 		// set, or the one of an interrupted add, would keep prune from
 		// forgetting it.
 		unlock := lockRepo(w.repo)
-		_, _ = runGit(ctx, w.repo, "worktree", "unlock", w.Dir)
-		_, err := runGit(ctx, w.repo, "worktree", "prune")
+		_, _ = runGit(ctx, w.mark, w.repo, "worktree", "unlock", w.Dir)
+		_, err := runGit(ctx, w.mark, w.repo, "worktree", "prune")
 		unlock()
 		if err != nil {
 			return err
