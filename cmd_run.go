@@ -514,9 +514,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			f.Close()
 		}
 	}()
+	told := map[*sessionstate.File]bool{} // a file named by two paths is under both
 	for _, path := range slices.Sorted(maps.Keys(states)) {
-		for _, w := range states[path].Warnings() {
-			fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", w)
+		if f := states[path]; !told[f] {
+			told[f] = true
+			for _, w := range f.Warnings() {
+				fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", w)
+			}
 		}
 	}
 	opts.States = states

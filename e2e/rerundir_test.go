@@ -146,3 +146,28 @@ func TestMergeOneFileSpeltTwoWays(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeAttemptOneSpeltTwoWays: a run without --repeat (its result has
+// no attempt number) and a run with --repeat 2 (attempts 1 and 2) both
+// hold attempt 1: merging them is refused (the shards overlap, exit 2)
+// rather than counting it twice.
+func TestMergeAttemptOneSpeltTwoWays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	for out, args := range map[string][]string{"once.json": nil, "twice.json": {"--repeat", "2"}} {
+		if res := acprun(t, dir, append([]string{"run", "s.yaml", "-q", "-o", out}, args...)...); res.code != 0 {
+			t.Fatalf("run %v: exit %d\n%s", args, res.code, res.stderr)
+		}
+	}
+	res := acprun(t, dir, "merge", "once.json", "twice.json", "-o", "m.json")
+	if want := `acprun: merge: twice.json: scenario "s" (s.yaml:1) is also in once.json: the shards overlap`; res.code != exitUsage || !strings.Contains(res.stderr, want) {
+		t.Errorf("merge: exit %d, want %d and %q\n%s", res.code, exitUsage, want, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
+		t.Errorf("merge wrote m.json")
+	}
+}

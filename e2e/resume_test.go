@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -793,5 +794,122 @@ func TestResumeStateFileIsNoOutput(t *testing.T) {
 	}
 	if res, r := resumeRun(t, dir, "two.json"); res.code != 0 || r.Session == nil || !r.Session.Resumed {
 		t.Errorf("next run: exit %d, session %+v; want it continued\n%s", res.code, r.Session, res.stderr)
+	}
+}
+
+// TestResumeStateFileTwoSpellings: one state file reached by two paths —
+// the default one of two scenario files named through a symlinked
+// directory and by its real path, or one session.stateFile named both
+// ways — is locked once: the run neither fails naming its own pid
+// (--lock fail) nor waits for itself (--lock wait), each result keeps the
+// path its scenario named, and the next run continues both sessions.
+func TestResumeStateFileTwoSpellings(t *testing.T) {
+	t.Parallel()
+	scenarioOf := func(name, session string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {}\nsession: " + session + "\nturns:\n  - prompt: hi\n"
+	}
+	for _, tt := range []struct {
+		name  string
+		files func(base string) map[string]string
+		args  func(base string) []string
+		state func(base string) (a, b string) // as each scenario names it
+	}{
+		{"default state file", func(string) map[string]string {
+			return map[string]string{"real/suite/a.yaml": scenarioOf("a", "{resume: true}"), "real/suite/b.yaml": scenarioOf("b", "{resume: true}")}
+		}, func(base string) []string {
+			return []string{"suite/a.yaml", filepath.Join(base, "real", "suite", "b.yaml")}
+		}, func(base string) (string, string) {
+			return filepath.Join(base, "link", "suite", ".acprun", "state.json"), filepath.Join(base, "real", "suite", ".acprun", "state.json")
+		}},
+		{"session.stateFile", func(base string) map[string]string {
+			return map[string]string{"real/suite/s.yaml": scenarioOf("a", "{resume: true, stateFile: ../st/state.json}") + "---\n" +
+				scenarioOf("b", "{resume: true, stateFile: "+filepath.Join(base, "real", "st", "state.json")+"}")}
+		}, func(string) []string {
+			return []string{"suite/s.yaml"}
+		}, func(base string) (string, string) {
+			return filepath.Join(base, "link", "st", "state.json"), filepath.Join(base, "real", "st", "state.json")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := realTempDir(t)
+			files := tt.files(base)
+			files["real/suite/agent.mock.yaml"] = resumeScript
+			writeFiles(t, base, files)
+			if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
+				t.Fatal(err)
+			}
+			cwd := filepath.Join(base, "link")
+			stateA, stateB := tt.state(base)
+			for i, lock := range []string{"fail", "wait"} {
+				out := filepath.Join(base, lock+".json")
+				args := append(append([]string{"run"}, tt.args(base)...), "--lock", lock, "-o", out)
+				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+				cmd := exec.CommandContext(ctx, acprunFor(t), args...)
+				cmd.Dir = cwd
+				cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "PWD="+cwd) // the cwd as the shell names it
+				res, _ := runCommand(t, cmd)
+				hung := ctx.Err() != nil
+				cancel()
+				if hung || res.code != 0 {
+					t.Fatalf("--lock %s: exit %d (hung: %v)\n%s", lock, res.code, hung, res.stderr)
+				}
+				rs := readResults(t, out)
+				want := map[string]string{"a": stateA, "b": stateB}
+				method := "session/new"
+				if i > 0 {
+					method = "session/load"
+				}
+				for _, r := range rs.Scenarios {
+					if r.Status != report.StatusPassed || r.Session == nil || r.Session.StateFile != want[r.Name] || r.Session.Method != method {
+						t.Errorf("--lock %s: %s: status %s, session %+v; want state file %s, %s", lock, r.Name, r.Status, r.Session, want[r.Name], method)
+					}
+				}
+			}
+			if e := resumeState(t, stateB); len(e) != 2 {
+				t.Errorf("state file holds %v, want both scenarios", e)
+			}
+		})
+	}
+}
+
+// TestResumeLockOrderWhateverTheSpelling: two runs lock the state files
+// they share in the same order, whatever paths they name them by, so that
+// they never wait for each other in a circle. One run holds P and Q;
+// another that names Q through a symlink sorting before P (a → z) still
+// waits for P first, as a run naming both by their real paths does.
+func TestResumeLockOrderWhateverTheSpelling(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	p, q := filepath.Join(base, "m", "state.json"), filepath.Join(base, "z", "q", "state.json")
+	scenario := func(name, script, state string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, " + script + "]}\npermissions: {}\nsession: {resume: true, stateFile: " + state + "}\nturns:\n  - prompt: hi\n"
+	}
+	writeFiles(t, base, map[string]string{
+		"holder/agent.mock.yaml": resumeScript,
+		"holder/free.mock.yaml":  "agentCapabilities: {loadSession: true}\nturns:\n  - steps:\n      - text: ok\n",
+		"holder/s.yaml":          scenario("p", "agent.mock.yaml", p) + "---\n" + scenario("q", "free.mock.yaml", q),
+		"waiter/agent.mock.yaml": resumeScript,
+		"waiter/s.yaml":          scenario("q", "agent.mock.yaml", filepath.Join(base, "a", "q", "state.json")) + "---\n" + scenario("p", "agent.mock.yaml", p),
+		"z/.keep":                "",
+	})
+	if err := os.Symlink("z", filepath.Join(base, "a")); err != nil {
+		t.Fatal(err)
+	}
+	holderDir := filepath.Join(base, "holder")
+	gate := newResumeGate(t, holderDir)
+	holder := resumeStart(t, holderDir, []string{"GATE=" + gate.path}, "out.json")
+	gate.reached(holder) // it holds both locks until it ends
+	waiter := resumeStart(t, filepath.Join(base, "waiter"), nil, "out.json", "--lock", "wait")
+	want := fmt.Sprintf("acprun: waiting for state file %s: another acprun run (pid %d) holds its lock (--lock fail would exit instead)", p, holder.cmd.Process.Pid)
+	if line := waiter.waitLine("waiting for state file"); line != want {
+		t.Errorf("the second run waits first with:\n%s\nwant:\n%s", line, want)
+	}
+	gate.open()
+	if code, stderr := holder.exit(); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := waiter.exit(); code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, stderr)
 	}
 }

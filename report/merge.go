@@ -29,6 +29,13 @@ type resultKey struct {
 	retry   int
 }
 
+// keyOf is the key of sc, from file f (one of its spellings). An attempt
+// left out (a run without --repeat) is attempt 1, as Label takes it; a
+// retry left out is the first try, as it always is.
+func keyOf(f string, sc Result) resultKey {
+	return resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, max(sc.Attempt, 1), sc.Retry}
+}
+
 // entryAt is where a result is among the files merged: file paths[file],
 // its scenarios[entry].
 type entryAt struct{ file, entry int }
@@ -66,10 +73,10 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 //
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, value set, agent, attempt and
-// retry) in two shards is an error: those shards overlap; twice in one
-// file, too. A file is the same however the shards spelt it (sameFiles:
-// suite/a.yaml, ./suite/a.yaml, its absolute path), as --rerun-failed
-// takes it. Every error names the file it is about; one that is not
+// retry; no attempt is attempt 1) in two shards is an error: those shards
+// overlap; twice in one file, too. A file is the same however the shards
+// spelt it (sameFiles: suite/a.yaml, ./suite/a.yaml, its absolute path),
+// as --rerun-failed takes it. Every error names the file it is about; one that is not
 // acprun results is refused at the value that is wrong (see Read).
 func MergeFiles(paths []string) (Report, error) {
 	if len(paths) == 0 {
@@ -105,13 +112,12 @@ func MergeFiles(paths []string) (Report, error) {
 			sc.Dir = cmp.Or(sc.Dir, r.Dir) // a result's own, of merged results
 			files := sameFiles(sc.File, sc.Dir)
 			for _, f := range files {
-				k := resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
-				if prev, ok := seen[k]; ok {
+				if prev, ok := seen[keyOf(f, sc)]; ok {
 					return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
 				}
 			}
 			for _, f := range files {
-				seen[resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}] = entryAt{i, j}
+				seen[keyOf(f, sc)] = entryAt{i, j}
 			}
 			rep.Scenarios = append(rep.Scenarios, sc)
 		}

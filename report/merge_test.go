@@ -228,7 +228,7 @@ func TestMergeKeepsEveryTry(t *testing.T) {
 	for _, sc := range res.Scenarios {
 		got = append(got, sc.Name+string(rune('0'+sc.Attempt))+string(rune('0'+sc.Retry)))
 	}
-	if diff := cmp.Diff([]string{"broken00", "broken01", "flaky10", "flaky11", "flaky20"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"flaky10", "flaky11", "flaky20", "broken00", "broken01"}, got); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
 	}
 }
@@ -311,5 +311,30 @@ func TestMergeOneFileSpeltTwoWays(t *testing.T) {
 	rep, err := report.MergeFiles([]string{a, write("g.json", dir, "suite/g.yaml")})
 	if err != nil || len(rep.Scenarios) != 2 {
 		t.Errorf("MergeFiles of two files = %d scenarios, %v; want 2", len(rep.Scenarios), err)
+	}
+}
+
+// TestMergeAttemptOneSpeltTwoWays: a result without an attempt number (a
+// run without --repeat) and one of attempt 1 are the same attempt: two
+// shards holding them overlap. Attempt 2 is another result.
+func TestMergeAttemptOneSpeltTwoWays(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, attempt string) string {
+		path := filepath.Join(dir, name)
+		doc := `{"schemaVersion": 3, "scenarios": [{"name": "a", "file": "a.yaml", "line": 1, "status": "passed"` + attempt + `}]}`
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	once, first, second := write("once.json", ""), write("first.json", `, "attempt": 1`), write("second.json", `, "attempt": 2`)
+	for _, paths := range [][]string{{once, first}, {first, once}} {
+		want := paths[1] + `: scenario "a" (a.yaml:1) is also in ` + paths[0] + `: the shards overlap`
+		if _, err := report.MergeFiles(paths); err == nil || err.Error() != want {
+			t.Errorf("MergeFiles(%s) = %v; want %q", paths, err, want)
+		}
+	}
+	if rep, err := report.MergeFiles([]string{once, second}); err != nil || len(rep.Scenarios) != 2 {
+		t.Errorf("MergeFiles of attempts 1 and 2 = %d scenarios, %v; want 2", len(rep.Scenarios), err)
 	}
 }

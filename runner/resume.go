@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/acprun/acprun/acp"
@@ -190,26 +191,59 @@ func sessionKey(sc *scenario.Scenario, red *redact.Redactor) (key, agent string)
 	return sessionstate.Key(sc.Name, agent), agent
 }
 
+// stateFile is one state file a run uses: its paths as the scenarios
+// name it, sorted (they differ by symlinks of its directory's ancestors;
+// the first names it in messages), and its sessionstate.Identity.
+type stateFile struct {
+	id    string
+	paths []string
+}
+
 // stateFiles lists the state files the scenarios use in a run with opts
-// (those that resume, or all with opts.Resume), sorted, each once: the
-// files to lock before the run.
-func stateFiles(opts Options, scs []*scenario.Scenario) []string {
-	out := mapped(kept(scs, func(sc *scenario.Scenario) bool { return resumes(&opts, sc) }), (*scenario.Scenario).StateFile)
-	slices.Sort(out)
-	return slices.Compact(out)
+// (those that resume, or all with opts.Resume), each once whatever its
+// spellings, in the order of their identities: the files to lock before
+// the run, the ones two runs share in the same order.
+func stateFiles(opts Options, scs []*scenario.Scenario) []stateFile {
+	byID := map[string]*stateFile{}
+	for _, sc := range scs {
+		if !resumes(&opts, sc) {
+			continue
+		}
+		path := sc.StateFile()
+		id := sessionstate.Identity(path)
+		f := byID[id]
+		if f == nil {
+			f = &stateFile{id: id}
+			byID[id] = f
+		}
+		if !slices.Contains(f.paths, path) {
+			f.paths = append(f.paths, path)
+		}
+	}
+	out := make([]stateFile, 0, len(byID))
+	for _, f := range byID {
+		slices.Sort(f.paths)
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b stateFile) int { return strings.Compare(a.id, b.id) })
+	return out
 }
 
 // OpenStates opens and locks the state files the scenarios use (see
-// stateFiles), in sorted order so that two runs never wait for each other
-// in a circle; it is the one place where they are opened. mode says what
-// to do about a lock another process holds; waiting, when not nil, is
-// told before each wait. On an error the files opened so far are closed:
-// a *sessionstate.BusyError (mode Fail), an *srcerr.Error (a state file
+// stateFiles): each once, however many paths name it (a second lock on it
+// would wait for this run itself), and in the order of their identities
+// so that two runs never wait for each other in a circle; it is the one
+// place where they are opened. The map holds each file under every path
+// that names it. mode says what to do about a lock another process holds;
+// waiting, when not nil, is told before each wait, with the file's first
+// path. On an error the files opened so far are closed: a
+// *sessionstate.BusyError (mode Fail), an *srcerr.Error (a state file
 // that is not one), or ctx's end while waiting. The caller passes the map
 // in Options.States and closes every file once Run returned.
 func OpenStates(ctx context.Context, opts Options, scs []*scenario.Scenario, mode sessionstate.Mode, waiting func(path string, pid int)) (map[string]*sessionstate.File, error) {
 	states := map[string]*sessionstate.File{}
-	for _, path := range stateFiles(opts, scs) {
+	for _, sf := range stateFiles(opts, scs) {
+		path := sf.paths[0]
 		var w func(int)
 		if waiting != nil {
 			w = func(pid int) { waiting(path, pid) }
@@ -221,7 +255,9 @@ func OpenStates(ctx context.Context, opts Options, scs []*scenario.Scenario, mod
 			}
 			return nil, err
 		}
-		states[path] = f
+		for _, p := range sf.paths {
+			states[p] = f
+		}
 	}
 	return states, nil
 }

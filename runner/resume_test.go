@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,6 +255,105 @@ turns: [{prompt: hi}]
 		}
 		if strings.Contains(string(data), "ABCDEF") || !strings.Contains(string(data), `"sessionId": ""`) {
 			t.Errorf("run %d: state file, want the entry without its session id:\n%s", i+1, data)
+		}
+	}
+}
+
+// stateScenarios loads, from base, one scenario per state file path
+// (session.stateFile as given), each continuing its session.
+func stateScenarios(t *testing.T, base string, paths ...string) []*scenario.Scenario {
+	t.Helper()
+	var docs []string
+	for i, p := range paths {
+		docs = append(docs, fmt.Sprintf("name: s%d\nagent: {command: [agent]}\npermissions: {}\nsession: {resume: true, stateFile: %q}\nturns: [{prompt: hi}]\n", i, p))
+	}
+	file := filepath.Join(base, "s.yaml")
+	if err := os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.Load([]string{file}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs
+}
+
+// TestOpenStatesOneFileTwoSpellings: one state file named by two paths
+// (one through a symlinked ancestor) is opened and locked once, and both
+// spellings find it; locking it a second time would wait for the run
+// itself, or in Fail mode name its own pid.
+func TestOpenStatesOneFileTwoSpellings(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	viaLink := filepath.Join(base, "link", "st", "state.json")
+	real := filepath.Join(base, "real", "st", "state.json")
+	scs := stateScenarios(t, base, viaLink, real)
+	for _, mode := range []sessionstate.Mode{sessionstate.Fail, sessionstate.Wait} {
+		ctx, cancel := context.WithCancel(t.Context())
+		states, err := OpenStates(ctx, Options{}, scs, mode, func(path string, pid int) {
+			t.Errorf("%s: waiting for %s (pid %d, this one's %d)", mode, path, pid, os.Getpid())
+			cancel()
+		})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if len(states) != 2 || states[viaLink] == nil || states[viaLink] != states[real] {
+			t.Errorf("%s: states %v, want both spellings to share one file", mode, states)
+		}
+		for _, f := range states {
+			f.Close()
+		}
+	}
+}
+
+// TestOpenStatesOrderWhateverTheSpelling: two runs lock the state files
+// they share in the same order whatever their spellings, so they never
+// wait for each other in a circle: a run naming Q through a symlink that
+// sorts before P (base/a → base/z) still locks P first, as one naming
+// both by their real paths does.
+func TestOpenStatesOrderWhateverTheSpelling(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("z", filepath.Join(base, "a")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(base, "m", "state.json")
+	q := filepath.Join(base, "z", "q", "state.json")
+	qLink := filepath.Join(base, "a", "q", "state.json")
+	// The other run holds both.
+	for _, path := range []string{p, q} {
+		f, err := sessionstate.Open(t.Context(), path, sessionstate.Fail, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+	}
+	for _, paths := range [][]string{{qLink, p}, {q, p}} {
+		var first string
+		ctx, cancel := context.WithCancel(t.Context())
+		_, err := OpenStates(ctx, Options{}, stateScenarios(t, base, paths...), sessionstate.Wait, func(path string, _ int) {
+			first = path
+			cancel()
+		})
+		cancel()
+		if err == nil || first != p {
+			t.Errorf("state files %q: first waited for %q (%v), want %s", paths, first, err, p)
 		}
 	}
 }

@@ -109,8 +109,8 @@ type Options struct {
 	// --reuse-agents).
 	ReuseAgents bool
 	// States are the open, locked state files by path (OpenStates) of
-	// the scenarios that resume: the caller opens them before Run and
-	// closes them after it.
+	// the scenarios that resume, one file under each of its spellings:
+	// the caller opens them before Run and closes them after it.
 	States map[string]*sessionstate.File
 	// MaxFailures, when > 0, stops the run once that many jobs (scenario
 	// attempts, after their retries) have failed, errored or been invalid: no job starts

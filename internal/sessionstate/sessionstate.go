@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,6 +115,40 @@ type BusyError struct {
 
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, outfile.Holder(e.PID))
+}
+
+// Identity is what identifies the state file at path (absolute and
+// clean) whatever the spelling: path with the symbolic links of its
+// directory's ancestors resolved, those not made yet kept as written under
+// the nearest one that is. A link in the place of the directory or of the
+// file is not resolved, since Open refuses it: a spelling through one is
+// a file of its own. A run locks each state file once, by its identity,
+// and in the order of their identities, the same in every run.
+func Identity(path string) string {
+	dir := filepath.Dir(path)
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return path // in the root directory, which has no ancestors
+	}
+	return filepath.Join(resolved(parent), filepath.Base(dir), filepath.Base(path))
+}
+
+// resolved is the absolute path p with its symlinks resolved, as far as
+// it exists: the rest, made later, is kept as written.
+func resolved(p string) string {
+	var rest []string // the components not found, last first
+	for at := p; ; {
+		if r, err := filepath.EvalSymlinks(at); err == nil {
+			slices.Reverse(rest)
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		up := filepath.Dir(at)
+		if up == at {
+			return p
+		}
+		rest = append(rest, filepath.Base(at))
+		at = up
+	}
 }
 
 // LockPath is the lock file of the state file at path.

@@ -462,3 +462,40 @@ func TestPutTellsItsTemporaryFile(t *testing.T) {
 	}
 	check()
 }
+
+// TestIdentity: the spellings of one state file share its identity, the
+// symlinks of its directory's ancestors resolved, made or not; a symlink
+// in the place of its directory or of the file is not resolved (Open
+// refuses it), so a spelling through one is a file of its own.
+func TestIdentity(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"real/st", "real/dirlink-target"} {
+		if err := os.MkdirAll(filepath.Join(base, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"link": "real", "real/dirlink": "dirlink-target", "real/st/file-link.json": "state.json"} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ path, want string }{
+		{"real/st/state.json", "real/st/state.json"},
+		{"link/st/state.json", "real/st/state.json"},
+		{"link/new/deeper/state.json", "real/new/deeper/state.json"}, // made by Open
+		{"link/dirlink/state.json", "real/dirlink/state.json"},       // Open refuses it
+		{"link/st/file-link.json", "real/st/file-link.json"},         // Open refuses it
+		{"missing/st/state.json", "missing/st/state.json"},
+	}
+	for _, tt := range tests {
+		if got, want := sessionstate.Identity(filepath.Join(base, tt.path)), filepath.Join(base, tt.want); got != want {
+			t.Errorf("Identity(%s) = %s, want %s", tt.path, got, want)
+		}
+	}
+	if got := sessionstate.Identity("/state.json"); got != "/state.json" {
+		t.Errorf("Identity(/state.json) = %s", got)
+	}
+}
