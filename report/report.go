@@ -6,7 +6,8 @@
 // compare): Write writes it, Read reads it back (schemaVersion 1 too, as the
 // current version says it), and Merge combines the results of shards into
 // those of the whole run. Rerun is what did not pass in a results file,
-// for run --rerun-failed. TranscriptName is the one rule for where a
+// for run --rerun-failed, and Keep what a rerun that replaces the file
+// keeps of it. TranscriptName is the one rule for where a
 // scenario's transcript is: run names it so, and TranscriptFinder looks it
 // up.
 package report

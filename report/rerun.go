@@ -17,10 +17,17 @@ import (
 type rerunKey struct{ file, name, agent string }
 
 // Rerun is what did not pass (failed, errored, invalid, interrupted) in an
-// earlier results file: the scenarios run --rerun-failed runs again.
+// earlier results file: the scenarios run --rerun-failed runs again, and
+// their results there, which a rerun that replaces the file keeps for
+// those it does not run (Unselected).
 type Rerun struct {
 	file   string // the results file, as given
 	failed map[rerunKey]bool
+	// earlier are the results in the file of the scenarios of failed,
+	// every try of every attempt, in the file's order, each with the
+	// directory its file is relative to (Result.Dir); keys are theirs.
+	earlier []Result
+	keys    []rerunKey
 }
 
 // ReadRerun reads the results file path and notes every scenario whose
@@ -28,8 +35,9 @@ type Rerun struct {
 // measured nothing), or interrupted (cut short or never started by an
 // interrupt, the run's --timeout or --fail-fast), so that it runs again.
 // The failed attempts of a scenario that met its minimum pass rate
-// passed as the scenario did (Forgiven). Its errors name the file, at
-// the value that is wrong (see Read).
+// passed as the scenario did (Forgiven). It keeps those scenarios'
+// results, for a rerun that replaces the file (Unselected). Its errors
+// name the file, at the value that is wrong (see Read).
 func ReadRerun(path string) (*Rerun, error) {
 	res, err := readFile(path)
 	if err != nil {
@@ -37,9 +45,18 @@ func ReadRerun(path string) (*Rerun, error) {
 	}
 	set := &Rerun{file: path, failed: map[rerunKey]bool{}}
 	forgiven := Forgiven(res.Report())
-	for _, r := range res.Scenarios {
+	keys := make([]rerunKey, len(res.Scenarios))
+	for i, r := range res.Scenarios {
+		keys[i] = rerunKey{recordedPath(r.File, cmp.Or(r.Dir, res.Dir)), r.Name, r.Agent.Name}
 		if r.Verdict() && r.Status != StatusPassed && !forgiven(r) {
-			set.failed[rerunKey{recordedPath(r.File, cmp.Or(r.Dir, res.Dir)), r.Name, r.Agent.Name}] = true
+			set.failed[keys[i]] = true
+		}
+	}
+	for i, r := range res.Scenarios {
+		if set.failed[keys[i]] {
+			r.Dir = cmp.Or(r.Dir, res.Dir)
+			set.earlier = append(set.earlier, r)
+			set.keys = append(set.keys, keys[i])
 		}
 	}
 	return set, nil
@@ -118,6 +135,54 @@ func (s *Rerun) Filter(scs []*scenario.Scenario) []*scenario.Scenario {
 		}
 	}
 	return out
+}
+
+// Unselected returns the earlier results of the scenarios to rerun that
+// are not among sel, the scenarios this rerun runs (those Filter
+// returned, as far as the run then narrowed them): every try of every
+// attempt, unchanged, in the file's order, each with the directory its
+// file is relative to (Result.Dir; "" when the file does not say). A
+// rerun whose results replace the file keeps them there (Keep), so that
+// the next --rerun-failed still reruns them: the file was read to
+// rerun them, and --run, --tag, --shard or a narrower path left them
+// out this time. They include those of scenarios that are no longer
+// there to select (renamed, or their file removed).
+func (s *Rerun) Unselected(sel []*scenario.Scenario) []Result {
+	ran := map[rerunKey]bool{}
+	for _, sc := range sel {
+		ran[rerunKey{samePath(sc.File), sc.Name, sc.Agent.Name}] = true
+	}
+	var out []Result
+	for i, r := range s.earlier {
+		if !ran[s.keys[i]] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Keep returns rep, the results of a rerun, with kept, the earlier
+// results it did not rerun (Unselected), after its own: what the results
+// file it replaces is to hold. rep.Dir is the one directory all of them
+// are relative to, or "" when they differ, and then each result says its
+// own (Result.Dir), as merged shards do. rep itself is not changed.
+func Keep(rep Report, kept []Result) Report {
+	if len(kept) == 0 {
+		return rep
+	}
+	all := make([]Result, 0, len(rep.Scenarios)+len(kept))
+	for _, r := range rep.Scenarios {
+		r.Dir = cmp.Or(r.Dir, rep.Dir)
+		all = append(all, r)
+	}
+	all = append(all, kept...)
+	var dirs []string
+	if len(rep.Scenarios) == 0 {
+		dirs = []string{rep.Dir}
+	}
+	rep.Dir = mergeDirs(all, dirs)
+	rep.Scenarios = all
+	return rep
 }
 
 // Nothing says why there is nothing to rerun, when Filter returns none.

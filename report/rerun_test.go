@@ -1,8 +1,11 @@
 package report_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,5 +155,113 @@ func TestRerunOfShardsMergedFromDifferentDirs(t *testing.T) {
 	}
 	if rep.Dir != suite || rep.Scenarios[0].Dir != "" || rep.Scenarios[1].Dir != "" {
 		t.Errorf("merged dir %q, scenarios' %q and %q; want %q and none", rep.Dir, rep.Scenarios[0].Dir, rep.Scenarios[1].Dir, suite)
+	}
+}
+
+// TestRerunKeepsWhatItDoesNotRun checks what a rerun whose results
+// replace the file it read keeps there: the results of every scenario of
+// the rerun set that it does not run (failed, errored, not run; every
+// attempt and try, the passed ones too), unchanged and in the file's
+// order, after its own; not those that passed, nor those it ran. The
+// file it writes so reruns the same scenarios but those the rerun
+// passed, and its results keep their directories: one for all when they
+// share it, each its own when they do not.
+func TestRerunKeepsWhatItDoesNotRun(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	other := filepath.Join(root, "other")
+	for _, f := range []string{"a.yaml", "other/b.yaml"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := func(name, agent string, attempt int, status report.Status) report.Result {
+		return report.Result{Name: name, File: "a.yaml", Line: 1, Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status}
+	}
+	retried := res("crash", "", 0, report.StatusError)
+	retried.Retried = true
+	notRun := res("late", "", 0, report.StatusInterrupted)
+	notRun.NotRun = true
+	earlier := []report.Result{
+		res("ok", "", 0, report.StatusPassed),
+		res("login", "claude", 1, report.StatusPassed), // an attempt of a failed scenario: kept with it
+		res("login", "claude", 2, report.StatusFailed),
+		res("login", "codex", 1, report.StatusFailed),
+		retried,
+		res("crash", "", 0, report.StatusError),
+		notRun,
+	}
+	path := writeJSON(t, root, "prev.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: earlier})
+	set, err := report.ReadRerun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rerun selects login [codex], as ./a.yaml, and runs it.
+	sel := set.Filter([]*scenario.Scenario{
+		{Name: "login", File: "./a.yaml", Agent: scenario.Agent{Name: "codex"}},
+		{Name: "ok", File: "a.yaml"},
+	})
+	if len(sel) != 1 || sel[0].Name != "login" {
+		t.Fatalf("selected %v, want login [codex]", sel)
+	}
+	kept := set.Unselected(sel)
+	label := func(rs []report.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%s#%d:%s retried=%v notRun=%v dir=%s", r.Label(), r.Attempt, r.Status, r.Retried, r.NotRun, r.Dir))
+		}
+		return out
+	}
+	want := []string{
+		"login [claude]#1:passed retried=false notRun=false dir=" + root,
+		"login [claude] #2#2:failed retried=false notRun=false dir=" + root,
+		"crash#0:error retried=true notRun=false dir=" + root,
+		"crash#0:error retried=false notRun=false dir=" + root,
+		"late#0:interrupted retried=false notRun=true dir=" + root,
+	}
+	if diff := cmp.Diff(want, label(kept)); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+
+	// Run in the same directory: the results keep one dir, after the
+	// rerun's own result.
+	ran := report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: []report.Result{res("login", "codex", 1, report.StatusPassed)}}
+	rep := report.Keep(ran, kept)
+	if rep.Dir != root || ran.Scenarios[0].Dir != "" || len(ran.Scenarios) != 1 {
+		t.Errorf("dir %q, the run's report changed: %+v", rep.Dir, ran.Scenarios)
+	}
+	want = append([]string{"login [codex]#1:passed retried=false notRun=false dir="}, want...)
+	for i := 1; i < len(want); i++ {
+		want[i] = strings.TrimSuffix(want[i], root)
+	}
+	if diff := cmp.Diff(want, label(rep.Scenarios)); diff != "" {
+		t.Errorf("kept in the same dir (-want +got):\n%s", diff)
+	}
+	next, err := report.ReadRerun(writeJSON(t, root, "prev.json", rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again []string
+	for _, sc := range next.Filter([]*scenario.Scenario{
+		{Name: "ok", File: "a.yaml"}, {Name: "login", File: "a.yaml", Agent: scenario.Agent{Name: "claude"}},
+		{Name: "login", File: "a.yaml", Agent: scenario.Agent{Name: "codex"}}, {Name: "crash", File: "a.yaml"}, {Name: "late", File: "a.yaml"},
+	}) {
+		again = append(again, sc.Name+" "+sc.Agent.Name)
+	}
+	if diff := cmp.Diff([]string{"login claude", "crash ", "late "}, again); diff != "" {
+		t.Errorf("next rerun (-want +got):\n%s", diff)
+	}
+
+	// Run in another directory: each result says its own.
+	ran = report.Report{SchemaVersion: report.SchemaVersion, Dir: other, Scenarios: []report.Result{{Name: "b", File: "b.yaml", Line: 1, Status: report.StatusFailed}}}
+	rep = report.Keep(ran, kept[:1])
+	if rep.Dir != "" || rep.Scenarios[0].Dir != other || rep.Scenarios[1].Dir != root {
+		t.Errorf("dirs of results run in two directories: %q, %q and %q; want none, %q and %q", rep.Dir, rep.Scenarios[0].Dir, rep.Scenarios[1].Dir, other, root)
+	}
+	if got := report.Keep(ran, nil); !reflect.DeepEqual(got, ran) {
+		t.Errorf("nothing kept: %+v, want the run's report", got)
 	}
 }

@@ -89,21 +89,9 @@ func CheckTargets(stdout io.Writer, targets []Target) error {
 // what the input is. It writes nothing.
 func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 	for _, t := range targets {
-		if t.Path == "" || IsStdout(stdout, t.Path) {
+		real, fi, ok := target(stdout, t.Path)
+		if !ok {
 			continue
-		}
-		// Where the write will go once the missing directories are made
-		// ("nodir/../s.yaml" is s.yaml); a dangling symlink is no input.
-		real, err := RealPath(t.Path)
-		if err != nil {
-			real = t.Path
-		}
-		fi, err := os.Stat(real)
-		switch {
-		case err == nil && !fi.Mode().IsRegular():
-			continue
-		case err != nil:
-			fi = nil
 		}
 		for _, in := range inputs {
 			if in.Path == "" || !isInput(real, fi, in) {
@@ -113,6 +101,37 @@ func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 		}
 	}
 	return nil
+}
+
+// Replaces reports whether writing the output path replaces the input
+// in, as CheckInputs compares them: the same file, through symlinks and
+// hard links.
+func Replaces(stdout io.Writer, path string, in Input) bool {
+	real, fi, ok := target(stdout, path)
+	return ok && in.Path != "" && isInput(real, fi, in)
+}
+
+// target is where the output path will be written, for CheckInputs: its
+// real path once the missing directories are made ("nodir/../s.yaml" is
+// s.yaml; a dangling symlink is no input), and the file there (nil: none
+// yet). ok is false for what replaces no input: no path, stdout, a device
+// or FIFO.
+func target(stdout io.Writer, path string) (real string, fi fs.FileInfo, ok bool) {
+	if path == "" || IsStdout(stdout, path) {
+		return "", nil, false
+	}
+	real, err := RealPath(path)
+	if err != nil {
+		real = path
+	}
+	fi, err = os.Stat(real)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return "", nil, false
+	case err != nil:
+		fi = nil
+	}
+	return real, fi, true
 }
 
 // isInput reports whether an output whose path resolves to real, and

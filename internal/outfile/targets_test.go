@@ -90,7 +90,7 @@ func TestCheckTargets(t *testing.T) {
 
 // TestCheckInputs: an output that is an input, by its path, a symlink or a
 // hard link, is refused, naming the flag and what the input is; new
-// files, other files, devices and stdout are not.
+// files, other files, devices and stdout are not. Replaces tells the same.
 func TestCheckInputs(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -131,6 +131,13 @@ func TestCheckInputs(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: CheckInputs = %q, want %q", tt.name, got, tt.want)
 		}
+		// Replaces says the same of one input (run -o and --rerun-failed).
+		if got := outfile.Replaces(&bytes.Buffer{}, tt.target.Path, inputs[2]); got != (tt.want != "") {
+			t.Errorf("%s: Replaces = %v, want %v", tt.name, got, tt.want != "")
+		}
+	}
+	if outfile.Replaces(&bytes.Buffer{}, "s.yaml", outfile.Input{}) || outfile.Replaces(&bytes.Buffer{}, "", outfile.Input{Path: "s.yaml"}) {
+		t.Error("Replaces: an empty path is said to be replaced")
 	}
 	if data, err := os.ReadFile("s.yaml"); err != nil || string(data) != "x" {
 		t.Errorf("s.yaml = %q, %v; want it left alone", data, err)
