@@ -955,6 +955,63 @@ turns:
 	}
 }
 
+// TestSandboxJudgeSeesNoOtherWorkspace: the explorer's case. A sandboxed
+// scenario's judges (the turn's and the scenario's) see no workspace but
+// the copy they judge, as the agent does: the copy an earlier run kept,
+// which holds the path the sandbox hides, cannot be read from them, and
+// the results record the workspaces' directory hidden from them too.
+func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "S3CR3T-VALUE"
+	ws := filepath.Join(dir, "ws")
+	// Every copy's secret/key, and the README of its own copy: in
+	// lower case, so that the secret said is told from the secret read.
+	read := `{spawn: "cat README; cat ` + ws + `/*/*/secret/key 2>&1 | tr A-Z a-z"}`
+	writeFiles(t, dir, map[string]string{
+		"src/README":      "fixture\n",
+		"src/secret/key":  secret + "\n",
+		"agent.mock.yaml": "turns: [{steps: [" + read + "]}]\n",
+		"judge.mock.yaml": "turns: [{steps: [{text: \"PASS\\n\"}, " + read + "]}]\n",
+		"s.yaml": `name: judged
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {from: ./src}
+sandbox: {hide: [./src/secret]}
+permissions: {default: allow}
+turns:
+  - prompt: go
+    expect:
+      judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: anything}
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: anything}
+`,
+	})
+	for run := range 2 { // the second run meets the first's kept copy
+		res, out := runSandboxed(t, dir, env, "s.yaml", "--keep-workspaces", "--workspace-dir", "ws")
+		if res.code != exitOK || len(out.Scenarios) != 1 {
+			t.Fatalf("run %d: exit %d, %d results; want 0, 1\n%s", run, res.code, len(out.Scenarios), res.stderr)
+		}
+		sc := out.Scenarios[0]
+		shared := filepath.Dir(workspaceOf(t, sc).Path)
+		for who, j := range map[string]*report.JudgeResult{"the turn's judge": sc.Turns[0].Judge, "the judge": sc.Judge} {
+			if j == nil || !j.Passed {
+				t.Fatalf("run %d: %s %+v; want one that passed", run, who, j)
+			}
+			if !strings.Contains(j.Text, "fixture") || strings.Contains(strings.ToLower(j.Text), "s3cr3t") ||
+				!strings.Contains(j.Text, "no such file or directory") {
+				t.Errorf("run %d: %s said %q; want the copy it judges read, and no secret/key of any copy", run, who, j.Text)
+			}
+			if j.Sandbox == nil || !slices.Contains(j.Sandbox.Hide, shared) {
+				t.Errorf("run %d: %s's sandbox %+v; want %s hidden", run, who, j.Sandbox, shared)
+			}
+		}
+		if text := sc.Turns[0].Text; strings.Contains(text, "s3cr3t") || !strings.Contains(text, "fixture") {
+			t.Errorf("run %d: the agent said %q", run, text)
+		}
+	}
+}
+
 // TestSandboxHidesTheBaseline: the tester's case. A path hidden in a git
 // workspace that setup wrote is not readable from acprun's own git
 // directory beside the copy, where the baseline of the diff is: the

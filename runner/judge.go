@@ -53,6 +53,12 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
 	opts.judging = judgeLabel(what)
+	// The judge sees no workspace but the one it judges, as the attempt's
+	// agent: other copies hold what the sandbox hides.
+	opts.conceal, opts.reveal = nil, nil
+	if r.sbox != nil {
+		opts.conceal, opts.reveal = r.sbox.Conceal, r.sbox.Reveal
+	}
 	// The judge's reply is its verdict, read by judgeVerdict: kept
 	// whatever NoText says of the scenario's turns.
 	opts.NoText = false
@@ -92,9 +98,10 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 // judgeSandbox is the sandbox of a judge for a scenario whose sandbox is
 // sb (nil: none). A judge reads what the agent left in its cwd, project
 // settings whose hooks run commands included, so it is held as the agent
-// was: the same hidden paths, network, ports and level. It may write only
-// its own state and its private temporary directory: neither the
-// scenario's write paths nor, as Options.judging has it, its cwd.
+// was: the same hidden paths, network, ports and level, and, as
+// Options.conceal has it, no workspace but the one it judges. It may
+// write only its own state and its private temporary directory: neither
+// the scenario's write paths nor, as Options.judging has it, its cwd.
 func judgeSandbox(sb *scenario.Sandbox) *scenario.Sandbox {
 	if sb == nil {
 		return nil

@@ -133,6 +133,12 @@ type Options struct {
 	// workspace it judges, read-only (see judgeSandbox), and its one turn
 	// is the judge's question.
 	judging string
+	// conceal and reveal are, for a judge's run, what the sandbox of the
+	// attempt it judges hides of the workspaces' directory and leaves
+	// readable in it (sandbox.Spec's Conceal and Reveal): the judge, which
+	// has no workspace of its own, sees no workspace but the one it
+	// judges, as that attempt's agent did.
+	conceal, reveal []string
 	// spill is the run's private directory for the files of long texts
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).

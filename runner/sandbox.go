@@ -46,12 +46,14 @@ func (r *scenarioRun) checkSandbox() error {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: sandbox: no home directory is known (HOME is unset, and %s): "+
 			"%s are hidden nowhere; list the credentials to hide in sandbox.hide", r.sc.Sandbox.Pos, passwd, strings.Join(scenario.SandboxHide([]string{"~"}), ", ")))
 	}
+	// The agent sees no workspace but its own: the others (of this run
+	// and of others, kept or in use, made before its agent starts or
+	// after) hold copies of the paths its sandbox hides in the source, and
+	// acprun's own git directory beside its copy holds the baseline of the
+	// diff. A judge sees no workspace but the one it judges (as
+	// Options.conceal has it).
+	r.sbox.Conceal, r.sbox.Reveal = slices.Clone(r.opts.conceal), slices.Clone(r.opts.reveal)
 	if r.ws != nil {
-		// The agent sees no workspace but its own: the others (of this
-		// run and of others, kept or in use, made before its agent starts
-		// or after) hold copies of the paths its sandbox hides in the
-		// source, and acprun's own git directory beside its copy holds the
-		// baseline of the diff.
 		r.sbox.Conceal, r.sbox.Reveal = []string{r.ws.Shared}, r.ws.Own()
 	}
 	if r.opts.judging != "" { // a judge reads its cwd, and writes nothing there

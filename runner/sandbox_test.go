@@ -507,3 +507,52 @@ func TestSandboxVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxJudgeSeesNoOtherWorkspace: under bubblewrap a judge sees no
+// workspace but the copy it judges, as the attempt's agent does: another
+// copy in the workspaces' directory (kept by an earlier run, holding the
+// path the sandbox hides) is hidden from it, and its results record the
+// workspaces' directory hidden; the copy it judges stays readable.
+func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
+	if h := sandbox.Detect(); h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
+	}
+	wsDir := t.TempDir()
+	shared := filepath.Join(wsDir, "acprun-workspaces-"+strconv.Itoa(os.Getuid()))
+	kept := filepath.Join(shared, "acprun-judged-kept")
+	if err := os.MkdirAll(filepath.Join(kept, "secret"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kept, "secret", "key"), []byte("S3CR3T-VALUE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := `spawn: "cat README; cat ` + kept + `/secret/key 2>&1 | tr A-Z a-z"`
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t), WorkspaceDir: wsDir},
+		"name: judged\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"workspace: {from: fixture}\nsandbox: {hide: [fixture/secret]}\npermissions: {default: allow}\n"+
+			"turns: [{prompt: hi}]\n"+
+			"expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: r}}\n",
+		map[string]string{
+			"agent.mock.yaml":    "turns: [{steps: [{" + read + "}]}]\n",
+			"judge.mock.yaml":    "turns: [{steps: [{text: \"PASS\\n\"}, {" + read + "}]}]\n",
+			"fixture/README":     "fixture\n",
+			"fixture/secret/key": "S3CR3T-VALUE\n",
+		})
+	r := rep.Scenarios[0]
+	if r.Judge == nil {
+		t.Fatalf("status %s: %s %q; no judge", r.Status, r.Error, r.Failures)
+	}
+	for who, text := range map[string]string{"the agent": r.Turns[0].Text, "the judge": r.Judge.Text} {
+		if !strings.Contains(text, "fixture") || strings.Contains(text, "s3cr3t") || !strings.Contains(text, "no such file or directory") {
+			t.Errorf("%s said %q; want its copy's README read and the other copy's secret/key missing", who, text)
+		}
+	}
+	for who, sb := range map[string]*report.SandboxInfo{"the agent": r.Sandbox, "the judge": r.Judge.Sandbox} {
+		if sb == nil || !slices.Contains(sb.Hide, shared) {
+			t.Errorf("%s's sandbox %+v; want %s hidden", who, sb, shared)
+		}
+	}
+}
