@@ -300,6 +300,43 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 }
 
+// TestSandboxNetworkOffListens: the explorer's case. With the network
+// off nothing outside connects in: under Landlock alone the agent cannot
+// listen on a TCP port (a bound one), on any address; under bubblewrap it
+// listens in the sandbox's own network namespace, which nothing outside
+// reaches. With the network on it listens as usual.
+func TestSandboxNetworkOffListens(t *testing.T) {
+	t.Parallel()
+	for _, bwrap := range []bool{true, false} {
+		t.Run("bwrap="+strconv.FormatBool(bwrap), func(t *testing.T) {
+			dir := realTempDir(t)
+			env := needSandbox(t, bwrap, realTempDir(t))
+			var src string
+			for _, sb := range []string{"{network: off}", "{network: on}", "{ports: [443]}"} {
+				src += "---\nname: '" + sb + "'\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsandbox: " + sb + "\nturns: [{prompt: hi}]\n"
+			}
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "turns: [{steps: [{listen: '0.0.0.0:0'}, {listen: '127.0.0.1:0'}, {listen: '[::]:0'}]}]\n",
+				"s.yaml":          src,
+			})
+			res, out := runSandboxed(t, dir, env, "s.yaml")
+			if res.code != exitOK {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			for i, sc := range out.Scenarios {
+				text := sc.Turns[0].Text
+				refused := !bwrap && i == 0
+				if n := strings.Count(text, "listen: ok"); refused && n > 0 || !refused && n != 3 {
+					t.Errorf("%s: the agent said %q; want its listening refused %v", sc.Name, text, refused)
+				}
+				if refused && strings.Count(text, "bind: permission denied") != 3 {
+					t.Errorf("%s: the agent said %q; want each bind denied", sc.Name, text)
+				}
+			}
+		})
+	}
+}
+
 // TestSandboxLevels: on a host lacking what the sandbox needs (the test
 // seams lower the Landlock ABI and hide bubblewrap), level required ends
 // the scenario with exit 3 before its agent starts, naming what is

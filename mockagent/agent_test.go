@@ -982,7 +982,7 @@ func TestEndOfStdin(t *testing.T) {
 	}
 }
 
-// TestOwnSystemCalls: writeFile, readFile, spawn and connect act with the
+// TestOwnSystemCalls: writeFile, readFile, spawn, connect and listen act with the
 // agent's own system calls, in the session cwd, and say how it went.
 func TestOwnSystemCalls(t *testing.T) {
 	dir := t.TempDir()
@@ -1007,6 +1007,8 @@ func TestOwnSystemCalls(t *testing.T) {
       - spawn: "kill -KILL $$"
       - connect: $MOCK_OPEN
       - connect: ` + closed.Addr().String() + `
+      - listen: 127.0.0.1:0
+      - listen: $MOCK_OPEN
 `
 	t.Setenv("MOCK_DIR", dir)
 	c, _ := runMock(t, script, nil)
@@ -1024,6 +1026,8 @@ func TestOwnSystemCalls(t *testing.T) {
 		"text:spawn: signal: killed: ",
 		"text:connect: ok",
 		"text:connect: error: dial tcp " + closed.Addr().String() + ": connect: connection refused",
+		"text:listen: ok",
+		"text:listen: error: listen tcp " + open.Addr().String() + ": bind: address already in use",
 	}
 	if diff := cmp.Diff(describeAll(c.drain()), want); diff != "" {
 		t.Errorf("updates (-got +want):\n%s", diff)

@@ -223,6 +223,9 @@ environment, relative paths are relative to the session cwd)
                               "spawn: exit <code>: <output>"
   connect: HOST:PORT          open a TCP connection and close it; says
                               "connect: ok" (or "connect: error: ...")
+  listen: HOST:PORT           listen on the TCP address (port 0: any) and
+                              close it; says "listen: ok" (or "listen:
+                              error: ...")
 A model over HTTP (the request an agent's SDK sends, e.g. to acprun's gateway)
   model: {api: anthropic, model: claude-sonnet-4-5, prompt: "Say hi"}
                               api: anthropic (POST BASE/v1/messages),

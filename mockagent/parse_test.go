@@ -57,16 +57,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown step",
 			src:  "turns:\n  - steps:\n      - txt: hi\n",
-			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, model)`},
+			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, listen, model)`},
 		},
 		{
 			name: "own system calls",
-			src:  "turns:\n  - steps:\n      - writeFile: {path: x}\n      - connect: localhost\n      - spawn: \"\"\n      - readFile: [a]\n",
+			src:  "turns:\n  - steps:\n      - writeFile: {path: x}\n      - connect: localhost\n      - spawn: \"\"\n      - readFile: [a]\n      - listen: \"8080\"\n",
 			want: []string{
 				`s.yaml:3:20: writeFile: path and content are required`,
 				`s.yaml:4:18: connect: want HOST:PORT, got "localhost"`,
 				`s.yaml:5:16: spawn: must not be empty`,
 				`s.yaml:6:19: readFile: want a string, got a list`,
+				`s.yaml:7:17: listen: want HOST:PORT, got "8080"`,
 			},
 		},
 		{

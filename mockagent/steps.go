@@ -76,6 +76,7 @@ var stepKinds = []stepKind{
 	{name: "readFile", new: func() step { return &readFileStep{} }},
 	{name: "spawn", new: func() step { return &spawnStep{} }},
 	{name: "connect", new: func() step { return &connectStep{} }},
+	{name: "listen", new: func() step { return &listenStep{} }},
 	{name: "model", new: func() step { return &modelStep{} }, turnOnly: true},
 }
 

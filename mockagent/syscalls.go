@@ -84,6 +84,25 @@ func (st *connectStep) play(pl *player) *ending {
 	return check(pl.sayOutcome("connect", "ok", err))
 }
 
+// listenStep listens on the TCP address arg itself (port 0: any), and
+// closes the listener.
+type listenStep struct{ nonEmptyArg }
+
+func (st *listenStep) parse(p *parser, a action) {
+	st.nonEmptyArg.parse(p, a)
+	if _, _, err := net.SplitHostPort(st.arg); st.arg != "" && err != nil && !strings.Contains(st.arg, "$") {
+		p.Errorf(yamlnode.Deref(a.V), "listen: want HOST:PORT, got %q", st.arg)
+	}
+}
+
+func (st *listenStep) play(pl *player) *ending {
+	l, err := net.Listen("tcp", os.ExpandEnv(st.arg))
+	if err == nil {
+		l.Close()
+	}
+	return check(pl.sayOutcome("listen", "ok", err))
+}
+
 // sayOutcome says "step: ok" (what ok holds), or "step: error: …".
 func (pl *player) sayOutcome(step, ok string, err error) error {
 	if err != nil {

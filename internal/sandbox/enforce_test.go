@@ -261,6 +261,50 @@ func TestNetwork(t *testing.T) {
 	}
 }
 
+// TestBindNetworkOff: with the network off, nothing outside can connect
+// to the sandbox: under Landlock alone no TCP port can be bound, on any
+// address, loopback ones and the gateway's included; under bubblewrap a
+// port is bound in the sandbox's own network namespace, out of reach.
+// With the network on, ports are bound as usual.
+func TestBindNetworkOff(t *testing.T) {
+	_, port := listen(t)
+	binds := []string{"bind:127.0.0.1:0", "bind:0.0.0.0:0", "bind:[::]:0"}
+	landlock4 := func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) }
+	for _, tc := range []struct {
+		name    string
+		host    func(*testing.T) sandbox.Host
+		spec    sandbox.Spec
+		backend string
+		want    string
+	}{
+		{"off/landlock", landlock4, sandbox.Spec{}, "landlock", "EACCES"},
+		{"off+loopback/landlock", landlock4, sandbox.Spec{Loopback: []sandbox.Relay{{Port: port, Socket: "/nowhere"}}}, "landlock", "EACCES"},
+		{"off/bubblewrap", bwrapOnly, sandbox.Spec{}, "bubblewrap", "ok"},
+		{"on/landlock", landlock4, sandbox.Spec{Network: true}, "landlock", "ok"},
+		{"ports/landlock", landlock4, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.host(t)
+			work, tmp, _ := dirs(t)
+			tc.spec.Write, tc.spec.TempDir = []string{work}, tmp
+			a, err := sandbox.Plan(tc.spec, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Backend != tc.backend {
+				t.Fatalf("backend %s, want %s", a.Backend, tc.backend)
+			}
+			for _, do := range binds {
+				for _, do := range []string{do, "spawn:" + do} {
+					if got := run(t, a, do); got != tc.want {
+						t.Errorf("%s: %s, want %s", do, got, tc.want)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestLoopbackLandlockOnly: under Landlock alone, a loopback port stays
 // reachable with the network off as a port allowed on every address (the
 // loopback one here), which Plan warns about; other ports are not.

@@ -93,6 +93,9 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	}
 	if r.Net {
 		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
+		if r.offline() { // with no bind rule: no port, on no address
+			cfg.HandledAccessNet |= landlock.AccessNetSet(ll.AccessNetBindTCP)
+		}
 		for _, p := range r.Connect {
 			rs = append(rs, landlock.ConnectTCP(uint16(p)))
 		}
@@ -133,6 +136,13 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
 }
+
+// offline reports whether r are the rules of network off under Landlock
+// alone (Plan allows UDP only with the network on): then no TCP port may
+// be bound either, so that nothing outside connects in (Landlock cannot
+// filter by address: a port bound on the loopback interface is as
+// reachable from the host's other processes).
+func (r rules) offline() bool { return r.Net && !r.UDP }
 
 // openWrite opens the canonical write paths (O_PATH), each checked to be
 // the file its path names, for a command that gets them as descriptors

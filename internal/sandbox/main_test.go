@@ -44,7 +44,8 @@ func TestMain(m *testing.M) {
 //   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
 //   - read:PATH reads a file;
 //   - connect:ADDR opens a TCP connection; recv:ADDR reads what one
-//     says; unix:PATH connects to a UNIX socket;
+//     says; unix:PATH connects to a UNIX socket; bind:ADDR listens on a
+//     TCP address (port 0: any);
 //   - trace:SOCK opens the memory of the relay to SOCK, as a tracer;
 //   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
 //   - caps fails when the process has effective capabilities;
@@ -66,6 +67,12 @@ func act(do string) error {
 		c, err := net.Dial("tcp", arg)
 		if err == nil {
 			c.Close()
+		}
+		return err
+	case "bind":
+		l, err := net.Listen("tcp", arg)
+		if err == nil {
+			l.Close()
 		}
 		return err
 	case "recv":

@@ -18,10 +18,12 @@
 //     (ExecArg) that restricts itself and then execs the command, so that
 //     the command and everything it starts inherit the restriction: writes
 //     only in the write paths (ABI 3, Linux 6.2), TCP connections only to
-//     the allowed ports (ABI 4, Linux 6.7). The helper also drops every
-//     capability, and where Landlock restricts the network, a seccomp
-//     filter keeps sockets to those Landlock's rules see (TCP; UDP only
-//     with the network on; no Multipath TCP, raw or other families).
+//     the allowed ports and, with the network off, no TCP port bound (ABI
+//     4, Linux 6.7; a socket that listens unbound still gets a port the
+//     kernel picks, which Landlock does not check). The helper also drops
+//     every capability, and where Landlock restricts the network, a
+//     seccomp filter keeps sockets to those Landlock's rules see (TCP; UDP
+//     only with the network on; no Multipath TCP, raw or other families).
 //
 // Where the host has both, Landlock also restricts writes inside
 // bubblewrap: bubblewrap binds the write paths by path, and Landlock holds
