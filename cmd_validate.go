@@ -25,7 +25,7 @@ import (
 type validateCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	configFlag
-	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable, that every mock agent script parses and that every workspace's git ref names a commit."`
+	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable, that every mock agent script parses, that every workspace's git ref names a commit and that every cassette a replaying gateway reads is one replay plays."`
 	gatewayFlags `set:"gatewayDoes=Check the scenarios as run --gateway MODE loads them, with acprun's model gateway between each agent and its model provider"`
 }
 
@@ -52,13 +52,18 @@ With --strict, validate also checks what a run needs: every ${VAR} is set, and
 what a run would otherwise find only when it starts the agent (exit 3): each agent's
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
-script parses, each client root is a directory, and each workspace's git
+script parses, each client root is a directory, each workspace's git
 directory is the top of a repository in which its ref (HEAD when none)
 names a commit (git reads it where it is; nothing is fetched or
-changed). Each problem is reported at the word of the agent's command
-it is about (its command or args item, in the config file for a config
-agent's; the agent value for a built-in agent's), at client.roots, or at
-the workspace's git or ref.`
+changed), and the cassette that each gateway in replay (the scenario's,
+or --gateway replay's) reads for a scenario's first try is there and one
+replay plays. A command or mock agent script given by a path relative to
+the agent's cwd and missing there is left to the agent's start when the
+scenario's setup, or the checkout of its git workspace, may make it. Each
+problem is reported at the word of the agent's command it is about (its
+command or args item, in the config file for a config agent's; the agent
+value for a built-in agent's), at client.roots, at the workspace's git or
+ref, or at the gateway (at the scenario for --gateway's).`
 }
 
 // Run validates the files.
@@ -108,8 +113,9 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 // and a mock agent script that is missing or does not parse, resolved as
 // a run resolves them (runner.ResolveCommand), each at the word of the
 // command, in the scenario (or its judge), that it is about; a client
-// root that is not a directory; and a workspace that a run could not make
-// (runner.CheckWorkspace). A variable that is unset is one too, at its
+// root that is not a directory; a workspace that a run could not make
+// (runner.CheckWorkspace); and a cassette that a gateway in replay could
+// not play (checkCassette). A variable that is unset is one too, at its
 // use; the agents and workspace of its scenario are not checked, their
 // values being incomplete.
 func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors {
@@ -128,8 +134,8 @@ func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors
 			if _, msg := checks.problem(a.Command); msg != "" {
 				continue // an error of startErrors already
 			}
-			if e := checkScript(sc, a, opened, true); e != nil {
-				found = append(found, e) // startErrors' too, unless setup may make it
+			if e := checkScript(sc, a, opened); e != nil {
+				found = append(found, e) // startErrors' too
 				continue
 			}
 			found = append(found, checkAgent(sc, a, self, scripts)...)
@@ -138,8 +144,28 @@ func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors
 		if e := checkWorkspace(ctx, sc, workspaces); e != nil {
 			found = append(found, e)
 		}
+		if e := checkCassette(sc); e != nil {
+			found = append(found, e)
+		}
 	}
 	return sortErrors(append(errs, withSources(found)...))
+}
+
+// checkCassette is the problem of the cassette that sc's gateway replays
+// (runner.CheckCassette; nil when it replays none, or one replay plays),
+// in the run's words: at the gateway value, or, for a gateway that
+// --gateway replay gives, which has no place in the file, at the
+// scenario, saying so.
+func checkCassette(sc *scenario.Scenario) *srcerr.Error {
+	e := runner.CheckCassette(sc)
+	if e == nil {
+		return nil
+	}
+	msg := "gateway: " + e.Err.Error()
+	if e.Pos.Line == 0 {
+		return problem(sc.Pos, fmt.Sprintf("%s (%s gives every scenario a gateway)", msg, e.Pos.File))
+	}
+	return problem(e.Pos, msg)
 }
 
 // checkRoots are the problems of sc's client roots that a run meets when
@@ -225,7 +251,7 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 				found = append(found, e)
 			} else if e := checkTranscript(sc, a, loaded); e != nil {
 				found = append(found, e)
-			} else if e := checkScript(sc, a, opened, false); e != nil {
+			} else if e := checkScript(sc, a, opened); e != nil {
 				found = append(found, e)
 			}
 			if msg := a.UnaskedModeProblem(); msg != "" {
@@ -285,10 +311,10 @@ func checkSelfAgent(sc *scenario.Scenario, a *scenario.Agent, checks selfAgentCh
 //
 // A script that is not beside the scenario file is looked for in the
 // agent's cwd, where sc's setup commands, or the checkout of its git
-// workspace, may still make it before the agent starts: unless strict,
-// one missing there is then no problem yet (the run finds it, or not, as
-// the agent starts).
-func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]error, strict bool) *srcerr.Error {
+// workspace, may still make it before the agent starts (madeLater): one
+// missing there is then no problem yet, for validate --strict too (the
+// run finds it, or not, as the agent starts).
+func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]error) *srcerr.Error {
 	what, a := starting(sc, a)
 	path := runner.ResolveCommand(a.Command, sc.File, a.Cwd, "").Script
 	if path == "" {
@@ -296,11 +322,22 @@ func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]err
 	}
 	err := once(opened, path, func() error { return openScript(path) })
 	word := a.Command[2]
-	madeLater := len(sc.Setup) > 0 || sc.Workspace != nil && sc.Workspace.Git != ""
-	if err == nil || !strict && madeLater && !filepath.IsAbs(word) && errors.Is(err, fs.ErrNotExist) {
+	if err == nil || madeLater(sc, word, err) {
 		return nil
 	}
 	return problem(a.WordPos(2), what+": "+scriptProblem(word, sc.File, a.Cwd, err))
+}
+
+// madeLater reports whether the file that word, a relative path of an
+// agent's command (its program, or its mock agent script), names in the
+// agent's cwd, and that err says does not exist there, may still be made
+// before the agent starts: by sc's setup commands, or by the checkout of
+// its git workspace. A run finds it, or not, as the agent starts. An
+// absolute path is not made by them, and a bare program name is looked up
+// in PATH, which they do not change.
+func madeLater(sc *scenario.Scenario, word string, err error) bool {
+	made := len(sc.Setup) > 0 || sc.Workspace != nil && sc.Workspace.Git != ""
+	return made && !filepath.IsAbs(word) && errors.Is(err, fs.ErrNotExist)
 }
 
 // openScript opens the mock agent script at path as mockagent.Load does,
@@ -402,7 +439,10 @@ func sortErrors(errs scenario.Errors) scenario.Errors {
 // checkAgent returns the problems of one agent's command, started by
 // self, each at the word of the command it is about (at the agent when
 // that word comes from a named agent); a judge's agent without a cwd of
-// its own starts in the scenario's (see starting).
+// its own starts in the scenario's (see starting). A program, or a mock
+// agent script, given by a path relative to the agent's cwd that is
+// missing there is none when setup or a git workspace may make it
+// (madeLater).
 func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*srcerr.Error {
 	_, a = starting(sc, a)
 	argv := a.Command
@@ -411,7 +451,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 	}
 	cmd := runner.ResolveCommand(argv, sc.File, a.Cwd, self)
 	if cmd.Script == "" {
-		if e := runner.CheckProgram(a, cmd.Argv[0], a.Cwd); e != nil {
+		if e := runner.CheckProgram(a, cmd.Argv[0], a.Cwd); e != nil && !madeLater(sc, cmd.Argv[0], e) {
 			return []*srcerr.Error{problem(e.Pos, e.Msg)}
 		}
 		return nil
@@ -420,7 +460,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		_, err := mockagent.Load(cmd.Script)
 		return err
 	})
-	if err == nil {
+	if err == nil || madeLater(sc, argv[2], err) {
 		return nil
 	}
 	var out []*srcerr.Error

@@ -58,8 +58,8 @@ func TestTranscriptErrors(t *testing.T) {
 // file or in the agent's cwd; one it could not open (missing, a
 // directory, a link that leads nowhere) is an error at the word that
 // names it, and validate --strict adds none of its own for it. A script
-// that does not parse is --strict's alone, and so is one missing from the
-// agent's cwd where setup may make it before the agent starts.
+// that does not parse is --strict's alone; one missing from the agent's
+// cwd, where setup may make it before the agent starts, is neither's.
 func TestScriptErrors(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, map[string]string{
@@ -114,7 +114,6 @@ func TestScriptErrors(t *testing.T) {
 	}
 	want = []string{
 		`s.yaml:30:39: mock script bad.mock.yaml does not parse: bad.mock.yaml:1:10: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
-		"s.yaml:34:39: agent: mock script made.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("strictErrors (-want +got):\n%s", diff)
@@ -246,5 +245,105 @@ func TestUnaskedModeErrors(t *testing.T) {
 		`so permissions.enforce cannot make it ask and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in "bypassPermissions" on purpose`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("startErrors (-want +got):\n%s", diff)
+	}
+}
+
+// TestCassetteStrictErrors: validate --strict reads the cassette that
+// the first try of each scenario whose gateway replays (in the file, or by
+// --gateway replay) reads before its agent starts, as the run reads it,
+// and one replay would refuse (missing, of another version) is an error
+// at the gateway value, in the run's words; one given its gateway by the
+// flag has it at the scenario, saying so. A good cassette is none, and so
+// is a missing one of a gateway that records, or of a retry.
+func TestCassetteStrictErrors(t *testing.T) {
+	dir := t.TempDir()
+	gw := func(mode string) string { return "gateway: {mode: " + mode + ", env: ANTHROPIC_BASE_URL}\n" }
+	rest := "agent: {command: [acprun, mock-agent, ok.mock.yaml]}\nturns: [{prompt: hi}]\n"
+	testkit.WriteFiles(t, dir, map[string]string{
+		"ok.mock.yaml":                    "turns: [{steps: [{text: hi}]}]\n",
+		"cassettes/good.cassette.json":    `{"version": 1, "exchanges": []}`,
+		"cassettes/old.cassette.json":     `{"version": 0, "exchanges": []}`,
+		"cassettes/retried.cassette.json": `{"version": 1, "exchanges": []}`,
+		"s.yaml": "name: missing\n" + gw("replay") + rest +
+			"---\nname: good\n" + gw("replay") + rest +
+			"---\nname: old\n" + gw("replay") + rest +
+			"---\nname: recorded\n" + gw("record") + rest +
+			"---\nname: retried\nretries: 1\n" + gw("replay") + rest,
+		"flag.yaml": "name: flagged\nagent: claude\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	cassette := func(name string) string { return filepath.Join(dir, "cassettes", name+".cassette.json") }
+	for _, tt := range []struct {
+		mode  string
+		files []string
+		want  []string
+	}{
+		{"", []string{"s.yaml"}, []string{
+			"s.yaml:2:10: gateway: cassette " + cassette("missing") + " does not exist: record it with --gateway record",
+			"gateway: {mode: replay, env: ANTHROPIC_BASE_URL}",
+			"s.yaml:12:10: gateway: cassette " + cassette("old") + " is version 0; this acprun reads version 1: record it again with --gateway record",
+			"gateway: {mode: replay, env: ANTHROPIC_BASE_URL}",
+		}},
+		{"replay", []string{"s.yaml", "flag.yaml"}, []string{
+			"flag.yaml:1:1: gateway: cassette " + cassette("flagged@claude") + " does not exist: record it with --gateway record (--gateway replay gives every scenario a gateway)",
+			"name: flagged",
+			"s.yaml:2:10: gateway: cassette " + cassette("missing") + " does not exist: record it with --gateway record",
+			"gateway: {mode: replay, env: ANTHROPIC_BASE_URL}",
+			"s.yaml:12:10: gateway: cassette " + cassette("old") + " is version 0; this acprun reads version 1: record it again with --gateway record",
+			"gateway: {mode: replay, env: ANTHROPIC_BASE_URL}",
+			"s.yaml:17:10: gateway: cassette " + cassette("recorded") + " does not exist: record it with --gateway record",
+			"gateway: {mode: record, env: ANTHROPIC_BASE_URL}",
+		}},
+	} {
+		scs, _, err := scenario.Load(tt.files, scenario.LoadOptions{Gateway: tt.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range strictErrors(t.Context(), scs) {
+			if !strings.Contains(e.Msg, "agent command") { // claude is not installed here
+				got = append(got, e.Error(), e.Source)
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("--gateway %q: strictErrors (-want +got):\n%s", tt.mode, diff)
+		}
+	}
+}
+
+// TestMadeLaterStrictErrors: validate --strict leaves an agent command
+// that is a path relative to the agent's cwd, missing there, to the
+// agent's start when the scenario's setup commands or its git workspace
+// may make it first, as it leaves a mock agent script; a command missing
+// without setup, one given by its absolute path and one looked up in PATH
+// are errors all the same.
+func TestMadeLaterStrictErrors(t *testing.T) {
+	dir := t.TempDir()
+	setup := "setup: [\"touch x\"]\n"
+	turns := "turns: [{prompt: hi}]\n"
+	testkit.WriteFiles(t, dir, map[string]string{
+		"s.yaml": "name: made\n" + setup + "agent: {command: [./agent.sh]}\n" + turns +
+			"---\nname: nested\n" + setup + "agent: {command: [node_modules/.bin/agent, --acp]}\n" + turns +
+			"---\nname: judged\n" + setup + "agent: {command: [sh]}\nexpect: {judge: {agent: {command: [./judge.sh]}, rubric: ok}}\n" + turns +
+			"---\nname: nosetup\nagent: {command: [./agent.sh]}\n" + turns +
+			"---\nname: abs\n" + setup + "agent: {command: [/nonexistent/agent]}\n" + turns +
+			"---\nname: path\n" + setup + "agent: {command: [no-such-agent-bin]}\n" + turns,
+	})
+	t.Chdir(dir)
+	scs, _, err := scenario.Load([]string{"s.yaml"}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range strictErrors(t.Context(), scs) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		"s.yaml:18:19: agent command ./agent.sh: no such file (relative to the agent's cwd " + dir + ")",
+		"s.yaml:23:19: agent command /nonexistent/agent: no such file",
+		"s.yaml:28:19: agent command no-such-agent-bin: not found in PATH: install it, or give its path",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("strictErrors (-want +got):\n%s", diff)
 	}
 }

@@ -85,9 +85,9 @@ func LookPath(name, dir string) (string, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !filepath.IsAbs(name) {
-			return "", fmt.Errorf("no such file (relative to the agent's cwd %s)", dir)
+			return "", missingPath(fmt.Sprintf("no such file (relative to the agent's cwd %s)", dir))
 		}
-		return "", errors.New("no such file")
+		return "", missingPath("no such file")
 	case err != nil:
 		return "", err
 	case fi.IsDir():
@@ -98,6 +98,15 @@ func LookPath(name, dir string) (string, error) {
 	return path, nil
 }
 
+// missingPath is LookPath's error for a path that does not exist: it says
+// so in its own words, and is fs.ErrNotExist.
+type missingPath string
+
+func (e missingPath) Error() string { return string(e) }
+
+// Is reports whether target is fs.ErrNotExist.
+func (e missingPath) Is(target error) bool { return target == fs.ErrNotExist }
+
 // ProgramError is an agent whose program a start would not find: Pos is
 // the word of its command that names the program (the agent's own
 // position when a built-in agent's command gives it), Msg what is wrong and,
@@ -105,9 +114,15 @@ func LookPath(name, dir string) (string, error) {
 type ProgramError struct {
 	Pos scenario.Pos
 	Msg string
+	// Err is LookPath's error: fs.ErrNotExist for a path that does not
+	// exist.
+	Err error
 }
 
 func (e *ProgramError) Error() string { return posMsg(e.Pos, e.Msg) }
+
+// Unwrap returns Err.
+func (e *ProgramError) Unwrap() error { return e.Err }
 
 // CheckProgram looks for prog, the program of agent a's command as
 // ResolveCommand gives it, as the agent's start in dir finds it
@@ -129,5 +144,5 @@ func CheckProgram(a *scenario.Agent, prog, dir string) *ProgramError {
 	if errors.Is(err, errNotInPath) {
 		msg += ": install it, or give its path"
 	}
-	return &ProgramError{Pos: a.WordPos(0), Msg: msg}
+	return &ProgramError{Pos: a.WordPos(0), Msg: msg, Err: err}
 }

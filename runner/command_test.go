@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,7 +112,9 @@ func TestLookPath(t *testing.T) {
 
 // TestCheckProgram: an agent whose program is not there is named at the
 // word of its command that gives the program (at the agent for a built-in
-// agent's), with what to do when the cause does not say it.
+// agent's), with what to do when the cause does not say it; a path that
+// does not exist is fs.ErrNotExist (validate --strict leaves one that
+// setup may make to the agent's start).
 func TestCheckProgram(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
@@ -133,8 +137,12 @@ func TestCheckProgram(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ""
-			if e := CheckProgram(&tt.a, tt.a.Command[0], dir); e != nil {
+			e := CheckProgram(&tt.a, tt.a.Command[0], dir)
+			if e != nil {
 				got = e.Error()
+			}
+			if missing := e != nil && errors.Is(e, fs.ErrNotExist); missing != (tt.name == "no such file") {
+				t.Errorf("CheckProgram = %v: errors.Is(fs.ErrNotExist) %v", e, missing)
 			}
 			if got != tt.want {
 				t.Errorf("CheckProgram = %q, want %q", got, tt.want)

@@ -106,6 +106,39 @@ func CheckCassettes(opts Options, scenarios []*scenario.Scenario) error {
 	return errors.Join(errs...)
 }
 
+// CassetteError is a scenario's gateway that cannot open an attempt's
+// cassette (in replay: one missing, unreadable, or that replay refuses):
+// Pos is the gateway's value (the flag's place for one --gateway gives),
+// Err what the gateway says of the cassette.
+type CassetteError struct {
+	Pos scenario.Pos
+	Err error
+}
+
+func (e *CassetteError) Error() string { return posMsg(e.Pos, "gateway: "+e.Err.Error()) }
+
+// Unwrap returns Err.
+func (e *CassetteError) Unwrap() error { return e.Err }
+
+// CheckCassette returns the error that the first try of sc, as a run
+// without --repeat makes it, meets as it opens its gateway (openGateway)
+// before its agent starts, when that gateway replays: a cassette that is
+// missing, not a regular file, or that replay refuses
+// (gateway.CheckCassette); nil when sc's gateway does not replay (or its
+// agent makes no model requests through it), or its cassette is one
+// replay plays. The cassettes of its retries, and of run --repeat's
+// attempts, are each read only when its try starts.
+func CheckCassette(sc *scenario.Scenario) *CassetteError {
+	g := sc.Gateway
+	if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Replay) {
+		return nil
+	}
+	if err := gateway.CheckCassette(filepath.Join(g.Dir, cassetteName(newJob(sc, 0).ref))); err != nil {
+		return &CassetteError{Pos: g.Pos, Err: err}
+	}
+	return nil
+}
+
 // describeRef names the try ref in a message: the scenario's name quoted,
 // its agent, attempt and retry.
 func describeRef(ref Ref) string {
@@ -204,7 +237,7 @@ func (r *scenarioRun) openGateway(ctx context.Context) error {
 		OnEvent:  r.gatewayEvent,
 	})
 	if err != nil {
-		return fmt.Errorf("%s: gateway: %w", g.Pos, err)
+		return &CassetteError{Pos: g.Pos, Err: err}
 	}
 	r.gw = att
 	r.res.Gateway = &report.GatewayInfo{Mode: g.Mode}

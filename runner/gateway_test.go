@@ -622,3 +622,51 @@ func TestUnpricedWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCassette: CheckCassette says of a scenario whose gateway
+// replays a missing or refused cassette what its run says as the attempt
+// opens it, at the gateway; one whose cassette replay plays, one that
+// records, and the retries' cassettes (read only when a retry starts) are
+// none of its.
+func TestCheckCassette(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"agent.mock.yaml":                 "turns: [{steps: [{text: hi}]}]\n",
+		"cassettes/kept.cassette.json":    `{"version": 1, "exchanges": []}`,
+		"cassettes/retried.cassette.json": `{"version": 1, "exchanges": []}`,
+		"cassettes/old.cassette.json":     `{"version": 2, "exchanges": []}`,
+	})
+	doc := func(name, mode, top string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\n" +
+			"gateway: {mode: " + mode + ", env: ANTHROPIC_BASE_URL}\n" + top + "turns: [{prompt: hi}]\n"
+	}
+	file := filepath.Join(dir, "s.yaml")
+	src := doc("missing", "replay", "") + doc("old", "replay", "") + doc("kept", "replay", "") + doc("recorded", "record", "") + doc("retried", "replay", "retries: 1\n")
+	scs, _, err := scenario.LoadBytes(file, []byte(src), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range scs {
+		if e := CheckCassette(sc); e != nil {
+			got = append(got, e.Error())
+		}
+	}
+	want := []string{
+		file + ":5:10: gateway: cassette " + filepath.Join(dir, "cassettes", "missing.cassette.json") + " does not exist: record it with --gateway record",
+		file + ":11:10: gateway: cassette " + filepath.Join(dir, "cassettes", "old.cassette.json") + " is version 2; this acprun reads version 1: record it again with --gateway record",
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Fatalf("CheckCassette (-want +got):\n%s", diff)
+	}
+	rep, err := Run(t.Context(), Options{Self: agentBin(t), WorkspaceDir: t.TempDir()}, scs[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rep.Scenarios {
+		if r.Error != want[i] {
+			t.Errorf("run of %s: error %q, want CheckCassette's %q", r.Name, r.Error, want[i])
+		}
+	}
+}

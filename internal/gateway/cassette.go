@@ -116,6 +116,15 @@ const recordAgain = "record it again with --gateway record"
 // acprun's memory.
 const maxCassetteBytes = 1 << 30
 
+// CheckCassette reads the cassette at path as Open reads it in replay,
+// and returns Open's error for it: nil when replay would play it. It is
+// for checks made before a run (validate --strict); a run's attempt reads
+// its cassette in Open.
+func CheckCassette(path string) error {
+	_, err := readCassette(nil, path)
+	return err
+}
+
 // readCassette reads the cassette at path, a regular file of at most
 // maxCassetteBytes (inputfile: never waiting on a FIFO, never reading
 // without end), through pin when set: path pinned before others could
