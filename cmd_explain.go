@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -98,10 +100,10 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 			return usageError(g, nil, err) // an invalid transcript with its place, as replay prints it
 		}
 		req = asked.Request
-	} else if req, err = c.request(ctx, g, sc.Agent.Cwd); errors.Is(err, errInterrupted) {
+	} else if req, err = c.request(ctx, g, sc); errors.Is(err, errInterrupted) {
 		return exitError{code: exitInterrupted, err: errors.New("--request -: interrupted while reading stdin")}
 	} else if err != nil {
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, []*scenario.Scenario{sc}, err) // a bad request at its place, redacted as a run of sc
 	}
 	req.UnaskedModes = sc.Agent.UnaskedModes() // as run answers
 	d, traces := sc.Policy.Explain(req)
@@ -240,8 +242,14 @@ func quoteAll(ss []string) string {
 
 // request builds the approve.Request to explain: the recorded one of
 // --request (stdin until ctx ends, for -), or the one --kind, --title,
-// --command and --path describe.
-func (c *explainCmd) request(ctx context.Context, g *globals, cwd string) (approve.Request, error) {
+// --command and --path describe, in the cwd of sc's agent. A recorded
+// request is read as a run reads it from the agent: what the run would
+// refuse is an error at its place in the file (stdin's is "stdin"), and
+// the protocol violations the run would record of it are warnings at
+// theirs, redacted as a run of sc. A UTF-8 byte order mark that starts
+// the file is skipped, as YAML files' is.
+func (c *explainCmd) request(ctx context.Context, g *globals, sc *scenario.Scenario) (approve.Request, error) {
+	cwd := sc.Agent.Cwd
 	sketch := runner.ToolCallSketch{Kind: c.Kind, Tool: c.Tool, Title: c.Title, Command: c.Command, Paths: c.Path}
 	if c.Request == "" {
 		if sketch.Empty() {
@@ -254,7 +262,9 @@ func (c *explainCmd) request(ctx context.Context, g *globals, cwd string) (appro
 	}
 	var data []byte
 	var err error
+	name := c.Request
 	if c.Request == "-" {
+		name = "stdin"
 		g.noteStdin("acprun explain", "the request")
 		stdin := g.stdin(ctx)
 		defer stdin.Close()
@@ -265,12 +275,21 @@ func (c *explainCmd) request(ctx context.Context, g *globals, cwd string) (appro
 	if err != nil {
 		return approve.Request{}, fmt.Errorf("read request: %w", err)
 	}
-	req, err := runner.RecordedPermissionRequest(data, cwd)
-	if err != nil {
-		return approve.Request{}, fmt.Errorf("%s: %w", c.Request, err)
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	rec, err := runner.RecordedPermissionRequest(data, cwd)
+	if p, ok := errors.AsType[*runner.RequestProblem](err); ok {
+		return approve.Request{}, srcerr.AtOffset(name, data, p.Off, p.Msg)
+	} else if err != nil {
+		return approve.Request{}, fmt.Errorf("%s: %w", name, err)
 	}
+	warnings := make([]scenario.Warning, len(rec.Violations))
+	for i, v := range rec.Violations {
+		e := srcerr.AtOffset(name, data, v.Off, "")
+		warnings[i] = scenario.Warning{Pos: scenario.Pos{File: e.File, Line: e.Line, Col: e.Col}, Msg: "protocol violation: " + v.Msg}
+	}
+	printWarnings(g, []*scenario.Scenario{sc}, warnings)
 	fmt.Fprintln(g.Stderr, "acprun explain: --request explains the request alone; run also used what the turn's earlier updates said of its tool call (its paths among them): --transcript T --tool-call ID explains what run saw")
-	return req, nil
+	return rec.Request, nil
 }
 
 // oneShotRules is the scenario explain explains without a scenario file:

@@ -61,3 +61,25 @@ func TestExplainNeverBypasses(t *testing.T) {
 		t.Errorf("acprun explain:\n%s\nwant %q", stdout.String(), want)
 	}
 }
+
+// TestExplainRequestViolationsRedacted: the protocol violations explain
+// --request warns of, as a run records them, are at their place in the
+// request (stdin's is "stdin") and redacted as a run of the scenario
+// would redact them: a malformed value is quoted in its warning.
+func TestExplainRequestViolationsRedacted(t *testing.T) {
+	const envSecret = "sk-live-ABCDEF123456"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("name: a\nagent: {command: [my-agent], env: {SECRET: \""+envSecret+"\"}}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := "\ufeff{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": \"a\", \"line\": \"" + envSecret + "\"}]}}"
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"explain", file, "--request", "-"}, strings.NewReader(req), &stdout, &stderr); code != exitOK {
+		t.Fatalf("acprun explain: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	want := `stdin:2:39: warning: protocol violation: session/request_permission t: toolCall.locations[0].line: want an integer, got string "[REDACTED]"; the field took its default` + "\n"
+	if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "ABCDEF") {
+		t.Errorf("acprun explain stderr:\n%s\nwant %q, and the secret redacted", stderr.String(), want)
+	}
+}

@@ -92,7 +92,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		if agent, err = scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg}); err != nil {
 			return usageError(g, nil, err) // a config agent's problems, one positioned problem per line
 		}
-		if slices.Equal(agent.Command, []string{"acprun", "mock-agent"}) {
+		if agent.BareMock() {
 			return exitError{code: exitUsage, err: errors.New("the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT")}
 		}
 	default:
@@ -101,8 +101,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if len(agent.Command) == 0 {
 		return exitError{code: exitUsage, err: errors.New("give the agent's command after --")}
 	}
-	if _, msg := selfAgentProblem(agent.Command); msg != "" {
-		return exitError{code: exitUsage, err: errors.New(msg)}
+	if err := probeSelfAgent(&agent); err != nil {
+		return usageError(g, nil, err)
 	}
 	if c.Auth != "" {
 		agent.Auth = c.Auth
@@ -160,6 +160,21 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 // acprun mock-agent SCRIPT, that the mock agent could not open (nil when
 // there is none), as run and validate say it (checkScript), before the
 // agent starts: at the word of the config file that names it for a named
+// probeSelfAgent is the problem of the command of agent, one of acprun's
+// own, that acprun's command line refuses (nil when there is none; see
+// selfAgentProblem): at the word it is about in the config file for a
+// named agent's, as run and validate say it.
+func probeSelfAgent(agent *scenario.Agent) error {
+	i, msg := selfAgentProblem(agent.Command)
+	if msg == "" {
+		return nil
+	}
+	if pos := agent.WordPos(i); pos.File != "" {
+		return withSources([]*srcerr.Error{problem(pos, "agent "+agent.Name+": "+msg)})[0]
+	}
+	return errors.New(termtext.Printable(msg))
+}
+
 // agent, else by itself.
 func checkProbeScript(agent *scenario.Agent) error {
 	path := runner.ResolveCommand(agent.Command, "", agent.Cwd, "").Script

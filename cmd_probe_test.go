@@ -96,6 +96,38 @@ func TestCheckProbeScript(t *testing.T) {
 	}
 }
 
+// TestProbeSelfAgent: probe refuses, before the agent starts, a command
+// of acprun's own that its command line refuses, as run and validate say
+// it: by itself for a command, at the config's word for a named agent
+// (acprun mock-agent without its script, there, was said as for the
+// built-in mock, and acprun replay without a transcript nowhere).
+func TestProbeSelfAgent(t *testing.T) {
+	at := scenario.Pos{File: "acprun.yaml", Line: 3, Col: 23}
+	mock := `acprun mock-agent: expected "<script>": the agent would exit before answering initialize; write acprun mock-agent <script>`
+	tests := []struct {
+		name  string
+		agent scenario.Agent
+		want  string
+	}{
+		{"a script", scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}}, ""},
+		{"another command", scenario.Agent{Command: []string{"node", "gone.js"}}, ""},
+		{"a command without its script", scenario.Agent{Command: []string{"acprun", "mock-agent"}}, mock},
+		{"a named agent's", scenario.Agent{Name: "greeter", Command: []string{"acprun", "mock-agent"}, ArgvPos: []scenario.Pos{{}, at}},
+			"acprun.yaml:3:23: agent greeter: " + mock},
+		{"a named agent's replay", scenario.Agent{Name: "player", Command: []string{"acprun", "replay"}, ArgvPos: []scenario.Pos{{}, at}},
+			`acprun.yaml:3:23: agent player: acprun replay: expected "<transcript>": the agent would exit before answering initialize; write acprun replay [flags] <transcript>`},
+	}
+	for _, tt := range tests {
+		got := ""
+		if err := probeSelfAgent(&tt.agent); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: probeSelfAgent = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestProbeInterrupted: an interrupted probe says so, in text as in JSON
 // (where the report's error says it too), and exits 130.
 func TestProbeInterrupted(t *testing.T) {

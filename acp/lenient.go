@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -627,4 +628,40 @@ type present bool
 func (p *present) UnmarshalJSON(raw []byte) error {
 	*p = present(!isNull(raw))
 	return nil
+}
+
+// problemPath matches the path that starts a problem of the lenient
+// decoding (see at): member names, and item indexes in brackets.
+var problemPath = regexp.MustCompile(`^([A-Za-z_$][\w$]*(?:\[\d+\]|\.[A-Za-z_$][\w$]*)*): `)
+
+// ProblemPath is the path of the value that problem, an entry of a
+// Malformed list, is about, in dotted form (member names and item indexes
+// joined by dots, as jsonpos takes it: "toolCall.locations.0.path"); ""
+// when it is about the whole value.
+func ProblemPath(problem string) string {
+	m := problemPath.FindStringSubmatch(problem)
+	if m == nil {
+		return ""
+	}
+	return strings.NewReplacer("[", ".", "]", "").Replace(m[1])
+}
+
+// ErrorPath is the path, as ProblemPath gives it, of the value that err,
+// the error of decoding a message leniently (a RequestPermissionRequest's),
+// is about: the path of the first error it wraps that starts with one,
+// followed by where in that value the type's own decoding failed (a
+// permission request's options); "" when it is about the whole message.
+func ErrorPath(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		path := ProblemPath(e.Error())
+		if path == "" {
+			continue
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(e, &te) && te.Field != "" {
+			path += "." + te.Field
+		}
+		return path
+	}
+	return ""
 }

@@ -409,3 +409,32 @@ func checkMalformed(t *testing.T, cases []malformedCase) {
 		})
 	}
 }
+
+// TestProblemPath: the path of the value a Malformed entry, or a lenient
+// decoding's error, is about, in dotted form, for pointing at it in the
+// message's JSON.
+func TestProblemPath(t *testing.T) {
+	for _, tt := range []struct{ problem, want string }{
+		{"toolCall.kind: want a string, got number 5; the field took its default", "toolCall.kind"},
+		{"toolCall.locations[0].path: want a string, got number 5 (item skipped)", "toolCall.locations.0.path"},
+		{"_meta.x[12][3]: want an object, got null", "_meta.x.12.3"},
+		{"want an object, got an array", ""},
+		{"permission request: want an object, got an array", ""},
+	} {
+		if got := acp.ProblemPath(tt.problem); got != tt.want {
+			t.Errorf("ProblemPath(%q) = %q, want %q", tt.problem, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ raw, want string }{
+		{`{"toolCall":{"toolCallId":1}}`, "toolCall.toolCallId"},
+		{`{"toolCall":{"toolCallId":"t"},"options":[{"optionId":"a"},{"optionId":5}]}`, "options.1.optionId"},
+		{`{"toolCall":{"toolCallId":"t"},"options":"x"}`, "options"},
+		{`[]`, ""},
+	} {
+		var r acp.RequestPermissionRequest
+		err := json.Unmarshal([]byte(tt.raw), &r)
+		if got := acp.ErrorPath(err); err == nil || got != tt.want {
+			t.Errorf("ErrorPath(Unmarshal(%s) = %v) = %q, want %q", tt.raw, err, got, tt.want)
+		}
+	}
+}

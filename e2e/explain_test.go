@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -374,6 +375,57 @@ func TestExplainRedactsSecrets(t *testing.T) {
 		res := acprunEnv(t, dir, env, append([]string{"explain", "s.yaml"}, args...)...)
 		if res.code != exitOK || strings.Contains(res.stdout, "ABCDEF") || strings.Contains(res.stdout, "abcdef99") || !strings.Contains(res.stdout, "[REDACTED]") {
 			t.Errorf("explain %q: exit %d, want 0 and the secrets redacted\nstdout:\n%s\nstderr:\n%s", args, res.code, res.stdout, res.stderr)
+		}
+	}
+}
+
+// TestExplainRequestErrorsPositioned: a --request file that is not a
+// permission request is refused with exit 2 at file:line:col with its line
+// and a caret, saying what to give; a UTF-8 byte order mark that starts it
+// is taken as YAML files take one; a malformed optional field, which a run
+// takes with its default and a protocol violation, is explained that way,
+// with the run's violation as a positioned warning. It was Go's message
+// with no place, and the field was silently dropped.
+func TestExplainRequestErrorsPositioned(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"perm.yaml": "name: p\nagent: {name: mock, args: [x.mock.yaml]}\npermissions: {default: deny, allow: [{kind: read}]}\nturns: [{prompt: hi}]\n",
+		"bom.json":  "\ufeff" + `{"toolCall": {"toolCallId": "t", "kind": "read"}}`,
+		"syn.json":  "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": }}",
+		"id.json":   `{"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {"toolCall": {"toolCallId": 7}}}`,
+		"kind.json": "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": 5}}",
+		"loc.json":  "{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": 5}]}}",
+	})
+	for _, tt := range []struct {
+		file   string
+		code   int
+		stderr []string // lines it must have
+		stdout string   // what it must hold
+	}{
+		{"bom.json", 0, nil, "decision: ALLOW"},
+		{"syn.json", 2, []string{
+			"syn.json:2:11: not JSON: invalid character '}' looking for beginning of value; give the params of a session/request_permission as JSON, or its whole JSON-RPC message",
+			`    2 |   "kind": }}`,
+			`      |           ^`}, ""},
+		{"id.json", 2, []string{"id.json:1:107: toolCall.toolCallId: want a string, got number 7: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
+		{"kind.json", 1, []string{"kind.json:2:11: warning: protocol violation: session/request_permission t: toolCall.kind: want a string, got number 5; the field took its default"},
+			"request:  kind=-"},
+		{"loc.json", 0, []string{"loc.json:2:26: warning: protocol violation: session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)"},
+			"decision: ALLOW"},
+	} {
+		res := acprun(t, dir, "explain", "perm.yaml", "--request", tt.file)
+		lines := strings.Split(res.stderr, "\n")
+		if res.code != tt.code || !strings.Contains(res.stdout, tt.stdout) {
+			t.Errorf("explain --request %s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d and %q", tt.file, res.code, res.stdout, res.stderr, tt.code, tt.stdout)
+		}
+		for _, want := range tt.stderr {
+			if !slices.Contains(lines, want) {
+				t.Errorf("explain --request %s: no line %q in stderr:\n%s", tt.file, want, res.stderr)
+			}
+		}
+		if strings.Contains(res.stderr, "\ufeff") || strings.Contains(res.stderr, "acprun: ") {
+			t.Errorf("explain --request %s: stderr:\n%s\nwant no byte order mark and no unpositioned error", tt.file, res.stderr)
 		}
 	}
 }

@@ -173,3 +173,50 @@ func TestRunAgentFlagConfigAgentErrors(t *testing.T) {
 		t.Error("run wrote results: an agent ran")
 	}
 }
+
+// TestConfigAgentWithoutItsScript: a config agent whose command is acprun
+// mock-agent without a script (or acprun replay without a transcript) is
+// refused with exit 2 at its command's word in the config file, saying
+// what to write there, wherever it is named: a scenario's agent, run
+// --agent with a scenario or a prompt, and probe. It was reported at the
+// scenario's agent name (or nowhere), with advice for the built-in mock.
+// The built-in mock without its args keeps its own advice.
+func TestConfigAgentWithoutItsScript(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	config := "agents:\n  greeter:\n    command: [acprun, mock-agent]\n  player: {command: [acprun, replay]}\n"
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": config,
+		"s.yaml":      "name: s\nagent: greeter\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"ok.yaml":     "name: ok\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	at := func(line int, word string) string {
+		lines := strings.SplitAfter(config, "\n")
+		off := len(strings.Join(lines[:line-1], "")) + strings.LastIndex(lines[line-1], word)
+		return lineCol("acprun.yaml", config, off)
+	}
+	mock := `acprun mock-agent: expected "<script>": the agent would exit before answering initialize; write acprun mock-agent <script>` + "\n"
+	replay := `acprun replay: expected "<transcript>": the agent would exit before answering initialize; write acprun replay [flags] <transcript>` + "\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "s.yaml"}, at(3, "mock-agent") + ": agent: " + mock},
+		{[]string{"run", "s.yaml", "-o", "out.json"}, at(3, "mock-agent") + ": agent: " + mock},
+		{[]string{"run", "ok.yaml", "--agent", "greeter", "-o", "out.json"}, at(3, "mock-agent") + ": agent: " + mock},
+		{[]string{"run", "--agent", "greeter", "--prompt", "hi", "-o", "out.json"}, at(3, "mock-agent") + ": agent: " + mock},
+		{[]string{"probe", "greeter"}, at(3, "mock-agent") + ": agent greeter: " + mock},
+		{[]string{"probe", "player"}, at(4, "replay") + ": agent player: " + replay},
+		{[]string{"probe", "mock"}, "acprun: the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT\n"},
+		{[]string{"run", "--agent", "mock", "--prompt", "hi", "-o", "out.json"}, "acprun: --agent mock: the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}"},
+	} {
+		res := acprun(t, dir, tt.args...)
+		if res.code != exitUsage || !strings.HasPrefix(res.stderr, tt.want) || res.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant 2, nothing, and first %q", strings.Join(tt.args, " "), res.code, res.stdout, res.stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("run wrote results: an agent ran")
+	}
+}

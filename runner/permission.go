@@ -3,34 +3,84 @@ package runner
 import (
 	"cmp"
 	"errors"
-	"fmt"
+	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/jsonpos"
 )
+
+// RecordedRequest is a recorded permission request as a run receives it.
+type RecordedRequest struct {
+	// Request is what the policy sees.
+	Request approve.Request
+	// Violations are the protocol violations a run records of the request
+	// and goes on (a malformed optional field that took its default, an
+	// invalid item of a list left out, options that share an id, no
+	// toolCallId), as the run words them, each at the value it is about.
+	Violations []RequestProblem
+}
+
+// RequestProblem is a problem of a recorded permission request: Msg,
+// about the value at byte offset Off of the data it was read from.
+type RequestProblem struct {
+	Off int
+	Msg string
+}
+
+// Error is Msg.
+func (p *RequestProblem) Error() string { return p.Msg }
+
+// notRequest is what the error of data that is no permission request
+// says to give instead.
+const notRequest = "; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"
 
 // RecordedPermissionRequest reads a recorded session/request_permission,
 // its params object or the whole JSON-RPC message (as a transcript holds
-// it), into what the policy sees, as a run would see it. cwd is the
-// session's cwd. It fails on anything that is not such a request or has
-// no tool call.
-func RecordedPermissionRequest(data []byte, cwd string) (approve.Request, error) {
+// it), as a run reads it from an agent (the same lenient decoding and
+// checks), into what the policy sees, with the protocol violations the
+// run would record of it. cwd is the session's cwd. What the run would
+// refuse (not JSON, a malformed required field) and a request without a
+// tool call are a *RequestProblem at the byte they are about.
+func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error) {
 	var msg struct {
 		Params json.RawMessage `json:"params"`
 	}
+	params, in := data, ""
 	if json.Unmarshal(data, &msg) == nil && len(msg.Params) > 0 {
-		data = msg.Params
+		params, in = msg.Params, "params"
+	}
+	at := func(path string) int {
+		if in != "" {
+			path = strings.Trim(in+"."+path, ".")
+		}
+		off, _ := jsonpos.Offset(data, path)
+		return int(off)
 	}
 	var p acp.RequestPermissionRequest
-	if err := json.Unmarshal(data, &p); err != nil {
-		return approve.Request{}, fmt.Errorf("not a session/request_permission params object: %w", err)
+	if err := (&acp.Request{Method: acp.MethodSessionRequestPermission, Params: params}).DecodeParams(&p); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return RecordedRequest{}, &RequestProblem{Off: max(int(se.Offset)-1, 0), Msg: "not JSON: " + se.Error() + notRequest}
+		}
+		path := acp.ErrorPath(err)
+		var why string // the words about the value at path, else the innermost
+		for e := err; e != nil && (why == "" || acp.ProblemPath(why) == ""); e = errors.Unwrap(e) {
+			why = e.Error()
+		}
+		return RecordedRequest{}, &RequestProblem{Off: at(path),
+			Msg: why + ": not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it" + notRequest}
 	}
 	if p.ToolCall.ToolCallID == "" && p.ToolCall.Title == nil && len(p.ToolCall.RawInput) == 0 {
-		return approve.Request{}, errors.New("no toolCall in the request")
+		return RecordedRequest{}, &RequestProblem{Off: at(""), Msg: "no toolCall in the request" + notRequest}
 	}
-	return PermissionRequest(p.ToolCall.ToolCall(), p.Options, cwd), nil
+	rec := RecordedRequest{Request: PermissionRequest(p.ToolCall.ToolCall(), p.Options, cwd)}
+	for _, v := range permissionViolations(&p) {
+		rec.Violations = append(rec.Violations, RequestProblem{Off: at(v.path), Msg: v.msg})
+	}
+	return rec, nil
 }
 
 // ToolCallSketch describes a made-up tool call by what rules match on.

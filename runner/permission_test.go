@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ var ignoreResolve = cmpopts.IgnoreFields(approve.Request{}, "Resolve")
 
 // TestRecordedPermissionRequest: a params object and the whole JSON-RPC
 // message read the same; what is not a permission request is an error
-// that says so.
+// that says so, at the byte it is about.
 func TestRecordedPermissionRequest(t *testing.T) {
 	t.Parallel()
 	params := `{"sessionId":"s","toolCall":{"toolCallId":"t1","title":"run","kind":"execute","rawInput":{"command":"ls"},` +
@@ -34,19 +35,80 @@ func TestRecordedPermissionRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", data, err)
 		}
-		if diff := cmp.Diff(want, got, ignoreResolve); diff != "" {
+		if diff := cmp.Diff(want, got.Request, ignoreResolve); diff != "" {
 			t.Errorf("RecordedPermissionRequest(%s) (-want +got):\n%s", data, diff)
 		}
+		if len(got.Violations) > 0 {
+			t.Errorf("RecordedPermissionRequest(%s): violations %v, want none", data, got.Violations)
+		}
 	}
-	for data, wantErr := range map[string]string{
-		`not json`:                  "not a session/request_permission params object: ",
-		`{"toolCall": 3}`:           "not a session/request_permission params object: ",
-		`{"sessionId":"s"}`:         "no toolCall in the request",
-		`{"params":{"options":[]}}`: "no toolCall in the request",
+	const wrapped = `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"toolCall": {"toolCallId": 5}}}`
+	for _, tt := range []struct {
+		data, at, want string // at: the text the error is at (its first occurrence)
+	}{
+		{"not json", "ot", "not JSON: invalid character 'o' in literal null (expecting 'u')"},
+		{"{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": }}", "}}", "not JSON: invalid character '}' looking for beginning of value"},
+		{`{"toolCall": 3}`, "3", "toolCall: want an object, got number 3"},
+		{`{"toolCall": {"toolCallId": 5}}`, "5", "toolCall.toolCallId: want a string, got number 5"},
+		{wrapped, "5", "toolCall.toolCallId: want a string, got number 5"},
+		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a"}, {"optionId": 5}]}`, "5", "options: "},
+		{` [1]`, "[", "want an object, got an array"},
+		{`{"sessionId":"s"}`, "{", "no toolCall in the request"},
+		{`{"params":{"options":[]}}`, `{"options`, "no toolCall in the request"},
 	} {
-		_, err := RecordedPermissionRequest([]byte(data), "/w")
-		if err == nil || !strings.HasPrefix(err.Error(), wantErr) {
-			t.Errorf("RecordedPermissionRequest(%s) = %v, want %q…", data, err, wantErr)
+		_, err := RecordedPermissionRequest([]byte(tt.data), "/w")
+		var pe *RequestProblem
+		if !errors.As(err, &pe) || !strings.HasPrefix(pe.Msg, tt.want) {
+			t.Errorf("RecordedPermissionRequest(%s) = %v, want a *RequestProblem %q…", tt.data, err, tt.want)
+			continue
+		}
+		if want := strings.Index(tt.data, tt.at); pe.Off != want {
+			t.Errorf("RecordedPermissionRequest(%s): %q at byte %d, want %d (%q)", tt.data, pe.Msg, pe.Off, want, tt.at)
+		}
+	}
+}
+
+// TestRecordedPermissionRequestViolations: a request that a run takes
+// with a protocol violation (a malformed optional field takes its default,
+// an invalid item of a list is left out, options that share an id, no
+// toolCallId) is read as the run reads it, with the run's violations, each
+// at the byte of the value it is about.
+func TestRecordedPermissionRequestViolations(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		data      string
+		want      approve.Request
+		at        []string // the text each violation is at (its last occurrence)
+		violation []string
+	}{
+		{`{"toolCall": {"toolCallId": "t", "kind": 5}}`, approve.Request{ToolCallID: "t"}, []string{"5"},
+			[]string{"session/request_permission t: toolCall.kind: want a string, got number 5; the field took its default"}},
+		{`{"params": {"toolCall": {"toolCallId": "t", "kind": "read", "locations": [{"path": 5}, {"path": "a", "line": "x"}]}}}`,
+			approve.Request{ToolCallID: "t", Kind: "read", Locations: []string{"a"}}, []string{"5}", `"x"`},
+			[]string{"session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)",
+				`session/request_permission t: toolCall.locations[1].line: want an integer, got string "x"; the field took its default`}},
+		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": "a", "name": "B", "kind": "reject_once"}]}`,
+			approve.Request{ToolCallID: "t", Options: []approve.Option{{ID: "a", Name: "A", Kind: "allow_once"}, {ID: "a", Name: "B", Kind: "reject_once"}}},
+			[]string{`{"optionId": "a", "name": "B"`},
+			[]string{`session/request_permission t: two options share optionId "a" (of kinds "allow_once" and "reject_once"): each option needs an id of its own`}},
+		{`{"toolCall": {"title": "run"}}`, approve.Request{Title: "run"}, []string{`{"title"`},
+			[]string{`session/request_permission "run": toolCall has no toolCallId, which is required; taken as a tool call of its own`}},
+	} {
+		got, err := RecordedPermissionRequest([]byte(tt.data), "/w")
+		if err != nil {
+			t.Errorf("RecordedPermissionRequest(%s): %v", tt.data, err)
+			continue
+		}
+		tt.want.Cwd = "/w"
+		if diff := cmp.Diff(tt.want, got.Request, ignoreResolve, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("RecordedPermissionRequest(%s) (-want +got):\n%s", tt.data, diff)
+		}
+		var want []RequestProblem
+		for i, v := range tt.violation {
+			want = append(want, RequestProblem{Off: strings.LastIndex(tt.data, tt.at[i]), Msg: v})
+		}
+		if diff := cmp.Diff(want, got.Violations); diff != "" {
+			t.Errorf("RecordedPermissionRequest(%s) violations (-want +got):\n%s", tt.data, diff)
 		}
 	}
 }

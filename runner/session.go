@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -251,14 +252,8 @@ func (s *session) arrive(req *acp.Request) *arrival {
 		if err := req.DecodeParams(&p); err != nil {
 			a.bad = err
 		} else {
-			for _, m := range p.Malformed {
-				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
-			}
-			if m := sharedOptionID(p.Options); m != "" {
-				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
-			}
-			if p.ToolCall.ToolCallID == "" {
-				s.violationLocked(fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title))
+			for _, v := range permissionViolations(&p) {
+				s.violationLocked(v.msg)
 			}
 			a.params = &p
 			a.perm = &slot[report.Permission]{}
@@ -276,19 +271,43 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	return a
 }
 
+// paramViolation is a protocol violation of a request's params: msg, as
+// the run records it, about the value at path (in the params, in
+// jsonpos's dotted form: "toolCall.kind"; "" for the params).
+type paramViolation struct{ path, msg string }
+
+// permissionViolations are the protocol violations of the permission
+// request p, as it decoded, that a run records and goes on: each field
+// the lenient decoding replaced or left out (p.Malformed), options that
+// share an optionId, and no toolCallId. explain --request says them too.
+func permissionViolations(p *acp.RequestPermissionRequest) []paramViolation {
+	var out []paramViolation
+	for _, m := range p.Malformed {
+		out = append(out, paramViolation{acp.ProblemPath(m), fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m)})
+	}
+	if i, m := sharedOptionID(p.Options); m != "" {
+		out = append(out, paramViolation{"options." + strconv.Itoa(i), fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m)})
+	}
+	if p.ToolCall.ToolCallID == "" {
+		out = append(out, paramViolation{"toolCall", fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title)})
+	}
+	return out
+}
+
 // sharedOptionID says which options share an optionId, which the schema
-// says is unique; "" when none do. The policy selects no option whose id
-// is shared with an option of another verdict (approve.Policy.Decide).
-func sharedOptionID(opts []acp.PermissionOption) string {
+// says is unique, and the index of the first option whose id an earlier
+// one has; "" when none do. The policy selects no option whose id is
+// shared with an option of another verdict (approve.Policy.Decide).
+func sharedOptionID(opts []acp.PermissionOption) (int, string) {
 	first := make(map[string]int, len(opts))
 	for i, o := range opts {
 		if j, ok := first[o.OptionID]; ok {
-			return fmt.Sprintf("two options share optionId %q (of kinds %q and %q): each option needs an id of its own",
+			return i, fmt.Sprintf("two options share optionId %q (of kinds %q and %q): each option needs an id of its own",
 				o.OptionID, opts[j].Kind, o.Kind)
 		}
 		first[o.OptionID] = i
 	}
-	return ""
+	return 0, ""
 }
 
 // answered ends the turn's wait for the request, if it waits for it, once

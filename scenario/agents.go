@@ -233,7 +233,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	if err != nil {
 		return nil, err
 	}
-	if bareMock(na) {
+	if na.Agent.BareMock() {
 		return nil, errors.New(errBareMock)
 	}
 	c := *sc
@@ -577,7 +577,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 	if spec.nameNode != nil {
 		if na, ok := p.named(spec.name); ok {
 			base = na.Agent
-			if bareMock(na) && len(spec.args) == 0 && spec.command == nil {
+			if na.Agent.BareMock() && len(spec.args) == 0 && spec.command == nil {
 				p.Errorf(spec.nameNode, "%s", errBareMock)
 			}
 		} else {
@@ -689,10 +689,15 @@ func (a *Agent) ReplayTranscript() (string, Pos) {
 const errBareMock = "the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}, " +
 	"or a config agent with the script in its command"
 
-// bareMock reports whether na is acprun's mock agent without the script it
-// needs as an argument.
-func bareMock(na NamedAgent) bool {
-	return slices.Equal(na.Agent.Command, []string{"acprun", "mock-agent"})
+// BareMock reports whether a is the built-in mock agent without the
+// script it needs as an argument (acprun mock-agent, as the built-in
+// mock, or a config agent that only changes it, gives it). A config
+// agent whose own command is acprun mock-agent is not: its command is the
+// config's problem, which acprun's command line finds at the command's
+// words, as it finds acprun replay without a transcript.
+func (a *Agent) BareMock() bool {
+	return slices.Equal(a.Command, []string{"acprun", "mock-agent"}) &&
+		(len(a.ArgvPos) < 2 || a.ArgvPos[1] == (Pos{})) // no word of a config's
 }
 
 // agentNameRE is what a config may name an agent.

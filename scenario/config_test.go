@@ -910,3 +910,45 @@ func TestConfigTimeoutTurnTimeoutFlagWarning(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigMockAgentWithoutScript: a config agent whose own command is
+// acprun mock-agent without a script is the config's problem, found where
+// its command is (acprun's command line checks it there, as for acprun
+// replay without a transcript): a scenario, WithAgent and OneShot take it
+// and keep where its words are. The built-in mock without args, a config
+// agent that only changes it too, is the scenario's problem, at its name.
+func TestConfigMockAgentWithoutScript(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  greeter:
+    command: [acprun, mock-agent]
+  mock: {env: {A: b}}
+`)
+	o := opts
+	o.Config = cfg
+	wantAt := scenario.Pos{File: "/cfg/acprun.yaml", Line: 3, Col: 23}
+	sc := loadWith(t, cfg, "name: x\nagent: greeter\nturns: [{prompt: hi}]\n")[0]
+	if got := sc.Agent.WordPos(1); got != wantAt {
+		t.Errorf("agent: greeter: word 1 at %v, want %v", got, wantAt)
+	}
+	with, err := sc.WithAgent("greeter", o)
+	if err != nil {
+		t.Fatalf("WithAgent(greeter): %v", err)
+	}
+	if got := with.Agent.WordPos(1); got != wantAt {
+		t.Errorf("WithAgent(greeter): word 1 at %v, want %v", got, wantAt)
+	}
+	one, _, err := scenario.OneShot("greeter", o)
+	if err != nil {
+		t.Fatalf("OneShot(greeter): %v", err)
+	}
+	if got := one.Agent.WordPos(1); got != wantAt {
+		t.Errorf("OneShot(greeter): word 1 at %v, want %v", got, wantAt)
+	}
+	_, _, err = scenario.LoadBytes("/s/x.yaml", []byte("name: x\nagent: mock\nturns: [{prompt: hi}]\n"), o)
+	if want := "/s/x.yaml:2:8: the mock agent needs its script"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("agent: mock (changed by the config): %v, want %s", err, want)
+	}
+	if _, err := sc.WithAgent("mock", o); err == nil || !strings.HasPrefix(err.Error(), "the mock agent needs its script") {
+		t.Errorf("WithAgent(mock) (changed by the config): %v, want the mock agent needs its script", err)
+	}
+}

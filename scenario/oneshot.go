@@ -37,7 +37,7 @@ func OneShot(agent string, opts LoadOptions) (*Scenario, []Warning, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if bareMock(na) {
+		if na.Agent.BareMock() {
 			return nil, nil, errors.New(errBareMock)
 		}
 		doc["agent"] = agent
