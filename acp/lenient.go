@@ -2,7 +2,6 @@ package acp
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"regexp"
@@ -301,7 +300,7 @@ func (f *fields) member(raw json.RawMessage, name string, r role, v reflect.Valu
 	case r == strict:
 		if !absent(raw) {
 			if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
-				f.fail(fmt.Errorf("%s: %w", member(f.path, name), err))
+				f.fail(strictError(member(f.path, name), err, raw))
 			}
 		}
 	case t.Kind() == reflect.Slice:
@@ -560,6 +559,36 @@ func problem(err error, raw json.RawMessage) string {
 	return te.Field + ": want " + kindOf(te.Type) + ", got " + valueKind(te.Value)
 }
 
+// strictError is the error of the strict member at path, raw, whose own
+// decoding failed with err, in the schema's words: the path goes down to
+// the value that is wrong ("options[0].optionId: want a string, got a
+// number"). It wraps err.
+func strictError(path string, err error, raw json.RawMessage) error {
+	msg := problem(err, raw)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Type != nil && te.Field != "" {
+		for _, f := range strings.Split(te.Field, ".") {
+			if _, numErr := strconv.Atoi(f); numErr == nil {
+				path += "[" + f + "]"
+			} else {
+				path += "." + f
+			}
+		}
+		msg = "want " + kindOf(te.Type) + ", got " + valueKind(te.Value)
+	}
+	return &memberError{msg: at(path, msg), err: err}
+}
+
+// memberError is a member's decoding error said in the schema's words
+// (see strictError), wrapping the decoding's own.
+type memberError struct {
+	msg string
+	err error
+}
+
+func (e *memberError) Error() string { return e.msg }
+func (e *memberError) Unwrap() error { return e.err }
+
 // kindOf names what a value of Go type t is in JSON.
 func kindOf(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
@@ -658,7 +687,7 @@ func ErrorPath(err error) string {
 			continue
 		}
 		var te *json.UnmarshalTypeError
-		if errors.As(e, &te) && te.Field != "" {
+		if _, whole := e.(*memberError); !whole && errors.As(e, &te) && te.Field != "" {
 			path += "." + te.Field
 		}
 		return path

@@ -370,7 +370,7 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 		{"content item skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":[{"type":"diff","oldText":1,"newText":"n","path":2}]}`,
 			[]string{`content[0].path: want a string, got number 2 (item skipped)`}},
 		{"config option skipped", `{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean","description":5,"category":[],"options":"x"}]}`,
-			[]string{`configOptions[0].options: config select options: json: cannot unmarshal string into Go value of type []jsontext.Value (item skipped)`}},
+			[]string{`configOptions[0].options: want an array, got string "x" (item skipped)`}},
 		{"nested item skipped inside a kept one", `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"b","input":{"hint":1}},{"name":1,"description":"c","input":{"hint":2}}]}`,
 			[]string{
 				`availableCommands[0].input.hint: want a string, got number 1 (availableCommands[0].input ignored)`,

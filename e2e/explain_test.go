@@ -396,6 +396,7 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 		"id.json":   `{"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {"toolCall": {"toolCallId": 7}}}`,
 		"kind.json": "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": 5}}",
 		"loc.json":  "{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": 5}]}}",
+		"opt.json":  `{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": 5}]}`,
 	})
 	for _, tt := range []struct {
 		file   string
@@ -413,6 +414,7 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 			"request:  kind=-"},
 		{"loc.json", 0, []string{"loc.json:2:26: warning: protocol violation: session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)"},
 			"decision: ALLOW"},
+		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 	} {
 		res := acprun(t, dir, "explain", "perm.yaml", "--request", tt.file)
 		lines := strings.Split(res.stderr, "\n")

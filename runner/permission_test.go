@@ -51,7 +51,7 @@ func TestRecordedPermissionRequest(t *testing.T) {
 		{`{"toolCall": 3}`, "3", "toolCall: want an object, got number 3"},
 		{`{"toolCall": {"toolCallId": 5}}`, "5", "toolCall.toolCallId: want a string, got number 5"},
 		{wrapped, "5", "toolCall.toolCallId: want a string, got number 5"},
-		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a"}, {"optionId": 5}]}`, "5", "options: "},
+		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a"}, {"optionId": 5}]}`, "5", "options[1].optionId: want a string, got a number: "},
 		{` [1]`, "[", "want an object, got an array"},
 		{`{"sessionId":"s"}`, "{", "no toolCall in the request"},
 		{`{"params":{"options":[]}}`, `{"options`, "no toolCall in the request"},
