@@ -17,7 +17,8 @@ func envFile(env []string) (*os.File, error) {
 	var b strings.Builder
 	for _, kv := range env {
 		if strings.IndexByte(kv, 0) >= 0 {
-			return nil, fmt.Errorf("%q holds a NUL byte", kv)
+			name, _, _ := strings.Cut(kv, "=")
+			return nil, fmt.Errorf("variable %q holds a NUL byte", name) // its value may be a secret
 		}
 		b.WriteString(kv)
 		b.WriteByte(0)

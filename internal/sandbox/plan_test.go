@@ -217,6 +217,20 @@ func commandEnv(t *testing.T, files []*os.File) []string {
 	return strings.Split(s, "\x00")
 }
 
+// TestWrapNulInEnv: an environment that cannot be exec'd (a NUL in a
+// value) is an error that names the variable, not its value.
+func TestWrapNulInEnv(t *testing.T) {
+	_, tmp, _ := dirs(t)
+	a, err := sandbox.Plan(sandbox.Spec{TempDir: tmp, Network: true}, bwrapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, files, err := a.Wrap([]string{"agent"}, []string{"TOKEN=s3cret\x00"})
+	if err == nil || err.Error() != `sandbox: the command's environment: variable "TOKEN" holds a NUL byte` || files != nil {
+		t.Errorf("wrap: %v, files %v", err, files)
+	}
+}
+
 // TestWrapTempEnv: the variables of TempEnv name the private temporary
 // directory as TMPDIR does, in place of their values outside.
 func TestWrapTempEnv(t *testing.T) {
