@@ -75,16 +75,21 @@ type Config struct {
 	Reap bool
 	// Sandbox, when set, puts the command in a sandbox: Start runs the
 	// command line, environment and files it returns for Args (Path first,
-	// when set) and Env. The process then also gets a session of its own
-	// (setsid), not only a process group: it has no controlling terminal,
-	// so that it cannot reach the terminal acprun runs in (TIOCSTI).
+	// when set) and Env (marked, with Reap), with Env's mark (reap.Var)
+	// set in that environment too: the processes that run the sandbox
+	// carry the command's mark, whatever environment they start with. The
+	// process then also gets a session of its own (setsid), not only a
+	// process group: it has no controlling terminal, so that it cannot
+	// reach the terminal acprun runs in (TIOCSTI).
 	Sandbox Wrap
 }
 
 // Wrap returns the command line and environment that run argv with env
 // inside a sandbox, and the files to hand the process as its descriptors
 // 3, 4, … (sandbox.Applied.Wrap); Start closes them once the process has
-// its own copies. An error starts nothing.
+// its own copies. The environment is the process's own, which need not be
+// env (the command inside may get env by other means). An error starts
+// nothing.
 type Wrap func(argv, env []string) (argv2, env2 []string, files []*os.File, err error)
 
 // Reader reads a pipe a process writes to (an Output, an acp.Conn).
@@ -134,27 +139,35 @@ func Start(cfg Config) (*Process, error) {
 	if len(cfg.Args) == 0 {
 		return nil, errors.New("empty command")
 	}
+	var mark reap.Mark
+	if cfg.Reap {
+		mark = reap.Of(cfg.Env).Sub()
+		cfg.Env = mark.Set(cfg.Env)
+	}
 	if cfg.Sandbox != nil {
 		argv := slices.Clone(cfg.Args)
 		if cfg.Path != "" {
 			argv[0] = cfg.Path
 		}
-		var err error
-		if cfg.Args, cfg.Env, extra, err = cfg.Sandbox(argv, cfg.Env); err != nil {
+		// The command's environment, marked, goes to the sandbox; the
+		// process started gets the one Wrap returns (its helper's: not
+		// the command's), with the same mark.
+		wrapped, env, files, err := cfg.Sandbox(argv, cfg.Env)
+		if err != nil {
 			return nil, err // Wrap's errors name the sandbox
 		}
-		cfg.Path = cfg.Args[0]
+		cfg.Args, cfg.Path, extra = wrapped, wrapped[0], files
+		cfg.Env = reap.Of(cfg.Env).Set(env)
+		if cfg.Env == nil {
+			cfg.Env = []string{} // not acprun's: exec.Cmd's nil Env is the parent's
+		}
 	}
 	cmd := &exec.Cmd{Path: cfg.Path, Args: cfg.Args}
 	if cfg.Path == "" {
 		cmd = exec.Command(cfg.Args[0], cfg.Args[1:]...)
 	}
-	p := &Process{cmd: cmd, readers: cfg.Readers, exited: make(chan struct{}), done: make(chan struct{})}
+	p := &Process{cmd: cmd, mark: mark, readers: cfg.Readers, exited: make(chan struct{}), done: make(chan struct{})}
 	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
-	if cfg.Reap {
-		p.mark = reap.Of(cfg.Env).Sub()
-		cmd.Env = p.mark.Set(cfg.Env)
-	}
 	// Files, not other readers or writers: exec hands them to the child
 	// and starts no copying goroutine of its own.
 	if cfg.Stdin != nil {

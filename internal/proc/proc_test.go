@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -272,5 +275,50 @@ func TestPipeUnread(t *testing.T) {
 	r.Close()
 	if n := proc.PipeUnread(r); n != 0 {
 		t.Errorf("closed: PipeUnread = %d, want 0", n)
+	}
+}
+
+// TestSandboxEnv: under a Sandbox, the process started gets the
+// environment the Sandbox returns (its wrapper's), with the command's reap
+// mark set in it, not the command's environment nor acprun's (when it
+// returns none); the Sandbox gets the command's, marked with the
+// process's own mark when Start reaps.
+func TestSandboxEnv(t *testing.T) {
+	t.Setenv("PROC_TEST_ACPRUNS", "acprun's")
+	for _, tc := range []struct {
+		name    string
+		reap    bool
+		wrapEnv []string
+	}{
+		{"reaped", true, []string{"WRAPPER=yes"}},
+		{"not reaped", false, []string{"WRAPPER=yes"}},
+		{"no environment", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			out, err := proc.NewOutput(1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := start(t, proc.Config{
+				Args: []string{"/bin/true"},
+				Env:  []string{reap.Var + "=run", "COMMAND=yes"},
+				Reap: tc.reap,
+				Sandbox: func(argv, env []string) ([]string, []string, []*os.File, error) {
+					got = env
+					return sh(`echo "$` + reap.Var + `|$WRAPPER|$COMMAND|$PROC_TEST_ACPRUNS"`), tc.wrapEnv, nil, nil
+				},
+				Stdout: out.File(), Readers: []proc.Reader{out},
+			})
+			await(t, p.Done(), "Done")
+			mark := reap.Of(got)
+			if tc.reap && !strings.HasPrefix(string(mark), "run.") || !tc.reap && mark != "run" || !slices.Contains(got, "COMMAND=yes") {
+				t.Errorf("the sandbox got %q; want COMMAND, and the mark run%s", got, map[bool]string{true: " or a Sub of it"}[tc.reap])
+			}
+			want := string(mark) + "|" + map[bool]string{true: "yes"}[tc.wrapEnv != nil] + "||\n"
+			if got := string(out.Tail().Bytes()); got != want {
+				t.Errorf("the process saw %q; want %q: the wrapper's environment, with the command's mark", got, want)
+			}
+		})
 	}
 }

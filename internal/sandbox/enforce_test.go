@@ -101,6 +101,8 @@ func plan(t *testing.T, spec sandbox.Spec, h sandbox.Host) sandbox.Applied {
 
 // command is the command that runs argv with env in the sandbox a
 // applies, its files (see Wrap) given; they are closed at the test's end.
+// The helper gets the test's GORACE as acprun's own variables (its reap
+// mark): the relay, this binary, exits without lingering under -race.
 func command(t *testing.T, a sandbox.Applied, argv, env []string) *exec.Cmd {
 	t.Helper()
 	argv, env, files, err := a.Wrap(argv, env)
@@ -113,7 +115,7 @@ func command(t *testing.T, a sandbox.Applied, argv, env []string) *exec.Cmd {
 		}
 	})
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env, cmd.ExtraFiles = env, files
+	cmd.Env, cmd.ExtraFiles = append(env, "GORACE="+os.Getenv("GORACE")), files
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -43,6 +44,9 @@ type rules struct {
 	// inside bubblewrap's network namespace: the helper starts the relay
 	// (see startRelay) before it restricts itself.
 	Relay []Relay `json:"relay,omitempty"`
+	// Env is the descriptor the helper inherits the command's environment
+	// in (see Wrap): its own is acprun's, never the command's.
+	Env int `json:"env,omitempty"`
 }
 
 // openPath is a write path as the helper gets it: the descriptor it
@@ -62,16 +66,19 @@ const (
 
 // Exec is the sandbox helper: args are those after ExecArg (RULES --
 // ARGV…). It restricts the process by RULES and execs ARGV (looked up in
-// the PATH when ARGV[0] has no slash) with the process's environment. It
-// returns only if it fails, with a message and an exit code for the
-// process: ARGV never runs unrestricted. With a single argument it is the
-// relay (see startRelay), which exits 0 once its job is done.
+// its PATH when ARGV[0] has no slash) with the environment RULES says it
+// inherits as a descriptor: the helper's own environment is acprun's
+// choice, never the command's, which takes effect only at the exec, once
+// the process is restricted (see Wrap). It returns only if it fails, with
+// a message and an exit code for the process: ARGV never runs
+// unrestricted. With a single argument it is the relay (see startRelay),
+// which exits 0 once its job is done.
 //
 // Being a Go program, the helper also gives the command SIGTERM's default
 // action back, whatever it inherited: the Go runtime installs its own
 // handler for SIGTERM even over an inherited SIG_IGN, and exec resets
 // handled signals to their default. Only with IgnoreTerm does it leave
-// SIGTERM ignored.
+// SIGTERM ignored, and exec ARGV (bwrap) with its own environment.
 func Exec(args []string) (code int, err error) {
 	if len(args) == 1 {
 		if err := relay(args[0]); err != nil {
@@ -87,21 +94,48 @@ func Exec(args []string) (code int, err error) {
 		return exitCannotRun, fmt.Errorf("sandbox helper: rules: %w", err)
 	}
 	argv := args[2:]
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return exitNotFound, err
-	}
 	if r.IgnoreTerm {
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			return exitNotFound, err
+		}
 		signal.Ignore(syscall.SIGTERM)
 		return exitCannotRun, fmt.Errorf("sandbox: exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+	}
+	if r.Env < 3 {
+		return exitCannotRun, errors.New("sandbox helper: rules: no descriptor for the command's environment")
+	}
+	env, err := readEnv(r.Env)
+	if err != nil {
+		return exitCannotRun, fmt.Errorf("sandbox helper: %w", err)
 	}
 	if len(r.Relay) > 0 {
 		if err := startRelay(r.Relay); err != nil {
 			return exitCannotRun, fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	if err := restrictExec(r, path, argv, os.Environ()); err != nil {
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return exitNotFound, err
+	}
+	if err := restrictExec(r, path, argv, env); err != nil {
 		return exitCannotRun, fmt.Errorf("sandbox: %w", err)
 	}
 	panic("unreachable")
+}
+
+// lookPath is exec.LookPath in env's PATH (its last definition; none:
+// nowhere). It sets the helper's own PATH to that: call it once the
+// helper starts nothing more (the relay gets the helper's environment).
+func lookPath(file string, env []string) (string, error) {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if err := os.Setenv("PATH", path); err != nil {
+		return "", err
+	}
+	return exec.LookPath(file)
 }

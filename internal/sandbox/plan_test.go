@@ -126,8 +126,8 @@ func TestWrapBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	argv, env, files, err := a.Wrap([]string{"agent", "--acp"}, []string{"TMPDIR=/tmp", "HOME=/home/u"})
-	if err != nil || files != nil {
-		t.Fatalf("wrap: %v, files %v; want none: bubblewrap binds the paths", err, files)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("wrap: %v, files %v; want the environment's only: bubblewrap binds the paths", err, files)
 	}
 	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
 		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
@@ -136,12 +136,15 @@ func TestWrapBwrap(t *testing.T) {
 		"--tmpfs", hid,
 		"--bind", tmp, tmp, "--bind", work, work,
 		"--remount-ro", hid,
-		"--", "/opt/acprun", sandbox.ExecArg, `{"relay":[{"port":8080,"socket":"/run/gateway.sock"}]}`, "--", "agent", "--acp"}
+		"--", "/opt/acprun", sandbox.ExecArg, `{"relay":[{"port":8080,"socket":"/run/gateway.sock"}],"env":3}`, "--", "agent", "--acp"}
 	if d := cmp.Diff(want, argv); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp}, env); d != "" {
-		t.Errorf("env (-want +got):\n%s", d)
+	if len(env) != 0 || env == nil {
+		t.Errorf("env %q; want an empty one (not nil: the caller's own), never the command's", env)
+	}
+	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp}, commandEnv(t, files)); d != "" {
+		t.Errorf("the command's env (-want +got):\n%s", d)
 	}
 	rec, err := json.Marshal(a)
 	if err != nil {
@@ -166,10 +169,13 @@ func TestWrapLandlock(t *testing.T) {
 	if len(argv) != 5 || argv[0] != "/opt/acprun" || argv[1] != sandbox.ExecArg || argv[3] != "--" || argv[4] != "agent" {
 		t.Fatalf("argv %q", argv)
 	}
-	if !strings.Contains(argv[2], `"opened":[{"path":"`+tmp+`","fd":3,`) || !strings.Contains(argv[2], `{"path":"`+work+`","fd":4,`) || len(files) != 2 {
-		t.Errorf("rules %s, %d files; want the two write paths as descriptors 3 and 4", argv[2], len(files))
+	if !strings.Contains(argv[2], `"opened":[{"path":"`+tmp+`","fd":3,`) || !strings.Contains(argv[2], `{"path":"`+work+`","fd":4,`) || !strings.HasSuffix(argv[2], `"env":5}`) || len(files) != 3 {
+		t.Fatalf("rules %s, %d files; want the two write paths as descriptors 3 and 4, the environment as 5", argv[2], len(files))
 	}
-	for i, f := range files {
+	if env := commandEnv(t, files); !slices.Equal(env, []string{"TMPDIR=" + tmp}) {
+		t.Errorf("the command's env %q", env)
+	}
+	for i, f := range files[:2] {
 		if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err != nil || p != a.Write[i] {
 			t.Errorf("file %d is %s (%v), want %s", i, p, err, a.Write[i])
 		}
@@ -177,6 +183,51 @@ func TestWrapLandlock(t *testing.T) {
 	}
 	if a.Backend != "landlock" || a.Network != "on" || !slices.Equal(a.Ports, []int{80, 443, 8080}) || !slices.Equal(a.Write, []string{tmp, work}) {
 		t.Errorf("applied %+v", a)
+	}
+}
+
+// commandEnv reads the command's environment from the last of the files
+// Wrap returned (see Wrap), and closes them all at the test's end.
+func commandEnv(t *testing.T, files []*os.File) []string {
+	t.Helper()
+	t.Cleanup(func() {
+		for _, f := range files {
+			f.Close()
+		}
+	})
+	if len(files) == 0 {
+		t.Fatal("no files")
+	}
+	f := files[len(files)-1]
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, fi.Size())
+	if _, err := f.ReadAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("x")); err == nil {
+		t.Error("the environment's file is writable: want it sealed")
+	}
+	s, ok := strings.CutSuffix(string(b), "\x00")
+	if !ok {
+		t.Fatalf("environment %q: want a NUL after each entry", b)
+	}
+	return strings.Split(s, "\x00")
+}
+
+// TestWrapNulInEnv: an environment that cannot be exec'd (a NUL in a
+// value) is an error that names the variable, not its value.
+func TestWrapNulInEnv(t *testing.T) {
+	_, tmp, _ := dirs(t)
+	a, err := sandbox.Plan(sandbox.Spec{TempDir: tmp, Network: true}, bwrapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, files, err := a.Wrap([]string{"agent"}, []string{"TOKEN=s3cret\x00"})
+	if err == nil || err.Error() != `sandbox: the command's environment: variable "TOKEN" holds a NUL byte` || files != nil {
+		t.Errorf("wrap: %v, files %v", err, files)
 	}
 }
 
@@ -188,14 +239,11 @@ func TestWrapTempEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, env, files, err := a.Wrap([]string{"agent"}, []string{"CLAUDE_CODE_TMPDIR=/tmp", "HOME=/home/u", "TMPDIR=/tmp"})
+	_, _, files, err := a.Wrap([]string{"agent"}, []string{"CLAUDE_CODE_TMPDIR=/tmp", "HOME=/home/u", "TMPDIR=/tmp"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		f.Close()
-	}
-	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp, "CLAUDE_CODE_TMPDIR=" + tmp}, env); d != "" {
+	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp, "CLAUDE_CODE_TMPDIR=" + tmp}, commandEnv(t, files)); d != "" {
 		t.Errorf("env (-want +got):\n%s", d)
 	}
 }
@@ -397,7 +445,9 @@ func TestBestEffortRunsWithWhatThereIs(t *testing.T) {
 }
 
 // TestHelperFailsClosed: when the helper cannot restrict (it was not
-// given the write paths' descriptors) or exec, the command does not run.
+// given the write paths' descriptors), has no environment for the command
+// (it was not given its descriptor, or a descriptor that is not it), or
+// cannot exec, the command does not run.
 func TestHelperFailsClosed(t *testing.T) {
 	work, tmp, outside := dirs(t)
 	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, landlockOnly(t, 3))
@@ -408,17 +458,17 @@ func TestHelperFailsClosed(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		argv  []string
-		files bool
+		files func([]*os.File) []*os.File // those given, of Wrap's
 		code  int
 		say   string
 	}{
-		{[]string{self}, false, 126, ": descriptor 3 is not it"},
-		{[]string{filepath.Join(outside, "absent")}, true, 127, "no such file"},
+		{[]string{self}, func(fs []*os.File) []*os.File { return []*os.File{fs[1], fs[0], fs[2]} }, 126, ": descriptor 3 is not it"},
+		{[]string{self}, func(fs []*os.File) []*os.File { return fs[:2] }, 126, "descriptor 5 is not the command's environment"},
+		{[]string{self}, func(fs []*os.File) []*os.File { return []*os.File{fs[0], fs[1], fs[0]} }, 126, "descriptor 5 is not the command's environment"},
+		{[]string{filepath.Join(outside, "absent")}, func(fs []*os.File) []*os.File { return fs }, 127, "no such file"},
 	} {
 		cmd := command(t, a, tc.argv, append(os.Environ(), envDo+"=write:"+marker))
-		if !tc.files {
-			cmd.ExtraFiles = nil
-		}
+		cmd.ExtraFiles = tc.files(cmd.ExtraFiles)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != tc.code || !strings.Contains(string(out), tc.say) {

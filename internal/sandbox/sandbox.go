@@ -30,6 +30,13 @@
 // the files acprun opened and checked (see Wrap), so that a path swapped
 // for a link in between makes nothing else writable.
 //
+// The command's environment takes effect inside only: what runs before
+// the restriction is in force (the helper, bwrap) starts with an empty
+// one, and the command's reaches the last helper in a sealed memfd, which
+// it execs the command with once restricted (see Wrap). A variable the
+// command is given (LD_PRELOAD, which the dynamic loader acts on in every
+// process started with it) runs nothing outside the sandbox.
+//
 // Hiding needs bubblewrap: Landlock only grants, so it cannot deny reads
 // under a hidden path while reads are allowed in the hierarchy above it.
 // Allowed TCP ports need Landlock: bubblewrap has no port filter. Network

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -13,12 +14,25 @@ import (
 // command is looked up in env's PATH when argv[0] has no slash (resolve
 // it first to look it up elsewhere), and starts in the working directory
 // it is started in. env gets TMPDIR, and the Spec's TempEnv, set to the
-// Spec's TempDir. Under Landlock the command must also be given files, as
-// its descriptors 3, 4, … (exec.Cmd.ExtraFiles), to close once it has
-// started: the write paths, opened now, each checked to be the file Plan
-// found (a write path that leads elsewhere now is an error). The helper
-// allows writes beneath what they are, whatever their paths lead to by
-// the time it runs.
+// Spec's TempDir.
+//
+// Under backend none env2 is env, so set. Otherwise the process started
+// is acprun's helper, and env2 its environment: empty, for the caller to
+// add its own variables to (a reap mark), never the command's. The
+// command's environment may hold anything (an agent chooses its
+// terminals'), LD_PRELOAD and the like included, which the dynamic loader
+// acts on in every process started with it: the helper, and bwrap, run
+// before the sandbox is in force. So env travels apart, in a file of
+// its own (a sealed memfd), which the last helper reads and
+// execs the command with once it has restricted itself: the command gets
+// env whole, and nothing runs with it outside the sandbox.
+//
+// The process must be given files, as its descriptors 3, 4, …
+// (exec.Cmd.ExtraFiles), to close once it has started: under Landlock the
+// write paths, opened now, each checked to be the file Plan found (a write
+// path that leads elsewhere now is an error), whose helper allows writes
+// beneath what they are, whatever their paths lead to by the time it
+// runs; then the command's environment.
 //
 // Everything the command starts stays inside. Under Landlock alone the
 // process started becomes the command (the helper execs it). Under
@@ -28,14 +42,13 @@ import (
 // (bwrap then exits with its status: 128+n for a command killed by signal
 // n); a SIGKILL to the group kills bwrap, and with it the whole sandbox.
 func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.File, err error) {
-	env2 = env
 	if a.tempDir != "" {
 		for _, name := range append([]string{"TMPDIR"}, a.tempEnv...) {
-			env2 = setEnv(env2, name, a.tempDir)
+			env = setEnv(env, name, a.tempDir)
 		}
 	}
 	if a.self == "" {
-		return argv, env2, nil, nil
+		return argv, env, nil, nil
 	}
 	r := a.rules
 	if r.FS {
@@ -43,13 +56,22 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.Fil
 			return nil, nil, nil, err
 		}
 	}
-	argv = append(a.helper(r), argv...)
-	if a.bwrap == "" {
-		return argv, env2, files, nil
+	f, err := envFile(env)
+	if err != nil {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, nil, nil, fmt.Errorf("sandbox: the command's environment: %w", err)
 	}
-	out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
-	out = append(out, bwrapBase(a.unshareNet)...)
-	return append(append(out, mounts(a.Write, a.hides)...), argv...), env2, files, nil
+	r.Env = 3 + len(files)
+	files = append(files, f)
+	argv = append(a.helper(r), argv...)
+	if a.bwrap != "" {
+		out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
+		out = append(out, bwrapBase(a.unshareNet)...)
+		argv = append(append(out, mounts(a.Write, a.hides)...), argv...)
+	}
+	return argv, []string{}, files, nil
 }
 
 // mounts are the arguments of bwrap that bind the write paths writable and
