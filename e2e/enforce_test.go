@@ -281,6 +281,33 @@ func TestEnforceSettingsLinkOutOfCopy(t *testing.T) {
 	}
 }
 
+// TestEnforceSettingsNotAnObject: a workspace whose .claude/settings.json
+// is JSON but not an object errors the scenario saying so, in JSON's words
+// (not Go's), before the agent starts.
+func TestEnforceSettingsNotAnObject(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"wrap.sh":                  enforceWrapper,
+		"agent.mock.yaml":          "turns:\n  - steps:\n      - text: ok\n",
+		"ws/main.go":               "package main\n",
+		"ws/.claude/settings.json": "[1]\n",
+	})
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+			", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "out.txt") + "}}\n",
+		"s.yaml": "name: list\nagent: claude\nworkspace: ws\nturns:\n  - prompt: go\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	const want = "holds a JSON array, not an object, so the settings could not be added to it"
+	if res.code != exitFailed || len(out.Scenarios) != 1 || out.Scenarios[0].Status != "error" || !strings.Contains(out.Scenarios[0].Error, want) || strings.Contains(out.Scenarios[0].Error, "Go value") {
+		t.Errorf("exit %d, results %+v; want exit %d, the scenario an error saying %q\nstderr:\n%s", res.code, out.Scenarios, exitFailed, want, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+		t.Errorf("the agent started")
+	}
+}
+
 // TestEnforceSettingsTampered: acprun's merge of claude's project settings
 // is not the agent's change, but what the agent does to them afterwards
 // is: an agent that deletes the project's settings, or rewrites the ones

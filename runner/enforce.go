@@ -127,6 +127,9 @@ func mergeSettings(dir, name, add string) error {
 		return outOfCopy(inputfile.Bare(err))
 	default:
 		if err := json.Unmarshal(data, &have); err != nil {
+			if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+				return fmt.Errorf("holds a JSON %s, not an object, so the settings could not be added to it", te.Value)
+			}
 			return fmt.Errorf("not a JSON object, so the settings could not be added to it: %w", err)
 		}
 	}

@@ -67,7 +67,7 @@ func TestMergeSettings(t *testing.T) {
 		{"outdir/new/settings.json", escapes, ""},
 		{"dangling.json", escapes, ""},
 		{"huge.json", "larger than 4 MiB, the most acprun reads of it", ""},
-		{"list.json", "not a JSON object, so the settings could not be added to it: json: cannot unmarshal array into Go value of type map[string]interface {}", "[1]"},
+		{"list.json", "holds a JSON array, not an object, so the settings could not be added to it", "[1]"},
 	} {
 		got := ""
 		if err := mergeSettings(dir, tt.name, add); err != nil {
