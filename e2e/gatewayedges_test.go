@@ -73,8 +73,8 @@ func TestGatewayRedactedHidesNoChange(t *testing.T) {
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	dir := t.TempDir()
-	const env = "{NODE_ENV: test, ANTHROPIC_MODEL: claude-test}"
-	writeFiles(t, dir, gatewayEnvFiles(up.URL, env, "Run the test suite and report."))
+	const env = "{SUITE: kestrel, ANTHROPIC_MODEL: claude-test}"
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, env, "Run the kestrel suite and report."))
 	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
 		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
 	}
@@ -83,9 +83,9 @@ func TestGatewayRedactedHidesNoChange(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
 	}
 	for _, c := range []struct{ name, prompt, model, want string }{
-		{"prompt", "Run the migration that drops every table in the production database, then the test suite and report.", "claude-test",
+		{"prompt", "Run the migration that drops every table in the production database, then the kestrel suite and report.", "claude-test",
 			`recorded "Q: Run the [REDACTED] suite and report.", received "Q: Run the migration that drops every table`},
-		{"model", "Run the test suite and report.", "claude-other", `model: recorded "[REDACTED]", received "claude-other"`},
+		{"model", "Run the kestrel suite and report.", "claude-other", `model: recorded "[REDACTED]", received "claude-other"`},
 	} {
 		files := gatewayEnvFiles(up.URL, env, c.prompt)
 		files["agent.mock.yaml"] = strings.Replace(files["agent.mock.yaml"], "claude-test", c.model, 1)

@@ -689,13 +689,13 @@ func TestReplayRedactedHidesNoChange(t *testing.T) {
 		return strings.ReplaceAll(`name: fix
 agent:
   command: [acprun, mock-agent, agent.mock.yaml]
-  env: {NODE_ENV: test, API_TOKEN: TOKEN}
+  env: {SUITE: kestrel, API_TOKEN: TOKEN}
 turns:
   - prompt: "`+prompt+`"
     expect: {stopReason: end_turn}
 `, "TOKEN", token)
 	}
-	const same = "Run the test suite with TOKEN."
+	const same = "Run the kestrel suite with TOKEN."
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns:\n  - steps:\n      - text: done\n", "s.yaml": scenario(same, "ghp_RecordingMachine0123")})
 	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr"); res.code != exitOK {
@@ -707,7 +707,7 @@ turns:
 	}
 	for _, c := range []struct{ prompt, want string }{
 		{same, ""}, // the replaying machine's token has another value
-		{"Run the migration that drops every table, then the test suite with TOKEN.",
+		{"Run the migration that drops every table, then the kestrel suite with TOKEN.",
 			`replay diverged: turn 1: session/prompt: recorded "Run the [REDACTED] suite with [REDACTED].", got "Run the migration that drops every table, then the [REDACTED] suite with [REDACTED]."`},
 		{"Run the frobnicate suite with TOKEN.",
 			`replay diverged: turn 1: session/prompt: recorded "Run the [REDACTED] suite with [REDACTED].", got "Run the frobnicate suite with [REDACTED]."`},

@@ -692,7 +692,7 @@ func TestSecretsWithDatesNeverKept(t *testing.T) {
 // matches a secret acprun redacts in the request replayed, even one of
 // another value (the replaying machine's token), and no other text: a
 // prompt or model changed where the recording had a secret (an env value
-// such as NODE_ENV=test, ANTHROPIC_MODEL=claude-test) is a divergence.
+// such as SUITE=kestrel, ANTHROPIC_MODEL=claude-test) is a divergence.
 func TestReplaySecretsMatchOnlySecrets(t *testing.T) {
 	up := newUpstream(t)
 	up.answers["/v1/messages"] = answerSpec{200, "application/json", `{"ok":true}`}
@@ -701,22 +701,22 @@ func TestReplaySecretsMatchOnlySecrets(t *testing.T) {
 	body := func(model, prompt string) string {
 		return `{"model":"` + model + `","messages":[{"role":"user","content":"` + prompt + `"}]}`
 	}
-	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: redact.New("test", "claude-test", "ghp_RecordingMachine0123")})
+	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: redact.New("kestrel", "claude-test", "ghp_RecordingMachine0123")})
 	route := s.NewRoute(up.URL)
 	route.Bind(rec)
-	if got := send(t, "POST", route.URL(), "/v1/messages", body("claude-test", "Run the test suite with ghp_RecordingMachine0123."), nil); got.status != 200 {
+	if got := send(t, "POST", route.URL(), "/v1/messages", body("claude-test", "Run the kestrel suite with ghp_RecordingMachine0123."), nil); got.status != 200 {
 		t.Fatalf("record: %d %s", got.status, got.body)
 	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
 	up.Close()
-	red := redact.New("test", "claude-test", "ghp_ReplayingMachine4567")
+	red := redact.New("kestrel", "claude-test", "ghp_ReplayingMachine4567")
 	for _, c := range []struct{ name, model, prompt, want string }{
-		{"same", "claude-test", "Run the test suite with ghp_ReplayingMachine4567.", ""},
-		{"prompt changed", "claude-test", "Run the migration that drops every table, then the test suite with ghp_ReplayingMachine4567.",
+		{"same", "claude-test", "Run the kestrel suite with ghp_ReplayingMachine4567.", ""},
+		{"prompt changed", "claude-test", "Run the migration that drops every table, then the kestrel suite with ghp_ReplayingMachine4567.",
 			`request 1 (POST /v1/messages): messages[0].content: recorded "Run the [REDACTED] suite with [REDACTED].", received "Run the migration that drops every table, then the [REDACTED] suite with [REDACT…"`},
-		{"model changed", "claude-opus", "Run the test suite with ghp_ReplayingMachine4567.",
+		{"model changed", "claude-opus", "Run the kestrel suite with ghp_ReplayingMachine4567.",
 			`request 1 (POST /v1/messages): model: recorded "[REDACTED]", received "claude-opus"`},
 	} {
 		play := open(t, Config{Mode: Replay, Cassette: cas, Redact: red})

@@ -47,7 +47,10 @@ type Redactor struct {
 // New returns a Redactor for secrets. Values unfit to be secrets are
 // dropped: after trimming surrounding white space, a value is dropped when
 // it has fewer than 4 characters; is a boolean or null word in any case
-// (true, false, yes, no, on, off, null, none) or part of a JSON literal
+// (true, false, yes, no, on, off, null, none), or a common value of a
+// mode or log-level variable in any case (test, testing, dev, develop,
+// development, prod, production, stage, staging, release, local, default,
+// ci, trace, debug, verbose, info, warn, warning, error, fatal), or part of a JSON literal
 // (true, false, null); is made only of digits, white space and the
 // characters + - . e E { } [ ] , : " (numbers, dates, versions, JSON
 // punctuation), which JSON can hold outside strings; or occurs in Marker.
@@ -137,8 +140,18 @@ func Secrets(env map[string]string, environ []string) []string {
 	return slices.Compact(out)
 }
 
-// tooCommon lists values that are never secrets, compared in any case.
-var tooCommon = []string{"true", "false", "yes", "no", "on", "off", "null", "none"}
+// tooCommon lists values that are never secrets, compared in any case:
+// booleans and null words, and the common values of the variables that
+// name a mode, an environment or a log level (NODE_ENV=test,
+// RAILS_ENV=production, LOG_LEVEL=debug). Each is a word anyone would
+// guess first, so none can be a secret, and redacting one would rewrite
+// ordinary text ("go test", "All tests pass") in every output.
+var tooCommon = []string{
+	"true", "false", "yes", "no", "on", "off", "null", "none",
+	"test", "testing", "dev", "develop", "development", "prod", "production", "stage", "staging",
+	"release", "local", "default", "ci",
+	"trace", "debug", "verbose", "info", "warn", "warning", "error", "fatal",
+}
 
 // notText holds the characters JSON can hold outside strings: a value made
 // only of them is a number, a date, a version or punctuation.

@@ -36,6 +36,21 @@ func TestSecrets(t *testing.T) {
 			want: nil,
 		},
 		{
+			name: "the common values of mode and log-level variables, in any case",
+			env: map[string]string{
+				"NODE_ENV": "test", "RAILS_ENV": "Production", "APP_ENV": "development", "STAGE": "staging",
+				"LOG_LEVEL": "DEBUG", "RUST_LOG": "info", "LEVEL": "warning", "L2": "warn", "L3": "error", "L4": "trace",
+				"PROFILE": "default", "TARGET": "release", "WHERE": "local", "MODE": "testing", "M2": "prod", "M3": "dev",
+				"M4": "ci", "V": "verbose", "F": "fatal", "S": "stage", "D": "develop",
+			},
+			want: nil,
+		},
+		{
+			name: "a common value inside a longer one is a secret",
+			env:  map[string]string{"A": "test-token-1", "B": "production-db-pass"},
+			want: []string{"production-db-pass", "test-token-1"},
+		},
+		{
 			name: "4 characters, not 4 bytes",
 			env:  map[string]string{"JP": "日本語x"},
 			want: []string{"日本語x"},
@@ -87,10 +102,10 @@ func TestSecrets(t *testing.T) {
 // TestNewDrops checks the second layer: New itself drops unfit values, so
 // a caller that skips Secrets gets the same protection.
 func TestNewDrops(t *testing.T) {
-	text := `{"ci":true,"x":"true","y":"TRUE yes no on off 8080 1.2.3 null none fals [1,2] abc"} [REDACTED]`
+	text := `{"ci":true,"x":"true","y":"TRUE yes no on off 8080 1.2.3 null none fals [1,2] abc test Production DEBUG info staging"} [REDACTED]`
 	for _, v := range []string{
 		"", "a", "abc", "日本語", "true", "True", "TRUE", "false", "yes", "no", "on", "off", "null", "none",
-		"fals", "alse", "8080", "1.2.3", "-1.5e3", "[1,2]", `{"":1}`, "    ", " true ", "REDACTED", "[RED", "ACTED]",
+		"fals", "alse", "test", "Production", "DEBUG", "info", "staging", "8080", "1.2.3", "-1.5e3", "[1,2]", `{"":1}`, "    ", " true ", "REDACTED", "[RED", "ACTED]",
 	} {
 		r := redact.New(v)
 		if got := r.String(text); got != text {
@@ -420,12 +435,12 @@ func TestURL(t *testing.T) {
 // is a secret itself, its trimmed form or a line of a multi-line one; the
 // rest of the secrets still are.
 func TestNewExcept(t *testing.T) {
-	notSecret := func(v string) bool { return v == "error" || v == "sonnet-4" }
-	r := redact.NewExcept(notSecret, "error", " sonnet-4 ", "line-one-key\nerror", "sk-live-123456")
+	notSecret := func(v string) bool { return v == "passed" || v == "sonnet-4" }
+	r := redact.NewExcept(notSecret, "passed", " sonnet-4 ", "line-one-key\npassed", "sk-live-123456")
 	tests := []struct{ in, want string }{
-		{"status error", "status error"},
+		{"status passed", "status passed"},
 		{"model sonnet-4", "model sonnet-4"},
-		{"key line-one-key, error", "key [REDACTED], error"},
+		{"key line-one-key, passed", "key [REDACTED], passed"},
 		{"key sk-live-123456", "key [REDACTED]"},
 	}
 	for _, tt := range tests {
@@ -433,7 +448,7 @@ func TestNewExcept(t *testing.T) {
 			t.Errorf("String(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := redact.NewExcept(nil, "error").String("an error"); got != "an [REDACTED]" {
+	if got := redact.NewExcept(nil, "passed").String("it passed"); got != "it [REDACTED]" {
 		t.Errorf("NewExcept(nil).String = %q; want New's", got)
 	}
 }
