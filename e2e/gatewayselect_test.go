@@ -52,6 +52,52 @@ turns:
 	}
 }
 
+// TestGatewayReplaySelection: what a cassette keeps and how a request is
+// matched depend on its own scenario alone, not on the other scenarios of
+// the run: a suite recorded whole replays one file at a time and shard by
+// shard, and one recorded a file at a time replays whole. Another
+// scenario's agent.env value (NODE_ENV: test, a common value that is no
+// secret; SUITE: nightly, part of another scenario's name) in a
+// scenario's prompt changes neither.
+func TestGatewayReplaySelection(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		a, b [3]string
+	}{
+		{"common value of another scenario", [3]string{"a", "{}", "run the tests"}, [3]string{"b", "{NODE_ENV: test}", "check"}},
+		{"own secret in another scenario's name", [3]string{"a", "{SUITE: nightly}", "run the nightly checks"}, [3]string{"nightly-smoke", "{}", "check"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			up := textUpstream(t, "All tests pass")
+			dir := t.TempDir()
+			writeFiles(t, dir, selectFiles(up.URL, "tests pass", c.a, c.b))
+			if res := acprun(t, dir, "run", ".", "--gateway", "record", "-q"); res.code != exitOK {
+				t.Fatalf("record the whole suite: exit %d\n%s", res.code, res.stderr)
+			}
+			replays := [][]string{{"a.yaml"}, {"b.yaml"}, {".", "--shard", "1/2"}, {".", "--shard", "2/2"}, {"."}}
+			for _, args := range replays {
+				if res := acprun(t, dir, append(append([]string{"run"}, args...), "-q")...); res.code != exitOK {
+					t.Errorf("recorded whole, replay %v: exit %d\n%s", args, res.code, res.stderr)
+				}
+			}
+			os.RemoveAll(filepath.Join(dir, "cassettes"))
+			for _, f := range []string{"a.yaml", "b.yaml"} {
+				if res := acprun(t, dir, "run", f, "--gateway", "record", "-q"); res.code != exitOK {
+					t.Fatalf("record %s alone: exit %d\n%s", f, res.code, res.stderr)
+				}
+			}
+			up.Close()
+			for _, args := range replays {
+				if res := acprun(t, dir, append(append([]string{"run"}, args...), "-q")...); res.code != exitOK {
+					t.Errorf("recorded by file, replay %v: exit %d\n%s", args, res.code, res.stderr)
+				}
+			}
+		})
+	}
+}
+
 // TestCommonEnvValueNotRedacted: an agent.env value that is the common
 // value of a mode or log-level variable (NODE_ENV: test, LOG_LEVEL: debug)
 // is no secret: the prompts and answers that hold it are kept whole in

@@ -230,7 +230,7 @@ func (r *scenarioRun) openGateway(ctx context.Context) error {
 		Dir:      r.opts.cassetteDirs[g.Dir],
 		Pinned:   r.opts.cassettes[cassette],
 		Timing:   g.Timing,
-		Redact:   r.red,
+		Redact:   cassetteRedactor(r.sc, r.opts.Environ),
 		Paths:    paths,
 		Prices:   g.Prices,
 		Admit:    r.admitModelRequest,

@@ -670,3 +670,68 @@ func TestCheckCassette(t *testing.T) {
 		}
 	}
 }
+
+// TestCassetteOfItsScenarioAlone: what a cassette keeps, and how a
+// replayed request is matched, depend on its own scenario alone, not on
+// the other scenarios of the run: a's own secret (SUITE: nightly) is
+// redacted in its cassette even when another scenario of the run is named
+// after it (which spares it in the run's other outputs), so a suite
+// recorded whole replays a alone, and a recorded alone replays whole.
+func TestCassetteOfItsScenarioAlone(t *testing.T) {
+	up, _ := anthropicUpstream(t)
+	dir := t.TempDir()
+	scenarioFile := func(name, env, prompt string) string {
+		return fmt.Sprintf(`name: %s
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: %s}
+gateway: {mode: MODE, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+turns:
+  - prompt: %q
+    expect: {text: {contains: "echo: "}}
+`, name, env, up.URL, prompt)
+	}
+	texts := map[string]string{
+		"a.yaml": scenarioFile("a", "{SUITE: nightly}", "run the nightly checks"),
+		"b.yaml": scenarioFile("nightly-smoke", "{}", "check"),
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent.mock.yaml"), []byte(modelAgent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(mode string, files ...string) report.Report {
+		t.Helper()
+		for i, f := range files {
+			files[i] = filepath.Join(dir, "run-"+f)
+			if err := os.WriteFile(files[i], []byte(strings.Replace(texts[f], "MODE", mode, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		scs, _, err := scenario.Load(files, scenario.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(t.Context(), Options{Self: agentBin(t)}, scs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	passed := func(what string, rep report.Report) {
+		t.Helper()
+		for _, r := range rep.Scenarios {
+			if r.Status != report.StatusPassed {
+				t.Errorf("%s: %s %s: failures %q, error %q", what, r.Name, r.Status, r.Failures, r.Error)
+			}
+		}
+	}
+	passed("record a and b", run("record", "a.yaml", "b.yaml"))
+	data, err := os.ReadFile(filepath.Join(dir, "cassettes", "a.cassette.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "nightly") || !strings.Contains(string(data), "run the [REDACTED] checks") {
+		t.Errorf("a's cassette does not hold its prompt with its own secret redacted:\n%s", data)
+	}
+	passed("replay a alone", run("replay", "a.yaml"))
+	passed("record a alone", run("record", "a.yaml"))
+	passed("replay a and b", run("replay", "a.yaml", "b.yaml"))
+}

@@ -303,6 +303,23 @@ func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redac
 	return redact.NewExcept(notSecret(names), secrets...)
 }
 
+// cassetteRedactor returns the redactor of what sc's gateway keeps in a
+// cassette and of the requests a replay matches against it: the secrets
+// of sc alone (scenarioSecrets) and the secret-looking variables of
+// environ, sparing what is part of sc's name and of its agent's name, of
+// a word of the protocol or one of acprun's own words (notSecret). Unlike
+// runRedactor it does not depend on which other scenarios the run
+// selected, nor on how sc's file was named to it: a run of some of the
+// scenarios (one file, --tag, a shard) must read the cassettes a run of
+// all of them recorded, and the other way round. The agent is given no
+// other scenario's secrets (config defaults and named agents that several
+// scenarios share are in each one's own agent); a stolen one, read from
+// another agent's environment or file, is kept as a file read would be.
+func cassetteRedactor(sc *scenario.Scenario, environ []string) *redact.Redactor {
+	secrets := append(redact.Secrets(nil, environ), scenarioSecrets(sc, environ)...)
+	return redact.NewExcept(notSecret([]string{sc.Name, sc.Agent.Name}), secrets...)
+}
+
 // ResultsRedactor returns what an output made from rep after its run (the
 // HTML report) redacts of environ: the values of its secret-looking
 // variables (redact.Secrets) but those that are no secrets in rep's
