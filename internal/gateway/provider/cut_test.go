@@ -1,6 +1,8 @@
 package provider_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
@@ -80,5 +82,54 @@ func TestCutDeltas(t *testing.T) {
 		if d := provider.Deltas(tc.api, []byte(tc.event)); d != nil {
 			t.Errorf("Deltas(%q) = %+v, want none", tc.event, d)
 		}
+	}
+}
+
+// TestCutDeltasEveryCut: cut anywhere, an event of a real stream of each
+// API has the pieces before the cut that the whole event has, each where
+// it says, and the piece the cut goes through with a start of its text,
+// open to the cut.
+func TestCutDeltasEveryCut(t *testing.T) {
+	cuts := 0
+	for _, tc := range []struct {
+		file string
+		api  provider.API
+	}{
+		{"anthropic-tool-use.sse", provider.Anthropic},
+		{"openai-chat-tool-call.sse", provider.OpenAIChat},
+		{"openai-responses-function-call.sse", provider.OpenAIResponses},
+		{"gemini-function-call.sse", provider.Gemini},
+	} {
+		data, err := os.ReadFile("testdata/" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, _ := split(string(data))
+		for _, ev := range events {
+			whole := provider.Deltas(tc.api, []byte(ev))
+			for n := range len(ev) {
+				cut := ev[:n]
+				got := provider.CutDeltas(tc.api, []byte(cut))
+				if len(got) > len(whole) {
+					t.Fatalf("CutDeltas(%q) = %+v, more than the whole event's %+v", cut, got, whole)
+				}
+				for i, d := range got {
+					w := whole[i]
+					if !d.Cut {
+						if d != w {
+							t.Errorf("CutDeltas(%q)[%d] = %+v, want %+v", cut, i, d, w)
+						}
+						continue
+					}
+					cuts++
+					if i != len(got)-1 || d.End != len(strings.TrimRight(cut, "\r\n")) || d.Start != w.Start || d.Part != w.Part || !strings.HasPrefix(w.Text, d.Text) {
+						t.Errorf("CutDeltas(%q)[%d] = %+v, want the last, open to the cut, a start of %+v", cut, i, d, w)
+					}
+				}
+			}
+		}
+	}
+	if cuts == 0 {
+		t.Error("no cut went through a piece")
 	}
 }
