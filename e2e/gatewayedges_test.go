@@ -218,3 +218,62 @@ turns:
 		t.Errorf("replay: exit %d, turns %s; want %s as recorded\n%s", res.code, got, want, res.stderr)
 	}
 }
+
+// TestGatewayCutAnswerKeepsNoStartOfSecret: a model's answer that the
+// upstream broke off in the middle of an agent.env secret the model
+// repeats, inside a stream's event or inside a JSON body (the secret's
+// non-ASCII letters written as \u escapes), is kept marked truncated with
+// no start of the secret: what may begin it is [REDACTED].
+func TestGatewayCutAnswerKeepsNoStartOfSecret(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		name, secret, contentType, body, leak string
+	}{
+		{"event", "sk-live-AbcDef12345", "text/event-stream",
+			"event: message_start\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
+				"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+				"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"key: sk-live-AbcDef`,
+			"sk-live-AbcDef"},
+		{"body", "pässwörd-AbcDef12", "application/json",
+			`{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"key: p\u00e4ssw\u00f6rd-Ab`,
+			`p\u00e4ssw`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", tc.contentType)
+				io.WriteString(w, tc.body)
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler) // the connection breaks
+			}))
+			t.Cleanup(srv.Close)
+			dir := t.TempDir()
+			writeFiles(t, dir, gatewayEnvFiles(srv.URL, fmt.Sprintf("{MY_SECRET: %q}", tc.secret), "hi"))
+			res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+			var doc struct {
+				Exchanges []struct {
+					Response struct {
+						Events []struct {
+							Data string `json:"data"`
+						} `json:"events"`
+						Truncated bool `json:"truncated"`
+					} `json:"response"`
+				} `json:"exchanges"`
+			}
+			readJSON(t, filepath.Join(dir, "cassettes", "g.cassette.json"), &doc)
+			if len(doc.Exchanges) != 1 {
+				t.Fatalf("the cassette holds %d exchanges, want 1 (exit %d)\n%s", len(doc.Exchanges), res.code, res.stderr)
+			}
+			r := doc.Exchanges[0].Response
+			var kept strings.Builder
+			for _, e := range r.Events {
+				kept.WriteString(e.Data)
+			}
+			if !r.Truncated || strings.Contains(kept.String(), tc.leak) || !strings.HasSuffix(kept.String(), "key: [REDACTED]") {
+				t.Errorf("the answer kept (truncated %v) is %q; want it truncated, ending in key: [REDACTED], without %q", r.Truncated, kept.String(), tc.leak)
+			}
+		})
+	}
+}

@@ -142,3 +142,10 @@ func (c *call) summary(a *Attempt) request {
 	r.Body = normaliseBody(c.api, body, a.paths)
 	return r
 }
+
+// cutEnd redacts s as text does, where s's end was cut off (an answer
+// that broke off there): an end of it that may begin a secret, 4 bytes or
+// more, is replaced too (redact.Redactor.CutEnd).
+func (c *call) cutEnd(a *Attempt, s string) string {
+	return c.keys.CutEnd(a.cfg.Redact.CutEnd(s))
+}

@@ -178,16 +178,20 @@ func (a *Attempt) keep(c *call, resp response) {
 // string stays inside it; a JSON body as JSON), the paths replaced by
 // their names. The text a stream's events add to each part of the answer
 // is redacted and named first as one text (see keptDeltas); cut: the
-// answer broke off.
+// answer broke off, and the last event (or the body) may end anywhere
+// (see cutEnd).
 func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
 	if sse {
 		a.keptDeltas(c, events, cut)
 	}
 	for i, e := range events {
 		b := e.bytes()
-		if !sse && json.Valid(b) {
+		switch {
+		case !sse && json.Valid(b):
 			b = c.json(a, b)
-		} else {
+		case cut && i == len(events)-1:
+			b = a.cutEnd(c, b, sse)
+		default:
 			b = []byte(c.text(a, string(b)))
 		}
 		events[i] = newEvent(e.MS, b)
@@ -198,6 +202,33 @@ func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
 	return events
 }
 
+// cutEnd redacts b, the last event (sse) or the body of c's answer, which
+// broke off there: as text, and its end, which may begin a secret, as
+// c.cutEnd does; the string its JSON text ends inside, if it does, is
+// decoded for that (an escape, however an encoder wrote it, hides no
+// start of a secret) and written back without its closing quote.
+func (a *Attempt) cutEnd(c *call, b []byte, sse bool) []byte {
+	data, at, ok := b, 0, true
+	if sse {
+		data, at, ok = provider.EventData(b)
+	}
+	if ok {
+		if start, text, ok := provider.CutString(data); ok {
+			if red := c.cutEnd(a, text); red != text {
+				b = slices.Concat(b[:at+start], openString(red), b[at+len(data):])
+			}
+		}
+	}
+	return []byte(c.cutEnd(a, string(b)))
+}
+
+// openString is s as a JSON string without its closing quote: the string
+// an answer cut short ends inside.
+func openString(s string) []byte {
+	q := encode(s)
+	return q[:len(q)-1]
+}
+
 // keptDeltas redacts and names, in place, the text that events, c's
 // answer streamed, add to each part of it (provider.Deltas): a model
 // streams a text in pieces cut anywhere, so a secret or a path may be
@@ -205,7 +236,8 @@ func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
 // pieces of a part are redacted as one text (call.pieces: a secret split
 // between pieces goes in the piece where it starts), their paths named
 // (pathNames.pieces), and each goes back into its event's JSON string;
-// cut: the answer broke off, its parts' ends may begin a secret.
+// cut: the answer broke off, its parts' ends may begin a secret, and its
+// last event may end anywhere, even inside a piece (provider.CutDeltas).
 func (a *Attempt) keptDeltas(c *call, events []event, cut bool) {
 	type piece struct {
 		event int
@@ -213,11 +245,19 @@ func (a *Attempt) keptDeltas(c *call, events []event, cut bool) {
 	}
 	var parts [][]piece
 	index := make(map[string]int) // parts' index by provider.Delta.Part
+	texts := make([]string, len(events))
 	for i, e := range events {
-		if e.Data == "" {
-			continue // not UTF-8: no JSON
+		var ds []provider.Delta
+		switch {
+		case cut && i == len(events)-1:
+			// Cut, maybe inside a UTF-8 character: the rest of it is whole.
+			texts[i] = string(e.bytes())
+			ds = provider.CutDeltas(c.api, []byte(texts[i]))
+		case e.Data != "": // else not UTF-8: no JSON
+			texts[i] = e.Data
+			ds = provider.Deltas(c.api, []byte(e.Data))
 		}
-		for _, d := range provider.Deltas(c.api, []byte(e.Data)) {
+		for _, d := range ds {
 			k, ok := index[d.Part]
 			if !ok {
 				k = len(parts)
@@ -229,25 +269,29 @@ func (a *Attempt) keptDeltas(c *call, events []event, cut bool) {
 	}
 	edits := make(map[int][]piece) // by event: the pieces to put back
 	for _, part := range parts {
-		texts := make([]string, len(part))
+		pieces := make([]string, len(part))
 		for j, p := range part {
-			texts[j] = p.Text
+			pieces[j] = p.Text
 		}
-		texts = a.paths.pieces(c.pieces(a, texts, cut))
+		pieces = a.paths.pieces(c.pieces(a, pieces, cut))
 		for j, p := range part {
-			if texts[j] != p.Text {
-				p.Text = texts[j]
+			if pieces[j] != p.Text {
+				p.Text = pieces[j]
 				edits[p.event] = append(edits[p.event], p)
 			}
 		}
 	}
 	for i, ps := range edits {
-		b := events[i].Data
+		b := texts[i]
 		slices.SortFunc(ps, func(p, q piece) int { return cmp.Compare(p.Start, q.Start) })
 		for _, p := range slices.Backward(ps) { // the last first: the others keep their places
-			b = b[:p.Start] + string(encode(p.Text)) + b[p.End:]
+			q := encode(p.Text)
+			if p.Cut {
+				q = q[:len(q)-1] // left open: see openString
+			}
+			b = b[:p.Start] + string(q) + b[p.End:]
 		}
-		events[i].Data = b
+		events[i] = newEvent(events[i].MS, []byte(b))
 	}
 }
 

@@ -23,6 +23,10 @@ type Delta struct {
 	Start, End int
 	// Text is the piece, decoded.
 	Text string
+	// Cut: the event was cut short inside the piece's JSON string (see
+	// CutDeltas), which End leaves open: End is where the cut is, and Text
+	// leaves out an escape or a UTF-8 character the cut went through.
+	Cut bool
 }
 
 // Deltas returns the text pieces in event, one server-sent event (as
@@ -34,20 +38,51 @@ type Delta struct {
 // reasoning…); Gemini's text parts of a candidate. An event whose data is
 // not one line of JSON has none.
 func Deltas(api API, event []byte) []Delta {
-	var data []byte
-	at, lines := 0, 0
+	return deltas(api, event, false)
+}
+
+// CutDeltas is Deltas for the last event of an answer that broke off in
+// the middle of it: its data's JSON text may end anywhere. The pieces it
+// holds whole are found as Deltas finds them, and so is the one the cut
+// goes through (Delta.Cut), when the cut leaves what tells its part.
+func CutDeltas(api API, event []byte) []Delta {
+	return deltas(api, event, true)
+}
+
+// EventData is the data of event, one server-sent event, when it has one
+// data field (as Deltas reads it), and where that starts in event.
+func EventData(event []byte) (data []byte, at int, ok bool) {
+	lines := 0
 	fields(event, func(field, value []byte, start int) {
 		if string(field) == "data" {
 			data, at = value, start
 			lines++
 		}
 	})
-	if lines != 1 || !json.Valid(data) {
+	return data, at, lines == 1
+}
+
+// deltas is Deltas, or CutDeltas with cut.
+func deltas(api API, event []byte, cut bool) []Delta {
+	data, at, ok := EventData(event)
+	if !ok {
 		return nil
+	}
+	open, dataEnd := -1, at+len(data)
+	if !json.Valid(data) {
+		if !cut {
+			return nil
+		}
+		if data, open, _ = cutJSON(data); data == nil {
+			return nil
+		}
 	}
 	var out []Delta
 	add := func(part, path string) {
 		if d, ok := stringAt(data, path); ok {
+			if d.Start == open {
+				d.End, d.Cut = dataEnd-at, true
+			}
 			d.Part, d.Start, d.End = part, d.Start+at, d.End+at
 			out = append(out, d)
 		}
