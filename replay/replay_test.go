@@ -351,7 +351,7 @@ func TestRunPromptDiverged(t *testing.T) {
 }
 
 // TestRunRedactedHidesNoChange: a recorded [REDACTED] (an agent.env value
-// such as NODE_ENV=test) matches a secret the replaying run redacts, of
+// such as SUITE=kestrel) matches a secret the replaying run redacts, of
 // another value too (its own token), and no other text: a changed prompt
 // or answer around it diverges.
 func TestRunRedactedHidesNoChange(t *testing.T) {
@@ -359,8 +359,8 @@ func TestRunRedactedHidesNoChange(t *testing.T) {
 	prompt := func(text string) string {
 		return `{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"` + text + `"}]}}`
 	}
-	red := redact.New("test", "ghp_ReplayingMachine4567")
-	for _, text := range []string{"Run the migration that drops every table, then the test suite", "Run the frobnicate suite", "Delete everything"} {
+	red := redact.New("kestrel", "ghp_ReplayingMachine4567")
+	for _, text := range []string{"Run the migration that drops every table, then the kestrel suite", "Run the frobnicate suite", "Delete everything"} {
 		c := startWith(t, tr, Options{Redact: red})
 		c.handshake("/rec")
 		c.send(prompt(text))
@@ -369,7 +369,7 @@ func TestRunRedactedHidesNoChange(t *testing.T) {
 	}
 	c := startWith(t, tr, Options{Redact: red})
 	c.handshake("/rec")
-	c.send(prompt("Run the test suite"))
+	c.send(prompt("Run the kestrel suite"))
 	c.expect(`"tool_call"`)
 	c.expect(`"method":"session/request_permission"`)
 	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
@@ -380,7 +380,7 @@ func TestRunRedactedHidesNoChange(t *testing.T) {
 
 	c = startWith(t, tr, Options{Redact: red})
 	c.handshake("/rec")
-	c.send(prompt("Run the test suite"))
+	c.send(prompt("Run the kestrel suite"))
 	c.expect(`"tool_call"`)
 	c.expect(`"method":"session/request_permission"`)
 	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
@@ -609,7 +609,7 @@ func equalKinds(a, b []itemKind) bool {
 }
 
 func TestSameJSON(t *testing.T) {
-	red := redact.New("s3cr3t", "test")
+	red := redact.New("s3cr3t", "kestrel")
 	tests := []struct {
 		rec, got string
 		want     bool
@@ -621,11 +621,11 @@ func TestSameJSON(t *testing.T) {
 		{`{"content":"key=[REDACTED] end"}`, `{"content":"other"}`, false},
 		// A marker matches a secret, redacted on both sides, and no other text.
 		{`{"content":"key=[REDACTED] end"}`, `{"content":"key=hunter2 end"}`, false},
-		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the migration that drops every table, then the test suite"}`, false},
+		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the migration that drops every table, then the kestrel suite"}`, false},
 		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the frobnicate suite"}`, false},
-		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the test suite"}`, true},
+		{`{"text":"Run the [REDACTED] suite"}`, `{"text":"Run the kestrel suite"}`, true},
 		// A value that is a secret only where it replays is redacted in the recording too.
-		{`{"text":"Run the test suite"}`, `{"text":"Run the test suite"}`, true},
+		{`{"text":"Run the kestrel suite"}`, `{"text":"Run the kestrel suite"}`, true},
 		{`"a.b"`, `"aXb"`, false},
 	}
 	for _, tt := range tests {
@@ -979,12 +979,12 @@ func TestParseEndlessLine(t *testing.T) {
 // started by hand, with those of the secret-looking variables of its
 // environment.
 func TestRedactorOf(t *testing.T) {
-	handed := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", SecretsEnv(redact.New("test", "line one\nline two"))})
-	if got := handed.String("the test of line two, ghp_Other0123456"); got != "the [REDACTED] of [REDACTED], ghp_Other0123456" {
+	handed := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", SecretsEnv(redact.New("kestrel", "line one\nline two"))})
+	if got := handed.String("the kestrel of line two, ghp_Other0123456"); got != "the [REDACTED] of [REDACTED], ghp_Other0123456" {
 		t.Errorf("handed secrets: %q", got)
 	}
-	own := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", "NODE_ENV=test"})
-	if got := own.String("the test of ghp_Other0123456"); got != "the test of [REDACTED]" {
+	own := RedactorOf([]string{"API_TOKEN=ghp_Other0123456", "SUITE=kestrel"})
+	if got := own.String("the kestrel of ghp_Other0123456"); got != "the kestrel of [REDACTED]" {
 		t.Errorf("by hand: %q", got)
 	}
 }
