@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,6 +42,42 @@ expect:
 			if res.code != 2 || !strings.Contains(res.stderr, w) {
 				t.Errorf("%s: exit %d, want 2 and %q:\n%s", args[0], res.code, w, res.stderr)
 			}
+		}
+	}
+}
+
+// TestCountsAndNoticesThatCouldNeverFail: a toolCalls.count of ">=0"
+// (also once vars are expanded) and notices.max error, which every run
+// meets, are refused where they are written, saying what to write
+// instead: run exits 2 and runs nothing.
+func TestCountsAndNoticesThatCouldNeverFail(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: s
+vars: {least: [">= 0"]}
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+expect: {notices: {max: error}}
+turns:
+  - prompt: hi
+    expect: {toolCalls: {count: {edit: ">=0", execute: "{{.least}}", read: 0}}}
+`,
+	})
+	for _, args := range [][]string{{"validate", "--strict", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		for _, w := range []string{
+			`s.yaml:5:25: notices.max error allows every notice (a severity ACP does not define counts as error), so it could never fail; give warning (no error notice) or info (no warning or error notice)`,
+			`s.yaml:8:40: count ">=0" for "edit": at least 0 calls is any number of calls, so it could never fail; give ">=1" (at least one call) or 0 (none)`,
+			`s.yaml:8:56: count ">= 0" for "execute": at least 0 calls is any number of calls, so it could never fail; give ">=1" (at least one call) or 0 (none)`,
+		} {
+			if res.code != exitUsage || !strings.Contains(res.stderr, w) {
+				t.Errorf("%s: exit %d, want %d and %q:\n%s", args[0], res.code, exitUsage, w, res.stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+			t.Errorf("%s: results written; want nothing run", args[0])
 		}
 	}
 }

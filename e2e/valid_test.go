@@ -252,7 +252,7 @@ func TestUpstreamInvalid(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 	busy := out.Scenarios[0]
-	want := &report.Invalid{Reason: report.InvalidUpstream, Message: "turn 1: session/prompt: Internal error (code -32603)"}
+	want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 1: session/prompt: Internal error (code -32603); the provider refused the work: its data says "overloaded_error"`}
 	if !cmp.Equal(want, busy.Invalid) || busy.Turns[1].StopReason != report.OutcomeSkipped || len(busy.Turns[1].Failures) != 0 {
 		t.Errorf("busy: invalid %+v, turn 2 %s %q; want %+v and turn 2 not played", busy.Invalid, busy.Turns[1].StopReason, busy.Turns[1].Failures, want)
 	}
@@ -289,6 +289,49 @@ func TestUpstreamOnlyWhenItSaysSo(t *testing.T) {
 	}
 	if got := out.Scenarios[0].Turns[1].StopReason; got != "end_turn" {
 		t.Errorf("broken's turn 2: %s, want played", got)
+	}
+}
+
+// TestAgentCrashIsNotUpstream: an agent that answers the prompt with an
+// error of its own is measured failing, though its error holds a 429 or
+// 529 that is no HTTP status (a line number of its stack trace) or a word
+// with "quota" in it: with --repeat, each such attempt counts against the
+// pass rate (0/2, below the minimum, exit 1), not as invalid.
+func TestAgentCrashIsNotUpstream(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, err string }{
+		{"line number", `{code: -32603, message: "Internal error", data: {stack: "TypeError: x is undefined\n    at runTool (/app/dist/index.js:529:17)"}}`},
+		{"quotation", `{code: -32603, message: "Internal error: unterminated quotation mark in tool input"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, out, _ := runOne(t, "turns:\n  - steps: [{text: trying}]\n    error: "+tt.err+"\n",
+				"name: agent-bug\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\n"+
+					"turns:\n  - prompt: hi\n    expect: {text: {contains: good}}\n",
+				"--repeat", "2", "-j", "1", "--min-pass-rate", "0.8")
+			if res.code != exitFailed || out.Summary.Invalid != 0 {
+				t.Errorf("exit %d, %d invalid; want %d, none: the agent's own error is its failure\n%s", res.code, out.Summary.Invalid, exitFailed, res.stderr)
+			}
+			if !strings.Contains(res.stderr, "agent-bug  0/2 (0%) pass@2=0.00 pass^2=0.00, min 80%: below\n") {
+				t.Errorf("the pass-rate table:\n%s", res.stderr)
+			}
+		})
+	}
+}
+
+// TestUpstreamSaysWhy: the message of an attempt made invalid by the
+// provider says what in the agent's error or notice said so.
+func TestUpstreamSaysWhy(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `turns:
+  - error: {code: -32603, message: Internal error, data: "API Error: Request rejected (429) · this may be a temporary capacity issue"}
+`, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n")
+	want := `turn 1: session/prompt: Internal error (code -32603); the provider refused the work: its data says "rejected (429)"`
+	if sc := out.Scenarios[0]; res.code != exitInvalid || sc.Invalid == nil || sc.Invalid.Message != want {
+		t.Errorf("exit %d, invalid %+v; want %d and %q\n%s", res.code, sc.Invalid, exitInvalid, want, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "    invalid (upstream): "+want+"\n") {
+		t.Errorf("stderr lacks the reason:\n%s", res.stderr)
 	}
 }
 
@@ -408,7 +451,7 @@ func TestUpstreamNotice(t *testing.T) {
 `
 	res, out, _ := runOne(t, script, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n  - prompt: two\n")
 	sc := out.Scenarios[0]
-	want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 2: the agent's error notice "Rate limit exceeded": 429 from the provider`}
+	want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 2: the agent's error notice "Rate limit exceeded": 429 from the provider; the provider refused the work: it says "Rate limit"`}
 	if res.code != exitInvalid || !cmp.Equal(want, sc.Invalid) {
 		t.Errorf("exit %d, invalid %+v; want %d and %+v\n%s", res.code, sc.Invalid, exitInvalid, want, res.stderr)
 	}

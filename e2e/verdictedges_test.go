@@ -483,3 +483,46 @@ turns:
 		t.Error("acprun schema does not describe cancelCause")
 	}
 }
+
+// TestScenarioTokensOfACancelledTurn: a scenario-level
+// usage.maxTotalTokens over a turn that ran and was cancelled without
+// reporting its tokens does not pass on the other turns' alone: the total
+// is unknown, and the failure says so (as the same bound on the turn
+// does). A cancelled turn that reports its tokens is counted; a turn
+// never played spent nothing.
+func TestScenarioTokensOfACancelledTurn(t *testing.T) {
+	t.Parallel()
+	const scenario = `name: scen-level
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow}
+continueAfterCancel: true
+expect: {usage: {maxTotalTokens: 150}}
+turns:
+  - {prompt: one, timeout: 100ms, expect: {stopReason: cancelled}}
+  - prompt: two
+`
+	for _, tt := range []struct {
+		name, usage string // turn 1's usage, in the mock's script
+		code        int
+		want        string
+	}{
+		{"unreported", "", exitFailed,
+			`s.yaml:5:34: usage.maxTotalTokens: the agent reported no token usage for turn 1 (cancelled), so the total is unknown (the other turns: 100 tokens)`},
+		{"reported", "    usage: {inputTokens: 30, outputTokens: 10}\n", exitOK, ""},
+		{"reported over", "    usage: {inputTokens: 60, outputTokens: 10}\n", exitFailed,
+			`s.yaml:5:34: usage.maxTotalTokens: 170 tokens in all turns, want at most 150`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, out, _ := runOne(t, "turns:\n  - steps: [{text: working}, {waitForCancel: true}]\n"+tt.usage+
+				"  - steps: [{text: second}]\n    usage: {inputTokens: 90, outputTokens: 10}\n", scenario)
+			sc := out.Scenarios[0]
+			if got := strings.Join(sc.Failures, "\n"); res.code != tt.code || got != tt.want {
+				t.Errorf("exit %d, failures %q; want %d, %q\n%s", res.code, got, tt.code, tt.want, res.stderr)
+			}
+			if len(sc.Turns) != 2 || sc.Turns[0].StopReason != "cancelled" || sc.Turns[1].StopReason != "end_turn" {
+				t.Errorf("turns %+v, want cancelled, end_turn", sc.Turns)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
@@ -554,18 +555,19 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 	return fails
 }
 
-// agentEnded reports whether the agent itself ended the turn with a stop
-// reason that should come with the turn's usage: not an outcome acprun
-// recorded in place of one, and not a cancellation.
-func agentEnded(t *report.TurnResult) bool {
-	return t.StopReason != "" && t.StopReason != "cancelled" && !report.IsOutcome(t.StopReason)
+// turnRan reports whether the agent worked on the turn: any turn but one
+// never played (skipped), which spent nothing. A turn that ran spent what
+// it reported, or an unknown amount: one cancelled or ended by an error or
+// an exit spent what the agent did before.
+func turnRan(t *report.TurnResult) bool {
+	return t.StopReason != "" && t.StopReason != report.OutcomeSkipped
 }
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
 // of all turns together, and spent, the session's total cost
-// (sessionSpent). A total missing a turn that ended normally without
-// reporting tokens cannot be known, and fails unless it is over the bound
-// anyway.
+// (sessionSpent). A total missing a turn that ran (see turnRan) without
+// reporting tokens, however it ended, cannot be known, and fails unless it
+// is over the bound anyway.
 func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spent costValue) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {
@@ -579,8 +581,12 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 			case t.Usage != nil && t.Usage.TotalTokens > 0:
 				sum += t.Usage.TotalTokens
 				reported++
-			case agentEnded(t):
-				missing = append(missing, strconv.Itoa(t.Index))
+			case turnRan(t):
+				turn := strconv.Itoa(t.Index)
+				if t.StopReason == string(acp.StopCancelled) || report.IsOutcome(t.StopReason) {
+					turn += " (" + t.StopReason + ")"
+				}
+				missing = append(missing, turn)
 			}
 		}
 		switch {

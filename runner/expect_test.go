@@ -527,9 +527,24 @@ func TestCheckScenarioUsage(t *testing.T) {
 		{name: "a turn without tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
 			{Index: 1, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},
 			{Index: 2, StopReason: "end_turn"},
-			{Index: 3, StopReason: "cancelled"}, // cancelled turns may report nothing
+			{Index: 3, StopReason: report.OutcomeSkipped}, // never ran: spent nothing
 		}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage for turn 2, so the total is unknown (the other turns: 30000 tokens)`,
+		}},
+		// A turn that ran and was cancelled, or ended in an error, spent
+		// what it did before: unknown, unless it was reported.
+		{name: "a cancelled turn without tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
+			{Index: 1, StopReason: "cancelled"},
+			{Index: 2, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 100, Cost: 0.1, Currency: "USD"}},
+			{Index: 3, StopReason: report.OutcomeError},
+			{Index: 4, StopReason: report.OutcomeAgentExited},
+			{Index: 5, StopReason: report.OutcomeSkipped},
+		}, want: []string{
+			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage for turns 1 (cancelled), 3 (error), 4 (agent_exited), so the total is unknown (the other turns: 100 tokens)`,
+		}},
+		{name: "a cancelled turn with tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
+			{Index: 1, StopReason: "cancelled", Usage: &report.Usage{TotalTokens: 40}},
+			{Index: 2, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 100, Cost: 0.1, Currency: "USD"}},
 		}},
 	}
 	for _, tt := range tests {

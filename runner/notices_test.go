@@ -40,7 +40,7 @@ turns:
   - prompt: one
     expect: {notices: {max: info}}
   - prompt: two
-    expect: {notices: {max: error}}
+    expect: {notices: {max: warning}}
 `)
 	sc := rep.Scenarios[0]
 	if diff := cmp.Diff([]report.Notice{{Severity: "error", Title: "MCP server unavailable", Description: "github: connection refused"}}, sc.SetupNotices); diff != "" {
@@ -61,15 +61,15 @@ turns:
 	if len(t1.Failures) != 0 {
 		t.Errorf("turn 1 failures = %q, want none: its own notices are info, the late warning is not its own", t1.Failures)
 	}
-	if len(t2.Failures) != 0 {
-		t.Errorf("turn 2 failures = %q, want none: an unknown severity is taken as error, which max error allows", t2.Failures)
+	if want := `notices.max warning: the agent reported 1 notice above warning in the turn: "_debug" (taken as error) "custom"`; len(t2.Failures) != 1 || !strings.Contains(t2.Failures[0], want) {
+		t.Errorf("turn 2 failures = %q, want %q: an unknown severity is taken as error", t2.Failures, want)
 	}
-	if sc.Status != report.StatusFailed || len(sc.Failures) != 1 {
-		t.Fatalf("status %s, failures %q; want failed on the scenario's notices", sc.Status, sc.Failures)
+	if sc.Status != report.StatusFailed || len(sc.Failures) != 2 {
+		t.Fatalf("status %s, failures %q; want failed on turn 2's notices and the scenario's", sc.Status, sc.Failures)
 	}
 	want := `notices.max warning: the agent reported 2 notices above warning in the scenario: error "MCP server unavailable" (github: connection refused), "_debug" (taken as error) "custom"`
-	if !strings.Contains(sc.Failures[0], want) || !strings.HasPrefix(sc.Failures[0], sc.File+":3:") {
-		t.Errorf("failure = %q, want at %s:3 %q", sc.Failures[0], sc.File, want)
+	if !strings.Contains(sc.Failures[1], want) || !strings.HasPrefix(sc.Failures[1], sc.File+":3:") {
+		t.Errorf("failure = %q, want at %s:3 %q", sc.Failures[1], sc.File, want)
 	}
 }
 

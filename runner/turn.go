@@ -88,12 +88,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	case gwFailure != "" || r.sess.budgetPassed(t):
 		// The gateway refused the agent's requests: whatever error the
 		// agent answered with is the gateway's doing, not its provider's.
-	case out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError):
+	case out.upstream != "" && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError):
 		// Unless the turn expects an error: then the error is what it measures.
-		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s; the provider refused the work: %s", rec.Index, rec.Error, out.upstream), nil)
 	default:
-		if n := upstreamNotice(rec.Notices); n != nil {
-			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
+		if n, why := upstreamNotice(rec.Notices); n != nil {
+			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s; the provider refused the work: %s", rec.Index, n.Title, n.Description, why), nil)
 		}
 	}
 	failures := checkTurn(turn.Expect, &rec)
@@ -281,9 +281,10 @@ type turnOutcome struct {
 	cancelIgnored bool
 	err           string
 	errData       json.RawMessage // the data of session/prompt's JSON-RPC error
-	// upstream: that error says the agent's provider refused the work (a
-	// rate limit, a quota, an overload): the attempt is invalid.
-	upstream bool
+	// upstream, when not empty, says what in that error says the agent's
+	// provider refused the work (a rate limit, a quota, an overload): the
+	// attempt is invalid.
+	upstream string
 	usage    *report.Usage
 	duration time.Duration
 }

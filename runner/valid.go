@@ -2,12 +2,10 @@ package runner
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -65,35 +63,6 @@ func checkAgent(e *scenario.AgentExpect, a report.AgentInfo) error {
 		}
 	}
 	return wrongAgent(fmt.Sprintf("%s: expect.agent: %s, want %s", pos, got, strings.Join(want, " and ")))
-}
-
-// upstreamRE finds, in the message or data of an error that answered
-// session/prompt, that the agent's model provider refused the work
-// rather than the agent failing it: a rate limit ("rate limit",
-// "rate_limit_error", HTTP 429), a quota ("insufficient_quota"), an
-// overload ("overloaded_error", HTTP 529). It is kept this small on
-// purpose: what it finds is not counted against the agent.
-var upstreamRE = regexp.MustCompile(`(?i)rate[ _-]?limit|quota|overloaded|\b(429|529)\b`)
-
-// upstream reports whether e, the error that answered session/prompt,
-// says that the agent's provider refused the work: its code is 429 or 529,
-// or its message or data matches upstreamRE. (A turn whose expect lists
-// stopReason error measures the error: runTurn leaves it valid.)
-func upstream(e *acp.Error) bool {
-	return e.Code == 429 || e.Code == 529 || upstreamRE.MatchString(e.Message) || upstreamRE.Match(e.Data)
-}
-
-// upstreamNotice returns the first of a turn's notices, sent before its
-// answer, that says the agent's provider refused the work: severity
-// error, and a title or description that matches upstreamRE. An info or
-// warning notice ("rate limited, retrying") leaves the measurement valid.
-func upstreamNotice(ns []report.Notice) *report.Notice {
-	for i, n := range ns {
-		if !n.Late && n.Severity == "error" && (upstreamRE.MatchString(n.Title) || upstreamRE.MatchString(n.Description)) {
-			return &ns[i]
-		}
-	}
-	return nil
 }
 
 // checkProtected makes the attempt invalid (tampered) when the agent

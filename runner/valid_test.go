@@ -317,26 +317,73 @@ func TestWrongAgentIsInvalid(t *testing.T) {
 }
 
 // TestUpstream: which errors answering session/prompt say that the agent's
-// provider refused the work.
+// provider refused the work, and what said so: the shapes claude-agent-acp
+// (the CLI's "API Error: …" result as data), codex-acp (data {message,
+// codex_error_info}) and gemini (a Google API error) send for a rate
+// limit, a quota or an overload; a word inside another word or a 429 or 529
+// that is not an HTTP status (a line number of a stack trace) is the
+// agent's own failure.
 func TestUpstream(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		e    acp.Error
-		want bool
+		want string // "" when the error is the agent's own
 	}{
-		{acp.Error{Code: -32603, Message: "Rate limit exceeded"}, true},
-		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"type":"error","error":{"type":"rate_limit_error"}}`)}, true},
-		{acp.Error{Code: -32603, Message: "API Error: 529 {\"type\":\"overloaded_error\"}"}, true},
-		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"status":429}`)}, true},
-		{acp.Error{Code: -32000, Message: "You exceeded your current quota"}, true},
-		{acp.Error{Code: 429, Message: "Too Many Requests"}, true},
-		{acp.Error{Code: -32603, Message: "Server overloaded, try later"}, true},
-		{acp.Error{Code: -32603, Message: "Internal error: tool crashed"}, false},
-		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"line":4290}`)}, false},
-		{acp.Error{Code: -32602, Message: "Invalid params"}, false},
+		{acp.Error{Code: -32603, Message: "Rate limit exceeded"}, `its message says "Rate limit"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"type":"error","error":{"type":"rate_limit_error"}}`)}, `its data says "rate_limit_error"`},
+		{acp.Error{Code: -32603, Message: "API Error: 529 {\"type\":\"overloaded_error\"}"}, `its message says "API Error: 529"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"status":429}`)}, `its data says "status": 429`},
+		{acp.Error{Code: -32000, Message: "You exceeded your current quota"}, `its message says "quota"`},
+		{acp.Error{Code: 429, Message: "Too Many Requests"}, "its code is 429"},
+		{acp.Error{Code: -32603, Message: "Server overloaded, try later"}, `its message says "overloaded"`},
+		// claude-agent-acp: the CLI's result, a JSON string.
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`"API Error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed the rate limit\"}}"`)}, `its data says "API Error: 429"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`"API Error: Request rejected (429) · this may be a temporary capacity issue"`)}, `its data says "rejected (429)"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`"Claude AI usage limit reached|1757203200"`)}, `its data says "usage limit"`},
+		// codex-acp: {message, codex_error_info}.
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"message":"exceeded retry limit, last status: 429 Too Many Requests","codex_error_info":{"response_too_many_failed_attempts":{"http_status_code":429}}}`)}, `its data says "status: 429"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"message":"Try again later.","codex_error_info":{"response_too_many_failed_attempts":{"http_status_code":429}}}`)}, `its data says "http_status_code": 429`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"message":"You've hit your usage limit.","codex_error_info":"usage_limit_exceeded"}`)}, `its data says "usage limit"`},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"message":"We're currently experiencing high demand.","codex_error_info":"serverOverloaded"}`)}, `its data says "serverOverloaded"`},
+		// gemini: a Google API error.
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`)}, `its data says "code": 429`},
+		{acp.Error{Code: -32603, Message: "[API Error: got status: 429 Too Many Requests.]"}, `its message says "status: 429"`},
+		// The agent's own.
+		{acp.Error{Code: -32603, Message: "Internal error: tool crashed"}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"line":4290}`)}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"line":429}`)}, ""},
+		{acp.Error{Code: -32602, Message: "Invalid params"}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"stack":"TypeError: x is undefined\n    at runTool (/app/dist/index.js:529:17)"}`)}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`"Error: read 429 bytes, want 512"`)}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error: unterminated quotation mark in tool input"}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"error":"QUOTATION_UNTERMINATED","limits":"generate-limit"}`)}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error: the operator is overloadedly ambiguous"}, ""},
+		{acp.Error{Code: -32603, Message: "TypeError: 429 is not a function"}, ""},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`["generate-limits", {"code": 4290}, {"status": "ok"}]`)}, ""},
 	} {
 		if got := upstream(&tt.e); got != tt.want {
-			t.Errorf("upstream(%d %q %s) = %v, want %v", tt.e.Code, tt.e.Message, tt.e.Data, got, tt.want)
+			t.Errorf("upstream(%d %q %s) = %q, want %q", tt.e.Code, tt.e.Message, tt.e.Data, got, tt.want)
+		}
+	}
+}
+
+// TestUpstreamNoticeWords: an error notice is the provider's refusal only
+// by the same words as an error answer.
+func TestUpstreamNoticeWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n    report.Notice
+		want string
+	}{
+		{report.Notice{Severity: "error", Title: "Rate limit exceeded", Description: "429 from the provider"}, `it says "Rate limit"`},
+		{report.Notice{Severity: "error", Title: "Request failed", Description: "status code 529"}, `it says "status code 529"`},
+		{report.Notice{Severity: "error", Title: "Tool failed", Description: "unterminated quotation mark at input.ts:429"}, ""},
+		{report.Notice{Severity: "warning", Title: "Rate limited", Description: "retrying"}, ""},
+		{report.Notice{Severity: "error", Title: "Rate limited", Late: true}, ""},
+	} {
+		n, why := upstreamNotice([]report.Notice{tt.n})
+		if why != tt.want || (n == nil) != (tt.want == "") {
+			t.Errorf("upstreamNotice(%+v) = %v, %q; want %q", tt.n, n, why, tt.want)
 		}
 	}
 }
@@ -368,7 +415,7 @@ func TestUpstreamIsInvalid(t *testing.T) {
 			if tt.status != report.StatusInvalid {
 				return
 			}
-			want := &report.Invalid{Reason: report.InvalidUpstream, Message: "turn 1: session/prompt: Internal error (code -32603)"}
+			want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 1: session/prompt: Internal error (code -32603); the provider refused the work: its data says "overloaded_error"`}
 			if !cmp.Equal(want, r.Invalid) {
 				t.Errorf("invalid %+v, want %+v", r.Invalid, want)
 			}

@@ -69,13 +69,13 @@ turns: [{prompt: hi}]
 func TestNoticesExpect(t *testing.T) {
 	s := loadOne(t, `name: x
 agent: {command: [a]}
-expect: {notices: {max: error}}
+expect: {notices: {max: info}}
 turns:
   - prompt: hi
     expect: {notices: {max: warning}}
 `)
 	at := func(line, col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: line, Col: col} }
-	if diff := cmp.Diff(&scenario.NoticesExpect{Pos: at(3, 19), Max: "error", MaxPos: at(3, 25)}, s.Expect.Notices); diff != "" {
+	if diff := cmp.Diff(&scenario.NoticesExpect{Pos: at(3, 19), Max: "info", MaxPos: at(3, 25)}, s.Expect.Notices); diff != "" {
 		t.Errorf("scenario notices (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(&scenario.NoticesExpect{Pos: at(6, 23), Max: "warning", MaxPos: at(6, 29)}, s.Turns[0].Expect.Notices); diff != "" {
@@ -89,12 +89,15 @@ turns:
     expect: {notices: {max: warn, level: error}}
   - prompt: hi
     expect: {notices: error}
+  - prompt: hi
+    expect: {notices: {max: error}}
 `)
 	want := []string{
 		`bad.yaml:3:19: notices needs max`,
 		`bad.yaml:6:29: unknown notice severity "warn" (did you mean "warning"?)`,
 		`bad.yaml:6:35: unknown key "level" (valid keys: max)`,
 		`bad.yaml:8:23: expected a mapping, got a string`,
+		`bad.yaml:10:29: notices.max error allows every notice (a severity ACP does not define counts as error), so it could never fail; give warning (no error notice) or info (no warning or error notice)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

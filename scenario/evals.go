@@ -95,7 +95,8 @@ func (p *fileParser) contradicts(a, b []Located, aKey, bKey string) {
 // >=N, with blanks allowed around the parts.
 var countRE = regexp.MustCompile(`^\s*(==|<=|>=)?\s*(\d+)\s*$`)
 
-// toolCounts reads toolCalls.count: patterns mapped to counts.
+// toolCounts reads toolCalls.count: patterns mapped to counts. A count
+// that could never fail (">=0") is an error.
 func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 	m, ok := p.mapping(n, nil, nil)
 	if !ok {
@@ -141,6 +142,10 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 			if sub[1] != "" {
 				c.Op = sub[1]
 			}
+		}
+		if c.Op == ">=" && c.N == 0 {
+			p.Errorf(v, "count %q for %q: at least 0 calls is any number of calls, so it could never fail; give \">=1\" (at least one call) or 0 (none)", v.Value, kv.Key)
+			continue
 		}
 		out = append(out, c)
 	}

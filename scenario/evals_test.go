@@ -307,6 +307,18 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			// At least 0 calls is every turn: a count that could never
+			// fail is an error, as an empty contains is.
+			name: "counts that could never fail",
+			src: turn(`      toolCalls:
+        count: {edit: ">=0", execute: ">= 0", read: 0, search: "<=0", fetch: ">=1"}
+`),
+			want: []string{
+				`bad.yaml:8:23: count ">=0" for "edit": at least 0 calls is any number of calls, so it could never fail; give ">=1" (at least one call) or 0 (none)`,
+				`bad.yaml:8:39: count ">= 0" for "execute": at least 0 calls is any number of calls, so it could never fail; give ">=1" (at least one call) or 0 (none)`,
+			},
+		},
+		{
 			name: "files paths",
 			src: turn(`      files:
         exists: [/etc/passwd, ../up, "", ., a/../../b]

@@ -7,7 +7,8 @@ import (
 )
 
 // NoticeLevels are the severities of the agent's notices, from the least
-// to the most severe: the values expect.notices.max may name.
+// to the most severe: the values expect.notices.max may name, but the last
+// (nothing is above it, so that bound could never fail).
 var NoticeLevels = []string{"info", "warning", "error"}
 
 // noticesKeys are the keys of expect.notices.
@@ -23,7 +24,8 @@ type NoticesExpect struct {
 	MaxPos Pos
 }
 
-// noticesExpect reads expect.notices.
+// noticesExpect reads expect.notices. A max of error, which no notice is
+// above, could never fail: it is an error.
 func (p *fileParser) noticesExpect(n *yaml.Node) *NoticesExpect {
 	n = yamlnode.Deref(n)
 	e := &NoticesExpect{Pos: p.pos(n)}
@@ -33,7 +35,15 @@ func (p *fileParser) noticesExpect(n *yaml.Node) *NoticesExpect {
 	}
 	for _, kv := range m.pairs {
 		v := yamlnode.Deref(kv.V)
-		if s, ok := p.oneOf(v, "notice severity", NoticeLevels, "severities", ""); ok {
+		s, ok := p.oneOf(v, "notice severity", NoticeLevels, "severities", "")
+		switch {
+		case !ok:
+		case s == NoticeLevels[len(NoticeLevels)-1]:
+			// Nothing is above the most severe level, not even a
+			// severity ACP does not define (taken as error).
+			p.Errorf(v, "notices.max %s allows every notice (a severity ACP does not define counts as error), so it could never fail; "+
+				"give warning (no error notice) or info (no warning or error notice)", s)
+		default:
 			e.Max, e.MaxPos = s, p.pos(v)
 		}
 	}

@@ -127,6 +127,8 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"empty toolCalls", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {}}}]\n"},
 		{"bad count", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {count: {edit: '<2'}}}}]\n"},
 		{"bad status", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {status: done}}}]\n"},
+		{"count that could never fail", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {count: {edit: '>= 0'}}}}]\n"},
+		{"notices.max that could never fail", "name: x\nagent: a\nexpect: {notices: {max: error}}\nturns: [{prompt: hi}]\n"},
 		{"absolute files path", "name: x\nagent: a\nexpect: {files: {exists: [/etc/passwd]}}\nturns: [{prompt: hi}]\n"},
 		{"files path with ..", "name: x\nagent: a\nexpect: {files: {contains: {../x: y}}}\nturns: [{prompt: hi}]\n"},
 		{"negative maxCost", "name: x\nagent: a\nexpect: {usage: {maxCost: -1}}\nturns: [{prompt: hi}]\n"},
