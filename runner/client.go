@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
@@ -72,6 +73,8 @@ type clientServer struct {
 	jail    *jail.Jail // nil when jailErr is set or nothing is served
 	jailErr error
 	terms   *terminal.Manager
+	// commands are the terminals' command lines, as recorded, by id.
+	commands sync.Map
 	// sandbox is the agent's sandbox, which its terminals run in too; nil
 	// for none.
 	sandbox atomic.Pointer[sandbox.Applied]
@@ -492,6 +495,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}
 	rec.TerminalID = id
+	c.commands.Store(id, rec.Command)
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
 }
 
@@ -657,6 +661,18 @@ func (c *clientServer) releaseTerminal(_ context.Context, req *acp.Request, rec 
 
 // killAll kills every running terminal (the turn was cancelled).
 func (c *clientServer) killAll() { c.terms.KillAll() }
+
+// closeTerminals kills every terminal and waits for them (the agent's
+// part of the scenario ended). It returns a warning for each one the agent
+// never released whose command was still running.
+func (c *clientServer) closeTerminals() (warnings []string) {
+	for _, id := range c.terms.Close() {
+		command, _ := c.commands.Load(id)
+		line, _ := command.(string)
+		warnings = append(warnings, fmt.Sprintf("terminal %s (%q) was still running at the scenario's end and was killed; the agent never released it", id, shortCommand(line)))
+	}
+	return warnings
+}
 
 // close releases every terminal and waits for them (the scenario ended).
 func (c *clientServer) close() {
