@@ -167,13 +167,20 @@ func fail(rec *report.ClientRequest, code int, format string, args ...any) error
 	return e
 }
 
-// decode reads the request's params into v.
+// decode reads the request's params into v. Params that do not decode
+// are refused, recorded with their path when they have one.
 func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	if len(req.Params) == 0 {
-		return fail(rec, acp.CodeInvalidParams, "invalid params: none given")
+		return refuse(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
 	if err := req.DecodeParams(v); err != nil {
-		return fail(rec, acp.CodeInvalidParams, "invalid params: %v", err)
+		var named struct {
+			Path string `json:"path"`
+		}
+		if req.DecodeParams(&named) == nil {
+			rec.Path = named.Path
+		}
+		return refuse(rec, acp.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
 }
@@ -245,10 +252,10 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 		return nil, err
 	}
 	if p.Line != nil && *p.Line < 0 {
-		return nil, fail(rec, acp.CodeInvalidParams, "line must not be negative")
+		return nil, refuse(rec, acp.CodeInvalidParams, "line must not be negative")
 	}
 	if p.Limit != nil && *p.Limit < 0 {
-		return nil, fail(rec, acp.CodeInvalidParams, "limit must not be negative")
+		return nil, refuse(rec, acp.CodeInvalidParams, "limit must not be negative")
 	}
 	if err := c.jailed(rec); err != nil {
 		return nil, err
@@ -423,7 +430,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 	}
 	rec.Command = commandLine(p.Command, p.Args)
 	if strings.TrimSpace(p.Command) == "" {
-		return nil, fail(rec, acp.CodeInvalidParams, "empty command")
+		return nil, refuse(rec, acp.CodeInvalidParams, "empty command")
 	}
 	for i, e := range p.Env {
 		// The policy sees the variables as assignments written before the
@@ -444,7 +451,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 	limit := terminal.DefaultOutputLimit
 	if n := p.OutputByteLimit; n != nil {
 		if *n < 0 {
-			return nil, fail(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
+			return nil, refuse(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
 		}
 		// 0 keeps none, as the agent asked; more than maxAnswer never
 		// fits an answer (a byte takes at least one in JSON).
