@@ -66,13 +66,19 @@ turns: [{prompt: go}]
 		}
 		n := 0
 		for _, r := range tr.ClientRequests {
-			switch r.Error {
-			case "invalid params: content is required", "invalid params: env: value is required":
-				n++
+			switch r.Refused {
+			case "invalid params: content is required":
+				if r.Path == ws+"/important.txt" && r.Error == "" {
+					n++
+				}
+			case "invalid params: env: value is required":
+				if r.Error == "" {
+					n++
+				}
 			}
 		}
 		if n != 3 {
-			t.Errorf("client requests %+v: want the two writes without content and the env without value refused", tr.ClientRequests)
+			t.Errorf("client requests %+v: want the two writes without content (recorded with their path) and the env without value refused", tr.ClientRequests)
 		}
 	})
 	t.Run("sessionId required", func(t *testing.T) {

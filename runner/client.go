@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
@@ -72,6 +73,8 @@ type clientServer struct {
 	jail    *jail.Jail // nil when jailErr is set or nothing is served
 	jailErr error
 	terms   *terminal.Manager
+	// commands are the terminals' command lines, as recorded, by id.
+	commands sync.Map
 	// sandbox is the agent's sandbox, which its terminals run in too; nil
 	// for none.
 	sandbox atomic.Pointer[sandbox.Applied]
@@ -164,13 +167,20 @@ func fail(rec *report.ClientRequest, code int, format string, args ...any) error
 	return e
 }
 
-// decode reads the request's params into v.
+// decode reads the request's params into v. Params that do not decode
+// are refused, recorded with their path when they have one.
 func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	if len(req.Params) == 0 {
-		return fail(rec, acp.CodeInvalidParams, "invalid params: none given")
+		return refuse(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
 	if err := req.DecodeParams(v); err != nil {
-		return fail(rec, acp.CodeInvalidParams, "invalid params: %v", err)
+		var named struct {
+			Path string `json:"path"`
+		}
+		if req.DecodeParams(&named) == nil {
+			rec.Path = named.Path
+		}
+		return refuse(rec, acp.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
 }
@@ -242,10 +252,10 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 		return nil, err
 	}
 	if p.Line != nil && *p.Line < 0 {
-		return nil, fail(rec, acp.CodeInvalidParams, "line must not be negative")
+		return nil, refuse(rec, acp.CodeInvalidParams, "line must not be negative")
 	}
 	if p.Limit != nil && *p.Limit < 0 {
-		return nil, fail(rec, acp.CodeInvalidParams, "limit must not be negative")
+		return nil, refuse(rec, acp.CodeInvalidParams, "limit must not be negative")
 	}
 	if err := c.jailed(rec); err != nil {
 		return nil, err
@@ -420,7 +430,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 	}
 	rec.Command = commandLine(p.Command, p.Args)
 	if strings.TrimSpace(p.Command) == "" {
-		return nil, fail(rec, acp.CodeInvalidParams, "empty command")
+		return nil, refuse(rec, acp.CodeInvalidParams, "empty command")
 	}
 	for i, e := range p.Env {
 		// The policy sees the variables as assignments written before the
@@ -441,7 +451,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 	limit := terminal.DefaultOutputLimit
 	if n := p.OutputByteLimit; n != nil {
 		if *n < 0 {
-			return nil, fail(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
+			return nil, refuse(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
 		}
 		// 0 keeps none, as the agent asked; more than maxAnswer never
 		// fits an answer (a byte takes at least one in JSON).
@@ -492,6 +502,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}
 	rec.TerminalID = id
+	c.commands.Store(id, rec.Command)
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
 }
 
@@ -657,6 +668,18 @@ func (c *clientServer) releaseTerminal(_ context.Context, req *acp.Request, rec 
 
 // killAll kills every running terminal (the turn was cancelled).
 func (c *clientServer) killAll() { c.terms.KillAll() }
+
+// closeTerminals kills every terminal and waits for them (the agent's
+// part of the scenario ended). It returns a warning for each one the agent
+// never released whose command was still running.
+func (c *clientServer) closeTerminals() (warnings []string) {
+	for _, id := range c.terms.Close() {
+		command, _ := c.commands.Load(id)
+		line, _ := command.(string)
+		warnings = append(warnings, fmt.Sprintf("terminal %s (%q) was still running at the scenario's end and was killed; the agent never released it", id, shortCommand(line)))
+	}
+	return warnings
+}
 
 // close releases every terminal and waits for them (the scenario ended).
 func (c *clientServer) close() {

@@ -188,7 +188,9 @@ func TestClientReadTextFile(t *testing.T) {
 		{"directory", acp.ReadTextFileRequest{Path: filepath.Join(root, "sub")}, "", acp.CodeInvalidParams, "not a regular file",
 			report.ClientRequest{Path: filepath.Join(root, "sub"), Error: "" + filepath.Join(root, "sub") + " is not a regular file"}},
 		{"negative limit", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(-1)}, "", acp.CodeInvalidParams, "limit",
-			report.ClientRequest{Path: lines, Error: "limit must not be negative"}},
+			report.ClientRequest{Path: lines, Refused: "limit must not be negative"}},
+		{"negative line", acp.ReadTextFileRequest{Path: lines, Line: clientInt(-1)}, "", acp.CodeInvalidParams, "line",
+			report.ClientRequest{Path: lines, Refused: "line must not be negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -502,9 +504,9 @@ func TestClientTerminalRefusals(t *testing.T) {
 		{"cwd a file", acp.CreateTerminalRequest{Command: "ls", Cwd: filepath.Join(root, "lines.txt")}, acp.CodeInvalidParams, "not a directory",
 			report.ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}, "allow s.yaml:5"},
 		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
-			report.ClientRequest{Error: "empty command"}, ""},
+			report.ClientRequest{Refused: "empty command"}, ""},
 		{"negative outputByteLimit", acp.CreateTerminalRequest{Command: "ls", OutputByteLimit: ptr(int64(-1))}, acp.CodeInvalidParams, "negative",
-			report.ClientRequest{Command: "ls", Error: "outputByteLimit must not be negative"}, ""},
+			report.ClientRequest{Command: "ls", Refused: "outputByteLimit must not be negative"}, ""},
 		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
 			report.ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
 		{"env name with =", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "OK", Value: "1"}, {Name: "INJ=EVIL", Value: "x"}}},
@@ -707,17 +709,18 @@ func TestClientBadParams(t *testing.T) {
 		for _, params := range []json.RawMessage{nil, json.RawMessage(`[1]`), json.RawMessage(`{"path": 3, "command": 4, "terminalId": 5}`)} {
 			_, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: m, Params: params})
 			var ae *acp.Error
-			if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || rec.Error == "" {
-				t.Errorf("%s %s: err %v, record %+v; want code %d, recorded", m, params, err, rec, acp.CodeInvalidParams)
+			if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || rec.Refused == "" || rec.Error != "" {
+				t.Errorf("%s %s: err %v, record %+v; want code %d, recorded refused", m, params, err, rec, acp.CodeInvalidParams)
 			}
 		}
 	}
 }
 
 // TestClientRequiredMembers: a request without a member the schema
-// requires, or with it null, is refused as invalid params, not served with
-// its zero value: a write without content leaves the file as it was, an env
-// variable without value sets nothing.
+// requires, or with it null, is refused as invalid params (recorded so,
+// with its path when it has one), not served with its zero value: a write
+// without content leaves the file as it was, an env variable without value
+// sets nothing.
 func TestClientRequiredMembers(t *testing.T) {
 	t.Parallel()
 	root, _ := clientTree(t)
@@ -728,17 +731,21 @@ func TestClientRequiredMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		method, params, want string
+		method, params, want, path string
 	}{
-		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `"}`, "invalid params: content is required"},
-		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `","content":null}`, "invalid params: content is required"},
-		{acp.MethodFSReadTextFile, `{"sessionId":"s"}`, "invalid params: path is required"},
-		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"env","env":[{"name":"A"}]}`, "invalid params: env: value is required"},
-		{acp.MethodTerminalOutput, `{"sessionId":"s","terminalId":null}`, "invalid params: terminalId is required"},
+		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `"}`, "invalid params: content is required", file},
+		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `","content":null}`, "invalid params: content is required", file},
+		{acp.MethodFSReadTextFile, `{"sessionId":"s"}`, "invalid params: path is required", ""},
+		{acp.MethodFSReadTextFile, `{"sessionId":"s","path":"` + file + `","line":"x"}`, "", file},
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"env","env":[{"name":"A"}]}`, "invalid params: env: value is required", ""},
+		{acp.MethodTerminalOutput, `{"sessionId":"s","terminalId":null}`, "invalid params: terminalId is required", ""},
 	} {
 		_, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: tt.method, Params: json.RawMessage(tt.params)})
 		var ae *acp.Error
-		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || ae.Message != tt.want || rec.Error != tt.want {
+		if tt.want == "" && ae == nil && errors.As(err, &ae) {
+			tt.want = ae.Message // a bad value: its message is the decoder's
+		}
+		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || ae.Message != tt.want || rec.Refused != tt.want || rec.Error != "" || rec.Path != tt.path {
 			t.Errorf("%s %s: err %v, record %+v; want code %d, %q", tt.method, tt.params, err, rec, acp.CodeInvalidParams, tt.want)
 		}
 	}

@@ -894,8 +894,8 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 
 // endAgent ends the agent's part of the scenario, once its turns are over
 // or its session failed to open, if its process was started: it stops the
-// agent (stopAgent), its terminals, and what it left running outside its
-// process group (killLeftovers), then records what it did (collect) and
+// agent (stopAgent), its terminals (a warning for each it left running),
+// and what it left running outside its process group (killLeftovers), then records what it did (collect) and
 // changed (recordChanges, checkProtected). Nothing of the agent's runs
 // any more then: the workspace that is listed, verified and judged is the
 // one it left, however long that takes.
@@ -904,7 +904,7 @@ func (r *scenarioRun) endAgent(scCtx context.Context) {
 		return // it never ran: it changed nothing
 	}
 	r.stopAgent(scCtx)
-	r.sess.client.terms.Close() // each kills what left its group, as commands do
+	r.res.Warnings = append(r.res.Warnings, r.sess.client.closeTerminals()...) // each kills what left its group, as commands do
 	r.killLeftovers()
 	r.collect()
 	r.recordChanges()

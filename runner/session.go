@@ -76,6 +76,9 @@ type session struct {
 	// terminal/create.
 	allowed int
 	denied  int
+	// lineTail is closed once the last fs/* or terminal/* request to
+	// arrive is done (see line); nil before the first.
+	lineTail <-chan struct{}
 }
 
 // setupState records what the agent did before the first turn.
@@ -232,6 +235,41 @@ func (s *session) holdRequests(t *turnState) (release func()) {
 
 var _ acp.Handler = (*session)(nil)
 
+// line takes the place of an fs/* or terminal/* request, in arrival order,
+// in the line in which they are served: it returns prev, closed once the
+// request before it is done, and done, to close once this one is (see
+// served). Served one at a time, pipelined writes to a file end as the
+// last one asked and a read reads a whole file, every run; and of the
+// answers (up to 8 MiB each) only one is built and unwritten at a time.
+func (s *session) line() (prev <-chan struct{}, done chan struct{}) {
+	done = make(chan struct{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, s.lineTail = s.lineTail, done
+	if prev == nil {
+		prev = closedChan
+	}
+	return prev, done
+}
+
+// closedChan is a closed channel: nothing to wait for.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// served closes done, the request's place in the line (see line), once
+// its answer has been written, or could not be (acp.AfterAnswer): the next
+// request is served after the agent could read this one's answer. It is
+// called as the handler returns; without a Conn's handler (a test's call)
+// done is closed then.
+func served(ctx context.Context, done chan struct{}) {
+	if !acp.AfterAnswer(ctx, func(error) { close(done) }) {
+		close(done)
+	}
+}
+
 // arrive attributes a permission or client request to the running turn
 // (or the setup) in arrival order, reserves its record and, for a request
 // of the running turn, makes the turn's end wait for its answer.
@@ -356,8 +394,17 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		}
 		return s.permission(ctx, a), nil
 	}
-	// fs/* and terminal/*, served concurrently: a command may run for long.
-	acp.Async(ctx)
+	// fs/* and terminal/*: served one at a time, in the order they came
+	// (see line), but terminal/wait_for_exit, which lasts as long as its
+	// command. The line goes on meanwhile.
+	if req.Method != acp.MethodTerminalWaitForExit {
+		prev, done := s.line()
+		defer served(ctx, done)
+		acp.Async(ctx)
+		waitFor(ctx, prev)
+	} else {
+		acp.Async(ctx)
+	}
 	if a.hold != nil {
 		waitFor(ctx, a.hold) // served after the checks of the workspace
 	}

@@ -22,7 +22,7 @@ func TestTerminalEscapedChildIsKilled(t *testing.T) {
 	goOn, _, sayGo := testkit.FIFO(t)
 	parent := reap.New()
 	m := terminal.NewManager()
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	_, term, err := m.Create(terminal.Config{
 		Command: "setsid sh -c 'echo $$ > " + ready + "; sleep 1000; :' & read x < " + goOn + "; echo bye",
 		Env:     parent.Set(os.Environ()),

@@ -302,17 +302,29 @@ func (m *Manager) Running() int {
 }
 
 // Close kills every terminal, waits until they are gone and forgets them.
-// Create fails afterwards.
-func (m *Manager) Close() {
+// Create fails afterwards. It returns the ids, in the order they were
+// created, of the terminals (released ones left out) whose command was
+// still running when it killed them.
+func (m *Manager) Close() (running []string) {
 	m.mu.Lock()
 	m.closed = true
 	terms := m.terms
 	m.terms = map[string]*Terminal{}
+	next := m.next
 	m.mu.Unlock()
-	for _, t := range terms {
+	for i := 1; i <= next; i++ {
+		id := fmt.Sprintf("term-%d", i)
+		t, ok := terms[id]
+		if !ok {
+			continue
+		}
+		if !isClosed(t.Exited()) {
+			running = append(running, id)
+		}
 		t.Kill()
 	}
 	for _, t := range terms {
 		<-t.Done()
 	}
+	return running
 }

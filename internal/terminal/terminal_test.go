@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -303,7 +304,7 @@ func TestTerminalKillKillsTheGroup(t *testing.T) {
 func TestTerminalReleaseLeavesNothing(t *testing.T) {
 	ready, readLine, _ := testkit.FIFO(t)
 	m := terminal.NewManager()
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	id, term, err := m.Create(terminal.Config{Command: "sleep 1000 & echo started > " + ready + "; echo out; wait", Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +336,7 @@ func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	ready, readLine, _ := testkit.FIFO(t)
 	goOn, _, sayGo := testkit.FIFO(t)
 	m := terminal.NewManager()
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	// setsid (without forking: the background child is no group leader)
 	// puts the child in a new session and group, still holding stdout;
 	// once it is there, it tells the test, which lets the leader end.
@@ -393,7 +394,9 @@ func TestTerminalManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Close()
+	if left := m.Close(); !slices.Equal(left, []string{id}) {
+		t.Errorf("Close = %q; want the one still running, %s", left, id)
+	}
 	select {
 	case <-running.Done():
 	default:
@@ -431,7 +434,7 @@ func sortedPids(a, b int) []int {
 // exited, nor one released.
 func TestManagerRunning(t *testing.T) {
 	m := terminal.NewManager()
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	_, done, err := m.Create(terminal.Config{Command: "true", Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
