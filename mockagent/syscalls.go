@@ -63,15 +63,22 @@ func (st *spawnStep) play(pl *player) *ending {
 	return check(pl.say("spawn: %s: %s", status, strings.TrimSpace(string(out))))
 }
 
-// connectStep opens a TCP connection to arg itself, and closes it.
-type connectStep struct{ nonEmptyArg }
+// hostPortArg is a step's HOST:PORT argument ($NAME and ${NAME} expanded
+// when played).
+type hostPortArg struct{ nonEmptyArg }
 
-func (st *connectStep) parse(p *parser, a action) {
-	st.nonEmptyArg.parse(p, a)
-	if _, _, err := net.SplitHostPort(st.arg); st.arg != "" && err != nil && !strings.Contains(st.arg, "$") {
-		p.Errorf(yamlnode.Deref(a.V), "connect: want HOST:PORT, got %q", st.arg)
+// parseAs parses the argument of the step named step.
+func (h *hostPortArg) parseAs(p *parser, a action, step string) {
+	h.nonEmptyArg.parse(p, a)
+	if _, _, err := net.SplitHostPort(h.arg); h.arg != "" && err != nil && !strings.Contains(h.arg, "$") {
+		p.Errorf(yamlnode.Deref(a.V), "%s: want HOST:PORT, got %q", step, h.arg)
 	}
 }
+
+// connectStep opens a TCP connection to arg itself, and closes it.
+type connectStep struct{ hostPortArg }
+
+func (st *connectStep) parse(p *parser, a action) { st.parseAs(p, a, "connect") }
 
 func (st *connectStep) play(pl *player) *ending {
 	ctx, cancel := context.WithTimeout(pl.a.ctx, connectTimeout)
@@ -86,14 +93,9 @@ func (st *connectStep) play(pl *player) *ending {
 
 // listenStep listens on the TCP address arg itself (port 0: any), and
 // closes the listener.
-type listenStep struct{ nonEmptyArg }
+type listenStep struct{ hostPortArg }
 
-func (st *listenStep) parse(p *parser, a action) {
-	st.nonEmptyArg.parse(p, a)
-	if _, _, err := net.SplitHostPort(st.arg); st.arg != "" && err != nil && !strings.Contains(st.arg, "$") {
-		p.Errorf(yamlnode.Deref(a.V), "listen: want HOST:PORT, got %q", st.arg)
-	}
-}
+func (st *listenStep) parse(p *parser, a action) { st.parseAs(p, a, "listen") }
 
 func (st *listenStep) play(pl *player) *ending {
 	l, err := net.Listen("tcp", os.ExpandEnv(st.arg))
