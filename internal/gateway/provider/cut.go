@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -139,8 +140,8 @@ func wholeRunes(s []byte) int {
 			if i+6 > len(s) {
 				return n
 			}
-			r := hex4(s[i+2 : i+6])
-			if utf16.IsSurrogate(r) && r < 0xdc00 && len(s)-(i+6) < 6 && (bytes.HasPrefix(s[i+6:], []byte(`\u`)) || bytes.HasPrefix([]byte(`\u`), s[i+6:])) {
+			r, err := strconv.ParseUint(string(s[i+2:i+6]), 16, 16)
+			if err == nil && utf16.IsSurrogate(rune(r)) && r < 0xdc00 && len(s)-(i+6) < 6 && (bytes.HasPrefix(s[i+6:], []byte(`\u`)) || bytes.HasPrefix([]byte(`\u`), s[i+6:])) {
 				return n // a pair cut in its second half
 			}
 			i += 6
@@ -159,22 +160,4 @@ func wholeRunes(s []byte) int {
 		n = i
 	}
 	return n
-}
-
-// hex4 is the value of 4 hex digits, -1 when they are not.
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return -1
-		}
-	}
-	return r
 }
