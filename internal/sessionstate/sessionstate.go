@@ -35,7 +35,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,25 +129,11 @@ func Identity(path string) string {
 	if parent == dir {
 		return path // in the root directory, which has no ancestors
 	}
-	return filepath.Join(resolved(parent), filepath.Base(dir), filepath.Base(path))
-}
-
-// resolved is the absolute path p with its symlinks resolved, as far as
-// it exists: the rest, made later, is kept as written.
-func resolved(p string) string {
-	var rest []string // the components not found, last first
-	for at := p; ; {
-		if r, err := filepath.EvalSymlinks(at); err == nil {
-			slices.Reverse(rest)
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		up := filepath.Dir(at)
-		if up == at {
-			return p
-		}
-		rest = append(rest, filepath.Base(at))
-		at = up
+	real, err := outfile.RealPath(parent)
+	if err != nil { // a loop of links: as written
+		real = parent
 	}
+	return filepath.Join(real, filepath.Base(dir), filepath.Base(path))
 }
 
 // LockPath is the lock file of the state file at path.
