@@ -183,7 +183,7 @@ func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*
 	pin, err := outfile.PinIn(ctx, dir, path)
 	if err != nil {
 		dir.Close()
-		lf.Close()
+		unlockClose(lf)
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
 	f := &File{path: path, lock: lf, pin: pin, holds: map[string]chan struct{}{}}
@@ -232,10 +232,13 @@ func lock(ctx context.Context, lf *os.File, path string, mode Mode, waiting func
 		return nil
 	case <-ctx.Done():
 		// flock cannot be interrupted: let it finish in the background and
-		// drop the lock it gets (closing the file releases it).
+		// drop the lock it gets.
 		go func() {
-			<-done
-			lf.Close()
+			if <-done == nil {
+				unlockClose(lf)
+			} else {
+				lf.Close()
+			}
 		}()
 		return fmt.Errorf("state file %s: waiting for the lock: %w", path, context.Cause(ctx))
 	}
@@ -474,5 +477,13 @@ func (f *File) Close() error {
 	if f.pin != nil {
 		f.pin.Close()
 	}
-	return f.lock.Close() // closing the lock file releases the flock
+	return unlockClose(f.lock)
+}
+
+// unlockClose releases lf's flock, then closes lf. Closing alone is not
+// enough: a child this process is forking at the same moment holds a copy
+// of the descriptor until its exec, and the lock would live on until then.
+func unlockClose(lf *os.File) error {
+	flock(int(lf.Fd()), syscall.LOCK_UN)
+	return lf.Close()
 }

@@ -87,6 +87,27 @@ func TestFailWhenLocked(t *testing.T) {
 	}
 }
 
+// TestCloseReleasesDespiteACopy: Close releases the lock even while a copy
+// of its descriptor lives on (a child another goroutine is forking holds
+// one until its exec), so the next Open does not find the file busy.
+func TestCloseReleasesDespiteACopy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := open(t, path, sessionstate.Fail)
+	fd, err := sessionstate.DupLock(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	g.Close()
+}
+
 func TestWaitForTheHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	f := open(t, path, sessionstate.Fail)
