@@ -82,6 +82,24 @@ turns:
 	}
 }
 
+// TestIdleTimeoutTiedWithTurnTimeout: an idle timeout equal to the turn's
+// gives the turn's timeout as the cause, every run (it used to be either).
+func TestIdleTimeoutTiedWithTurnTimeout(t *testing.T) {
+	t.Parallel()
+	_, _, turns := runCancelScenario(t, waitingAgent, `
+name: tie
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 300ms
+idleTimeout: 300ms
+turns:
+  - prompt: one
+`)
+	if turns[0].CancelCause != "turnTimeout" {
+		t.Errorf("turn = %+v, want cancelled by turnTimeout", turns[0])
+	}
+}
+
 func TestInterruptWritesPartialResults(t *testing.T) {
 	underRace(t)
 	t.Parallel()

@@ -863,3 +863,24 @@ func TestServingWithinEndsWithItsTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleTimeoutTiedWithTheTurnsDeadline: an idle limit that runs out
+// with the turn's deadline, or after it, never cancels the turn: the cause
+// is the turn's timeout, every run (both timers firing at one instant
+// used to pick either).
+func TestIdleTimeoutTiedWithTheTurnsDeadline(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []time.Duration{time.Second, 2 * time.Second} {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := lagConn(t, nil)
+			turnCtx, stop := context.WithTimeoutCause(context.Background(), time.Second, errTurnTimeout)
+			defer stop()
+			ctx, cancel := context.WithCancelCause(turnCtx)
+			defer cancel(nil)
+			newActivity().watchIdle(ctx, cancel, limit, c)
+			if cause := context.Cause(ctx); !errors.Is(cause, errTurnTimeout) {
+				t.Errorf("idle limit %s, turn timeout 1s: cause %v, want %v", limit, cause, errTurnTimeout)
+			}
+		})
+	}
+}

@@ -81,11 +81,14 @@ func (a *activity) idleFor(now time.Time, l acp.Lag) time.Duration {
 }
 
 // watchIdle cancels ctx with errIdleTimeout once the agent on conn has been
-// idle for limit. It returns when ctx ends.
+// idle for limit. It returns when ctx ends. An idle limit that runs out at
+// ctx's deadline or after it leaves the cancel to the deadline, so that
+// the cause does not depend on which of two timers fires first.
 func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc, limit time.Duration, conn *acp.Conn) {
 	a.touch(time.Now()) // the start of the wait counts as activity
 	t := time.NewTimer(limit)
 	defer t.Stop()
+	deadline, hasDeadline := ctx.Deadline()
 	for {
 		select {
 		case <-ctx.Done():
@@ -93,6 +96,10 @@ func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc
 		case now := <-t.C:
 			idle := a.idleFor(now, conn.Lag())
 			if idle >= limit {
+				if hasDeadline && !now.Add(limit-idle).Before(deadline) {
+					<-ctx.Done() // the deadline's cause, not idleness
+					return
+				}
 				cancel(errIdleTimeout)
 				return
 			}
