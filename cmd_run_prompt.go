@@ -45,8 +45,8 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	}
 	lopts := c.loadOptions(cfg)
 	agent := ""
-	if len(c.Agent) > 0 {
-		agent = c.Agent[0] // the others are the matrix's, as with a file
+	if agents := words(c.Agent); len(agents) > 0 {
+		agent = agents[0] // the others are the matrix's, as with a file
 	}
 	sc, warnings, err := scenario.OneShot(agent, lopts)
 	var loaded []*scenario.Scenario // none when loading failed

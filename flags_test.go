@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -248,6 +249,109 @@ func TestEmptySelectorRefused(t *testing.T) {
 					t.Errorf("%q: emptyFlag = %v; want %q", args, err, want)
 				}
 			}
+		}
+	}
+}
+
+// TestWordListFlags: --tag and --agent take words, several in a value
+// separated by commas. A value with an empty word ("smoke," as
+// "$A,$B" gives it with B unset) or a word with white space ("smoke,
+// nightly"), which no tag or agent name can equal, is refused before
+// anything runs instead of selecting less than was asked for; one whose
+// every word is empty ("," or "") is an empty flag.
+func TestWordListFlags(t *testing.T) {
+	const emptyTag = `: the tag is empty (is the variable that gives it unset?): give a tag, or leave the flag out`
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tag", "smoke, nightly"}, `--tag "smoke, nightly": tag " nightly" holds a space: a tag is one word; separate tags with commas and no spaces, or repeat --tag`},
+		{[]string{"--tag", "nightly "}, `--tag "nightly ": tag "nightly " holds a space: a tag is one word; separate tags with commas and no spaces, or repeat --tag`},
+		{[]string{"--tag", "a\tb"}, `--tag "a\tb": tag "a\tb" holds the control character \x09: a tag is one word; separate tags with commas and no spaces, or repeat --tag`},
+		{[]string{"--tag", "smoke", "--tag", "a b"}, `--tag "a b": tag "a b" holds a space`},
+		{[]string{"--tag", ","}, `--tag ","` + emptyTag},
+		{[]string{"--tag=,,"}, `--tag ",,"` + emptyTag},
+		{[]string{"--tag", "smoke", "--tag", ""}, `--tag ""` + emptyTag},
+		{[]string{"--tag", "smoke,"}, `--tag "smoke,": a tag in it is empty (is a variable that gives it unset?): give a tag between every two commas, with none before the first or after the last`},
+		{[]string{"--tag", ",smoke"}, `--tag ",smoke": a tag in it is empty`},
+		{[]string{"--tag", "smoke,,nightly"}, `--tag "smoke,,nightly": a tag in it is empty`},
+		{[]string{"--agent", "m1, m2"}, `--agent "m1, m2": name " m2" holds a space: a name is one word; separate names with commas and no spaces, or repeat --agent`},
+		{[]string{"--agent", "m1,"}, `--agent "m1,": a name in it is empty (is a variable that gives it unset?): give a name between every two commas, with none before the first or after the last`},
+		{[]string{"--agent", ","}, `--agent ",": the name is empty (is the variable that gives it unset?): give a name, or leave the flag out`},
+		{[]string{"--agent", "m1", "--agent", ""}, `--agent "": the name is empty`},
+	} {
+		for _, cmd := range []string{"run", "list"} {
+			args := append([]string{cmd, "x.yaml"}, tt.args...)
+			var stderr bytes.Buffer
+			code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+			if code != exitUsage || !strings.HasPrefix(stderr.String(), "acprun: "+tt.want) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("%q: exit %d, stderr %q; want %d and one line starting %q", args, code, stderr.String(), exitUsage, "acprun: "+tt.want)
+			}
+		}
+	}
+}
+
+// TestWordListFlagsSplit: each value of --tag and --agent lists words
+// separated by commas, and the flags may be repeated: the selection gets
+// every word, in order.
+func TestWordListFlagsSplit(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{Stdout: &out, Stderr: &out}
+	root := &cli{}
+	p, err := newParser(context.Background(), root, g, g.Stdout, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, err := p.Parse([]string{"run", "x.yaml", "--tag", "smoke,nightly", "--tag=slow", "--agent", "m1,m2", "--agent", "m3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFlags(kctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := words(root.Run.Tag), []string{"smoke", "nightly", "slow"}; !slices.Equal(got, want) {
+		t.Errorf("tags %q, want %q", got, want)
+	}
+	if got, want := words(root.Run.Agent), []string{"m1", "m2", "m3"}; !slices.Equal(got, want) {
+		t.Errorf("agents %q, want %q", got, want)
+	}
+}
+
+// TestOneValueSelectionFlagGivenTwice: --run and --shard select by one
+// value, and given twice only the last would count: --run a --run b,
+// which reads as selecting both as --tag a --tag b does, would run b
+// alone. They are refused; --timeout, --repeat and --min-pass-rate stay
+// last-wins, so that a later flag overrides one set before it.
+func TestOneValueSelectionFlagGivenTwice(t *testing.T) {
+	for args, want := range map[string]string{
+		"run x.yaml --run smoke --run nightly": "acprun: --run given 2 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
+		"list x.yaml --run=a --run b --run c":  "acprun: --run given 3 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
+		"run x.yaml --shard 1/2 --shard 2/2":   "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
+		"list x.yaml --shard=1/3 --shard=1/3":  "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
+	} {
+		var stderr bytes.Buffer
+		code := run(strings.Fields(args), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || stderr.String() != want {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+	var out bytes.Buffer
+	g := &globals{Stdout: &out, Stderr: &out}
+	for _, args := range []string{
+		"run x.yaml --timeout 1m --timeout 2m",
+		"run x.yaml --repeat 2 --repeat 3",
+		"run x.yaml --repeat 4 --min-pass-rate 0.5 --min-pass-rate 0.75",
+	} {
+		p, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kctx, err := p.Parse(strings.Fields(args))
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if err := checkFlags(kctx); err != nil {
+			t.Errorf("%s: %v; want the last value to count", args, err)
 		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // Exit codes, documented in the help of run and merge and in docs/results.md.
@@ -336,7 +337,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", loadRedactor(nil).Error(err), usageHint(err))
 		return exitUsage
 	}
-	if err := errors.Join(emptyFlag(kctx), repeatedPathFlag(kctx)); err != nil {
+	if err := checkFlags(kctx); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", loadRedactor(nil).Error(err))
 		return exitUsage
 	}
@@ -362,59 +363,118 @@ func usageHint(err error) string {
 	return "see '" + path + " --help'"
 }
 
+// checkFlags refuses, before anything runs (exit 2), the flags given
+// values that could not do what the user meant: an empty value
+// (emptyFlag), a list with an empty or a blank word (wordListFlag), a
+// flag that takes one value given twice (repeatedFlag).
+func checkFlags(kctx *kong.Context) error {
+	return errors.Join(emptyFlag(kctx), wordListFlag(kctx), repeatedFlag(kctx))
+}
+
 // emptyPlaceholders are the placeholders of the flags whose value may not
 // be empty, with what the value is and what to give instead: those that
 // name a file or a directory, those that select scenarios, which empty
 // would select them all, and a model, a mode or an auth method, which
-// empty would not be set as the user meant.
+// empty would not be set as the user meant. A placeholder that ends in
+// listTail is a list of words (see wordListFlag).
 var emptyPlaceholders = map[string]struct{ what, give string }{
-	"FILE":   {"path", "a file"},
-	"DIR":    {"path", "a directory"},
-	"I/N":    {"shard", "one such as 2/4"},
-	"REGEX":  {"pattern", "a regular expression (RE2) such as ^smoke"},
-	"TAG":    {"tag", "a tag"},
-	"NAME":   {"name", "a name"},
-	"MODEL":  {"model", "the id of a model the agent offers"},
-	"MODE":   {"mode", "the id of a session mode the agent offers"},
-	"METHOD": {"auth method", "the id of an auth method the agent offers"},
+	"FILE":            {"path", "a file"},
+	"DIR":             {"path", "a directory"},
+	"I/N":             {"shard", "one such as 2/4"},
+	"REGEX":           {"pattern", "a regular expression (RE2) such as ^smoke"},
+	"TAG" + listTail:  {"tag", "a tag"},
+	"NAME":            {"name", "a name"},
+	"NAME" + listTail: {"name", "a name"},
+	"MODEL":           {"model", "the id of a model the agent offers"},
+	"MODE":            {"mode", "the id of a session mode the agent offers"},
+	"METHOD":          {"auth method", "the id of an auth method the agent offers"},
 }
+
+// listTail ends the placeholder of a flag whose every value lists one or
+// more words separated by commas, and which may be repeated: --tag and
+// --agent (--tag smoke,nightly --tag slow). Such a flag is a []string
+// with sep:"none", so that it holds each value as given, an empty one
+// too (kong would drop it, and the empty words at a value's end), and
+// words splits them.
+const listTail = ",..."
 
 // emptyFlag refuses a flag of emptyPlaceholders given an empty value, as
 // -o "$RESULTS" or --shard "$SHARD" gives it when the variable is unset:
 // nothing has run yet (exit 2), and nothing would be written where the
 // user looks for it, or every shard would run the whole suite. kong marks
 // as set the flags given on the command line and those with a default;
-// no default is empty, so an empty value was given. kong drops the empty
-// values of a repeatable flag, so one is refused only when it gives the
-// flag no value at all.
+// no default is empty, so an empty value was given. A value of a list
+// flag whose every word is empty (--tag "$A,$B" with both unset: ",") is
+// empty too. kong drops the empty values of a repeatable flag split at
+// commas, so one is refused only when it gives the flag no value at all.
 func emptyFlag(kctx *kong.Context) error {
 	for _, f := range kctx.Flags() {
 		want, ok := emptyPlaceholders[f.PlaceHolder]
 		if !ok || !f.Set || f.Enum != "" { // kong checks an enum's value
 			continue
 		}
+		var values []string
 		switch f.Target.Kind() {
 		case reflect.String:
-			ok = f.Target.String() == ""
+			values = []string{f.Target.String()}
 		case reflect.Slice:
-			ok = f.Target.Len() == 0
-		default:
-			ok = false
+			values, _ = f.Target.Interface().([]string)
+			if f.Target.Len() == 0 {
+				values = []string{""}
+			}
 		}
-		if !ok {
-			continue
+		for _, v := range values {
+			if v == "" || strings.HasSuffix(f.PlaceHolder, listTail) && strings.Trim(v, ",") == "" {
+				return fmt.Errorf("%s %q: the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", flagName(f), v, want.what, want.give)
+			}
 		}
-		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", flagName(f), want.what, want.give)
 	}
 	return nil
 }
 
-// repeatedPathFlag refuses a flag that names a file or a directory (its
-// placeholder is FILE or DIR), and takes one, given more than once: kong keeps the
-// last, and the output the user named first would silently not be written
-// (-o a.json --json b.json: two names of one flag). Such a flag is a usage
-// error (exit 2) that names it and its other names.
-func repeatedPathFlag(kctx *kong.Context) error {
+// wordListFlag refuses a value of a list flag (see listTail) with a
+// word that no tag or agent name could equal, which would select less
+// than the user asked for and say nothing: an empty one ("smoke," as
+// --tag "$A,$B" gives it with B unset) or one with white space (--tag
+// "smoke, nightly"). A value whose every word is empty is emptyFlag's.
+func wordListFlag(kctx *kong.Context) error {
+	for _, f := range kctx.Flags() {
+		want, ok := emptyPlaceholders[f.PlaceHolder]
+		if !ok || !f.Set || !strings.HasSuffix(f.PlaceHolder, listTail) {
+			continue
+		}
+		values, _ := f.Target.Interface().([]string)
+		for _, v := range values {
+			if strings.Trim(v, ",") == "" {
+				continue // emptyFlag's
+			}
+			for w := range strings.SplitSeq(v, ",") {
+				if w == "" {
+					return fmt.Errorf("%s %q: a %s in it is empty (is a variable that gives it unset?): give %s between every two commas, with none before the first or after the last",
+						flagName(f), v, want.what, want.give)
+				}
+				if not := scenario.NotAWord(w); not != "" {
+					return fmt.Errorf("%s %q: %s %q %s: a %[3]s is one word; separate %[3]ss with commas and no spaces, or repeat %[6]s",
+						flagName(f), v, want.what, w, not, flagName(f))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// repeatedFlag refuses a flag that takes one value, and that the user
+// would not mean to give twice, given more than once: kong keeps the
+// last. Those are the flags that name a file or a directory (their
+// placeholder is FILE or DIR: the output the user named first would
+// silently not be written, -o a.json --json b.json: two names of one
+// flag), and --run and --shard (repeatedOnce): --run a --run b reads as
+// selecting both, as --tag a --tag b does, and would run b alone. Such a
+// flag is a usage error (exit 2) that names it and its other names. A
+// flag that sets a number or a duration (--timeout, --repeat,
+// --min-pass-rate) stays last-wins: a later one overrides one set
+// before it, as in a base command line a job adds to.
+func repeatedFlag(kctx *kong.Context) error {
 	given := map[*kong.Flag]int{}
 	var order []*kong.Flag
 	for _, p := range kctx.Path {
@@ -422,7 +482,7 @@ func repeatedPathFlag(kctx *kong.Context) error {
 		if f == nil || p.Resolved || f.Target.Kind() != reflect.String {
 			continue
 		}
-		if f.PlaceHolder != "FILE" && f.PlaceHolder != "DIR" {
+		if _, ok := repeatedOnce[f.PlaceHolder]; !ok {
 			continue
 		}
 		if given[f]++; given[f] == 2 {
@@ -437,8 +497,19 @@ func repeatedPathFlag(kctx *kong.Context) error {
 	if len(f.Aliases) > 0 {
 		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
 	}
-	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once",
-		name, given[f], emptyPlaceholders[f.PlaceHolder].give)
+	once := repeatedOnce[f.PlaceHolder]
+	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once%s",
+		name, given[f], once.takes, once.instead)
+}
+
+// repeatedOnce are the placeholders of the flags repeatedFlag refuses
+// given twice, with the value such a flag takes and, for its error, what
+// to do instead besides giving it once.
+var repeatedOnce = map[string]struct{ takes, instead string }{
+	"FILE":  {"a file", ""},
+	"DIR":   {"a directory", ""},
+	"REGEX": {"one regular expression (RE2)", ", with | between the patterns to select several: --run 'smoke|nightly'"},
+	"I/N":   {"one shard such as 2/4", ""},
 }
 
 // flagName is how an error names the flag f: --name, or -s/--name.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/acprun/acprun/internal/inputfile"
@@ -24,9 +25,10 @@ import (
 // CI_NODE_INDEX and CI_NODE_TOTAL (see scenario.Selection).
 type selection struct {
 	configFlag
-	Agent      []string   `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
+	// Agent and Tag hold their values as given; words splits them.
+	Agent      []string   `name:"agent" placeholder:"NAME,..." sep:"none" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
 	Run        string     `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
-	Tag        []string   `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
+	Tag        []string   `placeholder:"TAG,..." sep:"none" help:"Only scenarios with this tag (repeatable: any of them)."`
 	Shard      string     `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard, or else CI_NODE_INDEX and CI_NODE_TOTAL (1-based, GitLab's parallel:)."`
 	Shards     atLeastOne `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
 	AllowEmpty bool       `help:"Accept a selection that matches no scenario (exit 0) instead of exiting 5."`
@@ -43,6 +45,17 @@ type selection struct {
 	// turnTimeout is run's --turn-timeout, set before it loads: loading
 	// warns about the turn timeouts that apply.
 	turnTimeout time.Duration `kong:"-"`
+}
+
+// words are the words of the values of a list flag, --tag or --agent,
+// in order: each value lists them separated by commas (see listTail).
+// checkFlags has refused the values with an empty word.
+func words(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -64,13 +77,13 @@ func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string,
 	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
-		Tags:        s.Tag,
+		Tags:        words(s.Tag),
 		Shard:       s.Shard,
 		Shards:      s.Shards.n,
 		JobIndex:    os.Getenv("JOB_COMPLETION_INDEX"),
 		CINodeIndex: os.Getenv("CI_NODE_INDEX"),
 		CINodeTotal: os.Getenv("CI_NODE_TOTAL"),
-		Agents:      s.Agent,
+		Agents:      words(s.Agent),
 		AllowEmpty:  s.AllowEmpty,
 	}
 	durations, err := s.durations(g)

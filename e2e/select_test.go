@@ -259,6 +259,101 @@ func TestEmptySelectionFlagsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// twoTaggedScenarios are two scenarios of the mock agent (agent.mock.yaml,
+// mockScript), tagged smoke and nightly.
+const twoTaggedScenarios = `name: smoke-one
+tags: [smoke]
+permissions: {default: deny}
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns: [{prompt: hi}]
+---
+name: nightly-one
+tags: [nightly]
+permissions: {default: deny}
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns: [{prompt: hi}]
+`
+
+// TestSelectionFlagsThatWouldSelectLess: a --tag or --agent value with a
+// word no tag or agent name could equal (white space, an empty word
+// between commas), --tag "," (as "$A,$B" gives it with both unset), and
+// --run or --shard given twice, where only the last would count, are
+// usage errors before anything runs, for run and list; they used to run
+// less than was asked for, with exit 0.
+func TestSelectionFlagsThatWouldSelectLess(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--tag", "smoke, nightly"}, `acprun: --tag "smoke, nightly": tag " nightly" holds a space: a tag is one word; separate tags with commas and no spaces, or repeat --tag`},
+		{[]string{"--tag", ","}, `acprun: --tag ",": the tag is empty (is the variable that gives it unset?): give a tag, or leave the flag out`},
+		{[]string{"--tag", ",", "--allow-empty"}, `acprun: --tag ",": the tag is empty`},
+		{[]string{"--tag", "smoke,"}, `acprun: --tag "smoke,": a tag in it is empty (is a variable that gives it unset?)`},
+		{[]string{"--tag", "smoke", "--tag", ""}, `acprun: --tag "": the tag is empty`},
+		{[]string{"--agent", "m1, m2"}, `acprun: --agent "m1, m2": name " m2" holds a space: a name is one word; separate names with commas and no spaces, or repeat --agent`},
+		{[]string{"--agent", "m1,"}, `acprun: --agent "m1,": a name in it is empty`},
+		{[]string{"--run", "smoke", "--run", "nightly"}, `acprun: --run given 2 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'`},
+		{[]string{"--shard", "1/2", "--shard=2/2"}, `acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once`},
+	} {
+		for _, cmd := range []string{"run", "list"} {
+			args := append([]string{cmd, "s.yaml"}, tt.args...)
+			if cmd == "run" {
+				args = append(args, "-o", "r.json")
+			}
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				writeFiles(t, dir, map[string]string{"s.yaml": twoTaggedScenarios, "agent.mock.yaml": mockScript})
+				res := acprun(t, dir, args...)
+				if res.code != exitUsage || !strings.Contains(res.stderr, tt.stderr) || res.stdout != "" {
+					t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2, nothing on stdout and %q", res.code, res.stdout, res.stderr, tt.stderr)
+				}
+				if got := dirNames(t, dir); !slices.Equal(got, []string{"agent.mock.yaml", "s.yaml"}) {
+					t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+				}
+			})
+		}
+	}
+}
+
+// TestSelectionFlagsListAndRepeat: --tag and --agent take several words
+// separated by commas, and repeat; --run takes several names with |;
+// --timeout and --repeat given twice count the last, as a later flag
+// overrides an earlier one.
+func TestSelectionFlagsListAndRepeat(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.mock.yaml")
+	config := fmt.Sprintf("agents:\n  m: {command: [acprun, mock-agent, %q]}\n  n: {command: [acprun, mock-agent, %q]}\n", script, script)
+	writeFiles(t, dir, map[string]string{"s.yaml": twoTaggedScenarios, "agent.mock.yaml": mockScript, "acprun.yaml": config})
+	for _, tt := range []struct {
+		args []string
+		want []string // the results, name [agent] #attempt, in order
+	}{
+		{[]string{"--tag", "smoke,nightly"}, []string{"smoke-one [] #0", "nightly-one [] #0"}},
+		{[]string{"--tag", "nightly", "--tag", "smoke"}, []string{"smoke-one [] #0", "nightly-one [] #0"}},
+		{[]string{"--run", "smoke|nightly"}, []string{"smoke-one [] #0", "nightly-one [] #0"}},
+		{[]string{"--run", "smoke", "--agent", "m,n"}, []string{"smoke-one [m] #0", "smoke-one [n] #0"}},
+		{[]string{"--run", "smoke", "--agent", "n,m", "--agent", "m"}, []string{"smoke-one [n] #0", "smoke-one [m] #0"}},
+		{[]string{"--run", "nightly", "--repeat", "3", "--repeat", "2", "--timeout", "1s", "--timeout", "1m"}, []string{"nightly-one [] #1", "nightly-one [] #2"}},
+	} {
+		args := append([]string{"run", "s.yaml", "-o", "r.json"}, tt.args...)
+		res := acprun(t, dir, args...)
+		if res.code != exitOK {
+			t.Errorf("%q: exit %d, want 0\nstderr:\n%s", args, res.code, res.stderr)
+			continue
+		}
+		var got []string
+		for _, r := range readResults(t, filepath.Join(dir, "r.json")).Scenarios {
+			got = append(got, fmt.Sprintf("%s [%s] #%d", r.Name, r.Agent.Name, r.Attempt))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: results %q, want %q", args, got, tt.want)
+		}
+	}
+}
+
 // TestSelectionUsageErrors checks that a glob that matches nothing is a
 // usage error naming it, as a missing path is, and so is -j below 1: both
 // before any agent starts.

@@ -799,7 +799,7 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 	nodes, _ := p.strNodes(n, true, false)
 	var tags []string
 	for _, t := range nodes {
-		i := strings.IndexFunc(t.Value, notInWord)
+		not := NotAWord(t.Value)
 		switch {
 		case t.Value == "":
 			p.Errorf(t, "tag is empty: --tag could never select it")
@@ -808,15 +808,27 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 		case strings.Contains(t.Value, ","):
 			p.Errorf(t, "tag %q has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [%s]",
 				t.Value, strings.Join(strings.Split(t.Value, ","), ", "))
-		case i >= 0:
-			r, _ := utf8.DecodeRuneInString(t.Value[i:])
-			p.Errorf(t, "tag %q holds %s: a tag is one word, without white space, control or format characters (write several tags, [%s])",
-				t.Value, describeChar(r), strings.Join(strings.FieldsFunc(t.Value, notInWord), ", "))
+		case not != "":
+			p.Errorf(t, "tag %q %s: a tag is one word, without white space, control or format characters (write several tags, [%s])",
+				t.Value, not, strings.Join(strings.FieldsFunc(t.Value, notInWord), ", "))
 		default:
 			tags = append(tags, t.Value)
 		}
 	}
 	return tags
+}
+
+// NotAWord says why s could not be a tag, nor so one word of --tag or
+// --agent (no agent name holds such a character either): "holds a space",
+// or another character that notInWord refuses, named as describeChar
+// names it. It is "" when s holds none.
+func NotAWord(s string) string {
+	i := strings.IndexFunc(s, notInWord)
+	if i < 0 {
+		return ""
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return "holds " + describeChar(r)
 }
 
 // notInWord reports whether r may not be in a tag: white space, a control

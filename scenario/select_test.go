@@ -230,3 +230,22 @@ func TestUnsharded(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAWord: a word of --tag or --agent is refused as a tag in a file
+// is, for white space, a control or a format character, and said why.
+func TestNotAWord(t *testing.T) {
+	for s, want := range map[string]string{
+		"nightly":   "",
+		"fix-1.2_x": "",
+		"":          "",
+		" nightly":  "holds a space",
+		"a\tb":      `holds the control character \x09`,
+		"a\u00a0b":  `holds the space character \u00a0`,
+		"a\u202eb":  `holds the bidi control character \u202e`,
+		"a\u200db":  `holds the format character \u200d`,
+	} {
+		if got := scenario.NotAWord(s); got != want {
+			t.Errorf("NotAWord(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
