@@ -354,15 +354,17 @@ read -r line
 			}},
 
 		// --- volume ---
-		// Through the race-enabled binary 1M chunks take about 90 s on an
-		// idle 2-core machine: this row runs acprun built without it.
-		{name: "1M small chunks, memory bounded", mock: "turns:\n  - steps: [{flood: {count: 1000000, text: x}}]\n",
-			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 256 << 20,
+		// A quarter of a million chunks peak at about 26 MB (a million, at
+		// 28 MB): 64 MiB leaves no room for 150 bytes kept a message. The
+		// race-enabled binary would take a minute: this row runs acprun
+		// built without it. (bench/ measures a million 64-byte chunks.)
+		{name: "250k small chunks, memory bounded", mock: "turns:\n  - steps: [{flood: {count: 250000, text: x}}]\n",
+			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 64 << 20,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
 			check: func(t *testing.T, out report.Results, _ result) {
 				tr := out.Scenarios[0].Turns[0]
-				if len(tr.Text) != 1000000 || tr.Updates["agent_message_chunk"] != 1000000 {
-					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
+				if len(tr.Text) != 250000 || tr.Updates["agent_message_chunk"] != 250000 {
+					t.Errorf("text %d bytes, %d chunks; want all 250000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
 				}
 			}},
 		// A long text costs its length once: it waits in a temporary file

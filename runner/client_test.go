@@ -834,13 +834,14 @@ turns: [{prompt: hi}]
 // TestClientTerminalOutputFitsAnAnswer: the output terminal/output sends
 // takes at most maxAnswer bytes as JSON, however much the terminal keeps
 // (by default, or the larger outputByteLimit the agent asked for): a NUL
-// takes six bytes there, so only the end that fits is sent, truncated.
+// takes six bytes there, so only the end that fits is sent, truncated
+// (2 MB of NULs, all kept, take 12 MB as JSON).
 func TestClientTerminalOutputFitsAnAnswer(t *testing.T) {
 	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	for _, limit := range []*int64{nil, ptr(int64(64 << 20))} {
-		id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "head -c 5000000 /dev/zero; printf end", OutputByteLimit: limit})
+		id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "head -c 2000000 /dev/zero; printf end", OutputByteLimit: limit})
 		if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
 			t.Fatal(err)
 		}
