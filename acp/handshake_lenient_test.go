@@ -137,9 +137,9 @@ func TestPromptResponseLenient(t *testing.T) {
 		{"whole floats", `{"stopReason":"end_turn","usage":{"totalTokens":5.0,"inputTokens":3e0,"outputTokens":2,"thoughtTokens":1.0}}`, usage(5, 3, 2, ptr[int64](1)), nil},
 		{"usage a string", `{"stopReason":"end_turn","usage":"n/a"}`, nil, []string{`usage: want an object, got string "n/a"; the field took its default`}},
 		{"a total not an integer", `{"stopReason":"end_turn","usage":{"totalTokens":5.5,"inputTokens":3,"outputTokens":2}}`, nil,
-			[]string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}},
+			[]string{`usage.totalTokens: want a non-negative integer, got number 5.5 (usage ignored)`}},
 		{"thoughtTokens a string", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2,"thoughtTokens":"x"}}`, usage(5, 3, 2, nil),
-			[]string{`usage.thoughtTokens: want an integer, got string "x"; the field took its default`}},
+			[]string{`usage.thoughtTokens: want a non-negative integer, got string "x"; the field took its default`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -142,11 +142,13 @@ func object(raw json.RawMessage, path string, w any) error {
 }
 
 // fields decodes the members of one object, keeping the first error of a
-// required member.
+// required member. counts are the object's members that are counts (see
+// counts).
 type fields struct {
-	l    *lax
-	path string
-	err  error
+	l      *lax
+	path   string
+	counts map[string]bool
+	err    error
 }
 
 // fail records err, the error of a required member, unless one came first.
@@ -180,6 +182,65 @@ var laxRoles = map[reflect.Type]map[string]role{
 	reflect.TypeFor[NewSessionResponse]():       {"sessionId": required},
 	reflect.TypeFor[PromptResponse]():           {"stopReason": required},
 	reflect.TypeFor[RequestPermissionRequest](): {"sessionId": required, "toolCall": required, "options": strict},
+}
+
+// counts gives, for each type that holds token counts, those members:
+// integers the schema bounds at minimum 0 (format uint64), held as int64
+// so that they add up as the results' do. A negative one is malformed, and
+// so is a null or missing one that laxRoles says is required; both
+// decodings check them, the lenient one member by member (fields.scalar)
+// and the strict one with the type's own decoding (decodeCounts), so that
+// a well-formed count takes the fast path and a malformed one is said.
+var counts = map[reflect.Type]map[string]bool{
+	reflect.TypeFor[Usage](): {"totalTokens": true, "inputTokens": true, "outputTokens": true,
+		"thoughtTokens": true, "cachedReadTokens": true, "cachedWriteTokens": true},
+	reflect.TypeFor[UsageUpdate](): {"used": true, "size": true},
+}
+
+// countKind is what the schema wants of a count.
+const countKind = "a non-negative integer"
+
+// countProblem says what is wrong with raw, the value of a count (see
+// counts), required or not: missing or null when required, or negative;
+// "" when none of these, and the count's decoding checks the rest.
+func countProblem(raw json.RawMessage, required bool) string {
+	switch {
+	case len(raw) == 0 && required:
+		return "missing, and it is required"
+	case isNull(raw) && required:
+		return wrongType(countKind, raw)
+	case len(raw) > 0 && raw[0] == '-':
+		if x, err := strconv.ParseFloat(string(raw), 64); err == nil && x < 0 {
+			return wrongType(countKind, raw)
+		}
+	}
+	return ""
+}
+
+// decodeCounts decodes the JSON object data into v, a pointer to a type
+// of counts without this check (its UnmarshalJSON's plain type), and
+// fails when one of the counts of t, v's type, is wrong (see
+// countProblem): the strict decoding of counts, which lets a well-formed
+// value through and leaves a malformed one to the lenient decoding to say.
+func decodeCounts(data []byte, v any, t reflect.Type) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return err
+	}
+	s := shapeOf(t)
+	w := reflect.New(s.raw)
+	if err := json.Unmarshal(data, w.Interface()); err != nil {
+		return err
+	}
+	roles := laxRoles[t]
+	for i, name := range s.names {
+		if !counts[t][name] {
+			continue
+		}
+		if p := countProblem(w.Elem().Field(i).Bytes(), roles[name] == required); p != "" {
+			return errors.New(at(name, p))
+		}
+	}
+	return nil
 }
 
 // blockRoles gives the members of each content block type; the other
@@ -234,8 +295,8 @@ func laxStruct(l *lax, raw json.RawMessage, path string, v reflect.Value, roles 
 	if err := object(raw, path, w.Interface()); err != nil {
 		return err
 	}
-	f := &fields{l: l, path: path}
-	quiet := &fields{l: &lax{quiet: true}, path: path}
+	f := &fields{l: l, path: path, counts: counts[v.Type()]}
+	quiet := &fields{l: &lax{quiet: true}, path: path, counts: f.counts}
 	for i, name := range s.names {
 		r, ok := roles[name]
 		if !ok {
@@ -313,9 +374,14 @@ func (f *fields) member(raw json.RawMessage, name string, r role, v reflect.Valu
 }
 
 // scalar decodes a JSON scalar member into v, a T or a *T (absent and null
-// leave it as it is) according to its role.
+// leave it as it is) according to its role. A count (see counts) is
+// checked as countProblem says too.
 func (f *fields) scalar(raw json.RawMessage, name string, r role, v reflect.Value) {
-	if absent(raw) {
+	problem := ""
+	if f.counts[name] {
+		problem = countProblem(raw, r == required)
+	}
+	if absent(raw) && problem == "" {
 		return
 	}
 	t := v.Type()
@@ -323,17 +389,26 @@ func (f *fields) scalar(raw json.RawMessage, name string, r role, v reflect.Valu
 		t = t.Elem()
 	}
 	p := reflect.New(t)
-	err := json.Unmarshal(raw, p.Interface())
-	if n, ok := integral(raw); err != nil && ok {
-		err = json.Unmarshal(n, p.Interface())
+	if problem == "" {
+		err := json.Unmarshal(raw, p.Interface())
+		if n, ok := integral(raw); err != nil && ok {
+			err = json.Unmarshal(n, p.Interface())
+		}
+		if err != nil {
+			want := kindOf(t)
+			if f.counts[name] {
+				want = countKind
+			}
+			problem = wrongType(want, raw)
+		}
 	}
-	if err != nil {
+	if problem != "" {
 		path := member(f.path, name)
 		switch r {
 		case required:
-			f.fail(errors.New(at(path, wrongType(kindOf(t), raw))))
+			f.fail(errors.New(at(path, problem)))
 		case optional:
-			f.l.note(path, wrongType(kindOf(t), raw))
+			f.l.note(path, problem)
 		}
 		return
 	}
@@ -559,10 +634,10 @@ func problem(err error, raw json.RawMessage) string {
 	return te.Field + ": want " + kindOf(te.Type) + ", got " + valueKind(te.Value)
 }
 
-// strictError is the error of the strict member at path, raw, whose own
-// decoding failed with err, in the schema's words: the path goes down to
-// the value that is wrong ("options[0].optionId: want a string, got a
-// number"). It wraps err.
+// strictError is the error of the strict member at path ("" for a whole
+// message's params), raw, whose own decoding failed with err, in the
+// schema's words: the path goes down to the value that is wrong
+// ("options[0].optionId: want a string, got a number"). It wraps err.
 func strictError(path string, err error, raw json.RawMessage) error {
 	msg := problem(err, raw)
 	var te *json.UnmarshalTypeError
@@ -571,7 +646,7 @@ func strictError(path string, err error, raw json.RawMessage) error {
 			if _, numErr := strconv.Atoi(f); numErr == nil {
 				path += "[" + f + "]"
 			} else {
-				path += "." + f
+				path = member(path, f)
 			}
 		}
 		msg = "want " + kindOf(te.Type) + ", got " + valueKind(te.Value)
@@ -634,10 +709,11 @@ func valueKind(v string) string {
 // requires, is missing or null: a plain decode would take it as its zero
 // value, and serve a write without content as one that empties the file.
 // The error names the first such member, at path ("env: value is
-// required").
+// required"); one of a malformed member is said in the schema's words, not
+// Go's (strictError: "path: want a string, got a number").
 func decodeRequired(data []byte, v any, path string, names ...string) error {
 	if err := json.Unmarshal(data, v); err != nil {
-		return err
+		return strictError(path, err, data)
 	}
 	var given map[string]present
 	if err := json.Unmarshal(data, &given); err != nil {

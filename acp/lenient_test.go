@@ -382,7 +382,7 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"cachedReadTokens":"x","totalTokens":5.5,"inputTokens":1,"outputTokens":1}}`), &r); err != nil {
 		t.Fatalf("session/prompt answer: %v", err)
 	}
-	if want := []string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
+	if want := []string{`usage.totalTokens: want a non-negative integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
 		t.Errorf("session/prompt answer: usage %+v, Malformed %q; want none and %q", r.Usage, r.Malformed, want)
 	}
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	json "github.com/go-json-experiment/json/v1"
 )
@@ -628,6 +629,22 @@ type Usage struct {
 	CachedReadTokens  *int64          `json:"cachedReadTokens,omitempty"`
 	CachedWriteTokens *int64          `json:"cachedWriteTokens,omitempty"`
 	Meta              json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the usage, whose counts are integers of at least
+// 0 and whose totalTokens, inputTokens and outputTokens are required: one
+// that is not is an error. A PromptResponse's lenient decoding says which.
+func (u *Usage) UnmarshalJSON(data []byte) error {
+	type plain Usage
+	return decodeCounts(data, (*plain)(u), reflect.TypeFor[Usage]())
+}
+
+// UnmarshalJSON decodes the update (a type of update.go), whose used and
+// size are required integers of at least 0: one that is not is an error.
+// A SessionUpdate's lenient decoding says which.
+func (u *UsageUpdate) UnmarshalJSON(data []byte) error {
+	type plain UsageUpdate
+	return decodeCounts(data, (*plain)(u), reflect.TypeFor[UsageUpdate]())
 }
 
 // CancelNotification is the params of the "session/cancel" notification.

@@ -262,7 +262,7 @@ func TestSessionUpdateErrors(t *testing.T) {
 		{"not an object", `["agent_message_chunk"]`, "session update"},
 		{"chunk content not an object", `{"sessionUpdate":"agent_message_chunk","content":"hi"}`, `"agent_message_chunk"`},
 		{"chunk content without type", `{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}`, `"agent_message_chunk"`},
-		{"usage used is a string", `{"sessionUpdate":"usage_update","used":"many","size":1}`, `"usage_update": used: want an integer, got string "many"`},
+		{"usage used is a string", `{"sessionUpdate":"usage_update","used":"many","size":1}`, `"usage_update": used: want a non-negative integer, got string "many"`},
 		{"tool call title is a number", `{"sessionUpdate":"tool_call","toolCallId":"t","title":5}`, `"tool_call": title: want a string, got number 5`},
 		{"tool call id is a number", `{"sessionUpdate":"tool_call_update","toolCallId":7}`, `toolCallId: want a string, got number 7`},
 		{"chunk text is a number", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":1}}`, `content.text: want a string, got number 1`},

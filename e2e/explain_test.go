@@ -409,12 +409,12 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 			"syn.json:2:11: not JSON: invalid character '}' looking for beginning of value; give the params of a session/request_permission as JSON, or its whole JSON-RPC message",
 			`    2 |   "kind": }}`,
 			`      |           ^`}, ""},
-		{"id.json", 2, []string{"id.json:1:107: toolCall.toolCallId: want a string, got number 7: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
+		{"id.json", 2, []string{"id.json:1:107: toolCall.toolCallId: want a string, got number 7: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation); give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 		{"kind.json", 1, []string{"kind.json:2:11: warning: protocol violation: session/request_permission t: toolCall.kind: want a string, got number 5; the field took its default"},
 			"request:  kind=-"},
 		{"loc.json", 0, []string{"loc.json:2:26: warning: protocol violation: session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)"},
 			"decision: ALLOW"},
-		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
+		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation); give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 	} {
 		res := acprun(t, dir, "explain", "perm.yaml", "--request", tt.file)
 		lines := strings.Split(res.stderr, "\n")

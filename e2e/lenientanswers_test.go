@@ -29,7 +29,7 @@ func TestPromptAnswerMalformedUsage(t *testing.T) {
 		{"usage a string", `{"stopReason":"end_turn","usage":"n/a"}`,
 			nil, `session/prompt: usage: want an object, got string "n/a"`},
 		{"thoughtTokens a string", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2,"thoughtTokens":"x"}}`,
-			&report.Usage{TotalTokens: 5, InputTokens: 3, OutputTokens: 2}, `session/prompt: usage.thoughtTokens: want an integer, got string "x"`},
+			&report.Usage{TotalTokens: 5, InputTokens: 3, OutputTokens: 2}, `session/prompt: usage.thoughtTokens: want a non-negative integer, got string "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

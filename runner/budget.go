@@ -61,9 +61,8 @@ func (r *scenarioRun) watchBudget(i int) *budgetWatch {
 	}
 	b := &budgetWatch{scenario: sb, turn: tb, costBefore: r.costs(i).agent.amount}
 	for _, t := range r.res.Turns {
-		if t.Usage != nil {
-			b.tokensBefore += t.Usage.TotalTokens
-		}
+		tokens, _ := turnTokens(t.Usage) // none counts as 0
+		b.tokensBefore += tokens
 	}
 	return b
 }
@@ -207,10 +206,7 @@ func (s *session) budgetFailure(t *turnState, rec *report.TurnResult, sp *gatewa
 	if b == nil || passed != "" {
 		return passed
 	}
-	var tokens int64
-	if rec.Usage != nil {
-		tokens = rec.Usage.TotalTokens
-	}
+	tokens, _ := turnTokens(rec.Usage) // counted as the expectations count them; none as 0
 	switch {
 	case b.turn != nil && b.turn.MaxTotalTokens != nil && tokens > *b.turn.MaxTotalTokens:
 		return fmt.Sprintf("%s: budget.maxTotalTokens: the turn used %d tokens, over its budget of %d; acprun stopped the scenario there",

@@ -532,11 +532,11 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 	var fails []string
 	if e.MaxTotalTokens != nil {
 		pos := cmp.Or(e.MaxTokensPos, e.Pos)
-		switch {
-		case t.Usage == nil || t.Usage.TotalTokens == 0:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage", pos))
-		case t.Usage.TotalTokens > *e.MaxTotalTokens:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens, want at most %d", pos, t.Usage.TotalTokens, *e.MaxTotalTokens))
+		switch tokens, ok := turnTokens(t.Usage); {
+		case !ok:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %s", pos, noTokens(t.Usage)))
+		case tokens > *e.MaxTotalTokens:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens, want at most %d", pos, tokens, *e.MaxTotalTokens))
 		}
 	}
 	if e.MaxCost != nil {
@@ -553,6 +553,29 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 		}
 	}
 	return fails
+}
+
+// turnTokens is the tokens a turn whose usage is u (nil for none) used:
+// its totalTokens, when above 0. ok is false for a turn that reported none:
+// no usage, one with only a usage_update's context and cost, or a
+// prompt's answer whose total is 0. Budgets and expectations count a
+// turn's tokens by it alike: a budget counts none as 0, an expectation
+// fails on them (noTokens says why). The counts are never negative: the
+// acp package refuses one (a protocol violation, the usage ignored).
+func turnTokens(u *report.Usage) (tokens int64, ok bool) {
+	if u == nil || u.TotalTokens <= 0 {
+		return 0, false
+	}
+	return u.TotalTokens, true
+}
+
+// noTokens says why a turn whose usage is u reported no tokens (see
+// turnTokens).
+func noTokens(u *report.Usage) string {
+	if u == nil || u.InputTokens == 0 && u.OutputTokens == 0 {
+		return "the agent reported no token usage"
+	}
+	return fmt.Sprintf("the agent reported a totalTokens of 0 (inputTokens %d, outputTokens %d): no total to check", u.InputTokens, u.OutputTokens)
 }
 
 // turnRan reports whether the agent worked on the turn: any turn but one
@@ -577,9 +600,9 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 		var missing []string
 		for i := range turns {
 			t := &turns[i]
-			switch {
-			case t.Usage != nil && t.Usage.TotalTokens > 0:
-				sum += t.Usage.TotalTokens
+			switch tokens, ok := turnTokens(t.Usage); {
+			case ok:
+				sum += tokens
 				reported++
 			case turnRan(t):
 				turn := strconv.Itoa(t.Index)

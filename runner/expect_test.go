@@ -405,6 +405,8 @@ func TestCheckTurnUsage(t *testing.T) {
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
 		{name: "usage without tokens", e: tokens, usage: &report.Usage{Cost: 0.1, Currency: "USD"},
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
+		{name: "a total of 0 beside other counts", e: tokens, usage: &report.Usage{InputTokens: 1000, OutputTokens: 1000},
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported a totalTokens of 0 (inputTokens 1000, outputTokens 1000): no total to check`}},
 		{name: "position falls back to usage", e: &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](1)}, usage: &report.Usage{TotalTokens: 2},
 			want: []string{`s.yaml:19:5: usage.maxTotalTokens: 2 tokens, want at most 1`}},
 		{name: "cost delta under", e: cost(0.5), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},

@@ -71,7 +71,7 @@ func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error)
 			why = e.Error()
 		}
 		return RecordedRequest{}, &RequestProblem{Off: at(path),
-			Msg: why + ": not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it" + notRequest}
+			Msg: why + ": not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation)" + notRequest}
 	}
 	if p.ToolCall.ToolCallID == "" && p.ToolCall.Title == nil && len(p.ToolCall.RawInput) == 0 {
 		return RecordedRequest{}, &RequestProblem{Off: at(""), Msg: "no toolCall in the request" + notRequest}

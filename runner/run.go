@@ -1169,6 +1169,7 @@ func (r *scenarioRun) collect() {
 	s.mu.Lock()
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)
+	r.workFails = append(r.workFails, s.failing...)
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filled(s.setup.permissions, clonePermission)
 	r.res.SetupClientRequests = filled(s.setup.requests, nil)

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,10 @@ type session struct {
 	turns      []*turnState              // every turn so far; the last is the running one
 	setup      setupState                // what came before the first turn
 	violations []string
+	// failing are the protocol violations that fail the scenario, as
+	// results.md says of a malformed required field (see malformedLocked),
+	// in arrival order; at most maxViolations.
+	failing []string
 	// lost counts what was received but not recorded: updates beyond the
 	// early buffer, violations beyond the kept list.
 	lostEarly, lostViolations int
@@ -288,7 +293,9 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	if req.Method == acp.MethodSessionRequestPermission {
 		var p acp.RequestPermissionRequest
 		if err := req.DecodeParams(&p); err != nil {
+			// Answered -32602 (see Handle), decided by no rule.
 			a.bad = err
+			s.malformedLocked(fmt.Sprintf("session/request_permission: %s; refused", strings.TrimPrefix(err.Error(), "permission request: ")))
 		} else {
 			for _, v := range permissionViolations(&p) {
 				s.violationLocked(v.msg)
@@ -447,7 +454,9 @@ func (s *session) notification(req *acp.Request) (any, error) {
 	}
 	n, err := acp.DecodeSessionNotification(req.Params)
 	if err != nil {
-		s.violation(fmt.Sprintf("session/update: %v", err))
+		s.mu.Lock()
+		s.malformedLocked(fmt.Sprintf("session/update: %v", err))
+		s.mu.Unlock()
 		return nil, nil
 	}
 	for _, m := range n.Update.Malformed {
@@ -469,6 +478,17 @@ func (s *session) violation(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.violationLocked(msg)
+}
+
+// malformedLocked records msg, about a permission request or an update
+// that did not decode (a malformed required field, params that are no
+// object), as a protocol violation that fails the scenario: its failure
+// is "protocol violation: " and msg. The caller holds s.mu.
+func (s *session) malformedLocked(msg string) {
+	s.violationLocked(msg)
+	if len(s.failing) < maxViolations {
+		s.failing = append(s.failing, "protocol violation: "+msg)
+	}
 }
 
 // violationLocked records a protocol violation; the caller holds s.mu.
