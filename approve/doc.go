@@ -127,7 +127,8 @@
 // # Options
 //
 // Decide selects the option to answer with by kind: allow_once for an
-// allow (allow_always first when the rule has Always), falling back to the
+// allow (allow_always first when the rules with Always allow the call on
+// their own, each part of a shell line by one of them), falling back to the
 // other allow kind; reject_once for a deny, falling back to reject_always.
 // When the agent offers no option of the needed kind the Decision is
 // Cancelled. Option ids are only ever copied from the request, and never
