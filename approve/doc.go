@@ -115,7 +115,10 @@
 //     /srv/app/.env too, while an allow of "**" still allows only the
 //     cwd's tree. Absolute patterns match absolute paths. "**" as a
 //     whole segment crosses directories (zero included, so "**/.env"
-//     matches ".env" in the cwd), '*' does not cross '/'.
+//     matches ".env" in the cwd), '*' does not cross '/', and a class
+//     negates with '^' ([^.]; CheckPathGlob refuses the shell's [!.],
+//     which path.Match reads as "! or ."). A pattern ending in '/' is
+//     refused too: cleaned, it would match the directory alone.
 //
 //   - input: each dotted rawInput path's value must match its RE2 regex
 //     (unanchored): a string directly, a number or bool by its JSON text,
