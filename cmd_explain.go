@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +56,11 @@ recorded session's cwd, and shows which message gave each field and each
 path. When the tool call asked more than once, the first request is
 explained (stderr says so); --index N picks another. A transcript holds
 secrets redacted: a request that holds [REDACTED] is noted, since run saw
-the secret itself.
+the secret itself. What run answered is shown too, and flagged when the
+rules decide otherwise now. A session cwd that no longer exists (a
+workspace copy, removed after a pass) cannot be walked, so links in it are
+not followed as run followed them: explain says so, and when run's answer
+differs, that answer is the decision (and the exit code).
 
 Or give one request alone with --request (the params of a
 session/request_permission: only what the request itself says, which may
@@ -117,7 +123,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	if _, err := io.WriteString(g.Stdout, runner.Redactor(runner.Options{}, []*scenario.Scenario{sc}).String(text.String())); err != nil {
 		return err // exit 4: not a denial
 	}
-	if d.Verdict != approve.Allow {
+	if e.Verdict() != approve.Allow {
 		return exitError{code: exitFailed}
 	}
 	return nil
@@ -211,7 +217,14 @@ func (c *explainCmd) find(g *globals) (*output.Asked, error) {
 		fmt.Fprintf(g.Stderr, "acprun explain: tool call %q asked permission %s (%s); explaining the first (choose another with --index N)\n",
 			c.ToolCall, times(len(mine)), lines(c.Transcript, mine))
 	}
-	return &output.Asked{Transcript: c.Transcript, AskedPermission: mine[n-1], Nth: n, Of: len(mine)}, nil
+	asked := &output.Asked{Transcript: c.Transcript, AskedPermission: mine[n-1], Nth: n, Of: len(mine)}
+	// A workspace copy is removed after a pass: its links cannot be
+	// followed as run followed them.
+	if cwd := asked.Request.Cwd; filepath.IsAbs(cwd) {
+		_, err := os.Stat(cwd)
+		asked.CwdGone = errors.Is(err, fs.ErrNotExist)
+	}
+	return asked, nil
 }
 
 // times is "once", "2 times", ...

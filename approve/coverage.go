@@ -47,6 +47,16 @@ func newCoverage(rules []Rule, c *call) *coverage {
 // admit records that rule i's matchers other than command hold.
 func (cv *coverage) admit(i int) { cv.admitted[i] = true }
 
+// only returns the coverage of the admitted rules for which keep holds.
+func (cv *coverage) only(keep func(i int) bool) *coverage {
+	sub := *cv
+	sub.admitted = make([]bool, len(cv.admitted))
+	for i, ok := range cv.admitted {
+		sub.admitted[i] = ok && keep(i)
+	}
+	return &sub
+}
+
 // by returns the first admitted rule that matches command j as written,
 // or with k >= 0 its unit k; -1 when none does.
 func (cv *coverage) by(j, k int) int {

@@ -22,7 +22,8 @@ func DenyAll() *Policy { return &Policy{Default: Deny, Source: "--deny-all"} }
 
 // Decide evaluates req against the policy and selects the option to
 // answer with: for allow an allow_once option (allow_always first when the
-// deciding rule has Always), else the other allow kind; for deny a
+// rules with Always allow the call on their own: see alwaysAllows), else
+// the other allow kind; for deny a
 // reject_once option, else reject_always. When the agent offers neither,
 // the Decision is Cancelled. An option id is only ever copied from
 // req.Options (options with an empty id are ignored, and so are options
@@ -162,8 +163,8 @@ func ruleName(list string, i int, r Rule) string {
 	return fmt.Sprintf("%s #%d", list, i+1)
 }
 
-// evaluate decides req without selecting an option. It reports whether the
-// deciding rule asks for allow_always, and with trace set it evaluates
+// evaluate decides req without selecting an option. It reports whether
+// allow_always is preferred (see alwaysAllows), and with trace set it evaluates
 // every rule and records why each matched or not.
 func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace) {
 	c := newCall(req)
@@ -243,7 +244,14 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		if len(others) > 0 {
 			d.Reason += "; " + strings.Join(others, "; ")
 		}
-		return d, r.Always, traces
+		always, left := alwaysAllows(p.Allow, results, cov)
+		for i := range p.Allow {
+			if !always && len(left) > 0 && p.Allow[i].Always && matched(i) {
+				d.Reason += "; allow_always not preferred: no rule with always: true allows " + plural("command", left)
+				break
+			}
+		}
+		return d, always, traces
 	}
 
 	d.Verdict, d.Rule, d.RuleList = Deny, p.Source, ListDefault
@@ -263,6 +271,23 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		}
 	}
 	return d, false, traces
+}
+
+// alwaysAllows reports whether the allow rules with Always allow the call
+// on their own: one of them without a command matcher holds, or they allow
+// every command (each part of a shell line may be allowed by a different
+// one). So allow_always is preferred only when every part of the call is
+// allowed by a rule that asks for it, whatever the rules' order. Else it
+// returns the commands they leave (none when the call runs no command).
+func alwaysAllows(rules []Rule, results []result, cov *coverage) (bool, []string) {
+	cov = cov.only(func(i int) bool { return rules[i].Always })
+	for i, r := range rules {
+		if r.Always && results[i].ok && len(r.Command) == 0 {
+			return true, nil
+		}
+	}
+	left := cov.uncovered()
+	return len(cov.c.commands) > 0 && len(left) == 0, left
 }
 
 // evalRule evaluates a rule's matchers in the order kind, tool, title,

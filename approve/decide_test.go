@@ -689,7 +689,7 @@ func TestDecisionDetails(t *testing.T) {
 			p:    p,
 			req:  execReq("go test ./... && go vet ./..."),
 			want: approve.Decision{Verdict: approve.Allow, Rule: "f.yaml:3", RuleList: "allow",
-				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./..."; command "go vet ./..." allowed by f.yaml:5`,
+				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./..."; command "go vet ./..." allowed by f.yaml:5; allow_always not preferred: no rule with always: true allows command "go vet ./..."`,
 				Commands: []string{"go test ./...", "go vet ./..."}},
 		},
 		{
@@ -705,7 +705,7 @@ func TestDecisionDetails(t *testing.T) {
 			p:    p,
 			req:  execReq(`bash -lc 'go test ./... && go vet ./...' > log.txt`),
 			want: approve.Decision{Verdict: approve.Allow, Rule: "f.yaml:3", RuleList: "allow",
-				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./... > log.txt"; command "go vet ./... > log.txt" allowed by f.yaml:5`,
+				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./... > log.txt"; command "go vet ./... > log.txt" allowed by f.yaml:5; allow_always not preferred: no rule with always: true allows command "go vet ./... > log.txt"`,
 				Commands: []string{`bash -lc 'go test ./... && go vet ./...' > log.txt`}, Paths: []string{"/p/log.txt"}},
 		},
 		{
@@ -926,5 +926,50 @@ func TestDecideConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Errorf("concurrent Decide() differs (-want +got):\n%s", e)
+	}
+}
+
+// TestAlwaysNeedsEveryAllowingRule: allow_always is preferred only when
+// the rules with Always allow the call on their own (each part of its
+// shell line allowed by one of them), whatever the rules' order.
+func TestAlwaysNeedsEveryAllowingRule(t *testing.T) {
+	goTest := approve.Rule{Pos: "a:1", Command: []string{"go test *"}, Always: true}
+	curl := approve.Rule{Pos: "a:2", Command: []string{"curl *"}}
+	curlAlways := curl
+	curlAlways.Always = true
+	goAny := approve.Rule{Pos: "a:3", Command: []string{"go *"}}
+	execAlways := approve.Rule{Pos: "a:4", Kind: []string{"execute"}, Always: true}
+	readOnce := approve.Rule{Pos: "a:5", Kind: []string{"read"}}
+	tests := []struct {
+		name  string
+		rules []approve.Rule
+		line  string
+		want  string // the option kind chosen
+	}{
+		{"first rule always", []approve.Rule{goTest, curl}, "go test ./... && curl -T r https://x", "allow_once"},
+		{"second rule always", []approve.Rule{curl, goTest}, "go test ./... && curl -T r https://x", "allow_once"},
+		{"both always", []approve.Rule{goTest, curlAlways}, "go test ./... && curl -T r https://x", "allow_always"},
+		{"one rule, one part", []approve.Rule{goTest, curl}, "go test ./...", "allow_always"},
+		{"a rule that allows the same part without always", []approve.Rule{goTest, goAny}, "go test ./...", "allow_always"},
+		{"an always rule after one without", []approve.Rule{goAny, goTest}, "go test ./...", "allow_always"},
+		{"a rule without a command matcher and one without always", []approve.Rule{curl, execAlways}, "curl x", "allow_always"},
+		{"a rule without a command matcher, always, and a part only another allows", []approve.Rule{execAlways, curl}, "curl x && go vet", "allow_always"},
+		{"always part, once part, other matchers", []approve.Rule{goTest, {Pos: "a:6", Kind: []string{"execute"}, Command: []string{"curl *"}}}, "go test ./... | curl x", "allow_once"},
+		{"a rule without a command matcher alone", []approve.Rule{execAlways, readOnce}, "curl x", "allow_always"},
+		{"wrapped units", []approve.Rule{goTest, curl}, "bash -c 'go test ./... && curl x'", "allow_once"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &approve.Policy{Default: approve.Deny, Allow: tt.rules}
+			req := execReq(tt.line)
+			req.Options = claudeOptions
+			d := p.Decide(req)
+			if d.Verdict != approve.Allow || d.OptionKind != tt.want {
+				t.Errorf("Decide(%q) = %s with %q; want allow with %q\nreason: %s", tt.line, d.Verdict, d.OptionKind, tt.want, d.Reason)
+			}
+			if ed, _ := p.Explain(req); ed.OptionKind != d.OptionKind {
+				t.Errorf("Explain() chose %q, Decide() %q", ed.OptionKind, d.OptionKind)
+			}
+		})
 	}
 }

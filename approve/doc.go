@@ -115,7 +115,10 @@
 //     /srv/app/.env too, while an allow of "**" still allows only the
 //     cwd's tree. Absolute patterns match absolute paths. "**" as a
 //     whole segment crosses directories (zero included, so "**/.env"
-//     matches ".env" in the cwd), '*' does not cross '/'.
+//     matches ".env" in the cwd), '*' does not cross '/', and a class
+//     negates with '^' ([^.]; CheckPathGlob refuses the shell's [!.],
+//     which path.Match reads as "! or ."). A pattern ending in '/' is
+//     refused too: cleaned, it would match the directory alone.
 //
 //   - input: each dotted rawInput path's value must match its RE2 regex
 //     (unanchored): a string directly, a number or bool by its JSON text,
@@ -127,7 +130,8 @@
 // # Options
 //
 // Decide selects the option to answer with by kind: allow_once for an
-// allow (allow_always first when the rule has Always), falling back to the
+// allow (allow_always first when the rules with Always allow the call on
+// their own, each part of a shell line by one of them), falling back to the
 // other allow kind; reject_once for a deny, falling back to reject_always.
 // When the agent offers no option of the needed kind the Decision is
 // Cancelled. Option ids are only ever copied from the request, and never

@@ -226,14 +226,24 @@ func matchSegments(pat, segs []string) bool {
 // CheckPathGlob reports what is wrong with a path glob (a rule's path, a
 // workspace's protect, a files expectation's pattern), or nil. It refuses
 // what path.Match refuses (an unclosed [), a class range that is empty
-// ([z-a]), ** that is not a whole segment (***, a**), and braces, which
-// are not globs here: a pattern that could never match what it seems to
-// say would deny or protect nothing, silently.
+// ([z-a]), a class that starts with ! ([!.], which path.Match reads as
+// "! or .", not as the shell's negation [^.]), ** that is not a whole
+// segment (***, a**), braces, which are not globs here, and a trailing /
+// (cleaning drops it, so "secrets/" would match the directory alone): a
+// pattern that could never match what it seems to say would deny or
+// protect nothing, silently. A caller for which a trailing / means the
+// directory's tree (files expectations) strips it first.
 func CheckPathGlob(pattern string) error {
-	for _, seg := range strings.Split(filepath.ToSlash(pattern), "/") {
+	slashed := filepath.ToSlash(pattern)
+	for _, seg := range strings.Split(slashed, "/") {
 		if err := checkSegment(seg); err != nil {
 			return fmt.Errorf("bad pattern %q: %w", pattern, err)
 		}
+	}
+	if trimmed := strings.TrimSpace(slashed); strings.HasSuffix(trimmed, "/") && strings.Trim(trimmed, "/") != "" {
+		dir := strings.TrimRight(trimmed, "/")
+		return fmt.Errorf("bad pattern %q: a trailing / is dropped, so it matches the directory %s alone, nothing in it: write %s/** for the directory and everything in it (or %s for the directory alone)",
+			pattern, dir, dir, dir)
 	}
 	return nil
 }
@@ -275,10 +285,27 @@ func checkSegment(seg string) error {
 			if err != nil {
 				return err
 			}
+			if err := checkBang(seg[i:min(end+1, len(seg))]); err != nil {
+				return err
+			}
 			i = end
 		}
 	}
 	return nil
+}
+
+// checkBang refuses a class (cls, from [ to ]) that starts with !: the
+// shell's negation, which path.Match reads as a ! to match.
+func checkBang(cls string) error {
+	if !strings.HasPrefix(cls, "[!") {
+		return nil
+	}
+	rest := cls[2:] // the class after !, up to and with its ]
+	if rest == "]" {
+		return errors.New(`[!] does not negate here, it matches "!" alone: write \! or [\!] for "!"`)
+	}
+	return fmt.Errorf(`%s does not negate here, it matches "!" or any of the others: write [^%s for any character but those (or [\!%s to match "!" too)`,
+		cls, rest, rest)
 }
 
 // checkClass checks the character class of seg that starts at i (after

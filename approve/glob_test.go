@@ -79,6 +79,20 @@ func TestCheckPathGlob(t *testing.T) {
 		{"a/[]", `bad pattern "a/[]": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`},
 		{"***", `bad pattern "***": ** matches any number of directories only as a whole segment (a/**/b): within a segment write *`},
 		{"src/a**", `bad pattern "src/a**": ** matches any number of directories only as a whole segment (a/**/b): within a segment write *`},
+		// [!...] is the shell's negation, but path.Match reads ! literally.
+		{"keys/[!.]*", `bad pattern "keys/[!.]*": [!.] does not negate here, it matches "!" or any of the others: write [^.] for any character but those (or [\!.] to match "!" too)`},
+		{"[!a-z]x", `bad pattern "[!a-z]x": [!a-z] does not negate here, it matches "!" or any of the others: write [^a-z] for any character but those (or [\!a-z] to match "!" too)`},
+		{"x[!]", `bad pattern "x[!]": [!] does not negate here, it matches "!" alone: write \! or [\!] for "!"`},
+		{`[\!.]*`, ""}, // an escaped !
+		{"[.!]*", ""},  // ! not first
+		{"[^!]*", ""},
+		{"a!b", ""},
+		// A trailing / is dropped: the pattern would match the directory
+		// itself, nothing in it.
+		{"secrets/", `bad pattern "secrets/": a trailing / is dropped, so it matches the directory secrets alone, nothing in it: write secrets/** for the directory and everything in it (or secrets for the directory alone)`},
+		{"/etc/ssh//", `bad pattern "/etc/ssh//": a trailing / is dropped, so it matches the directory /etc/ssh alone, nothing in it: write /etc/ssh/** for the directory and everything in it (or /etc/ssh for the directory alone)`},
+		{"**/.git/", `bad pattern "**/.git/": a trailing / is dropped, so it matches the directory **/.git alone, nothing in it: write **/.git/** for the directory and everything in it (or **/.git for the directory alone)`},
+		{"/", ""}, // the root itself
 	}
 	for _, tt := range tests {
 		err := approve.CheckPathGlob(tt.pattern)

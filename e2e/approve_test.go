@@ -129,3 +129,44 @@ turns:
 		t.Errorf("explain checked %d permission requests, want 2", checked)
 	}
 }
+
+// TestAlwaysNeedsEveryPart: a shell line whose parts two allow rules
+// allow, only one of them with always: true, is answered allow_once by
+// run and explain, whichever rule comes first; with always on both,
+// allow_always.
+func TestAlwaysNeedsEveryPart(t *testing.T) {
+	t.Parallel()
+	const line = "go test ./... && curl -T report.txt https://example.com/upload"
+	agent := "turns:\n  - steps:\n" +
+		"      - tool_call: {toolCallId: t1, title: \"" + line + "\", kind: execute, rawInput: {command: \"" + line + "\"}}\n" +
+		"      - permission: {toolCallId: t1}\n        allowed: [{text: allowed}]\n        rejected: [{text: rejected}]\n"
+	for _, tc := range []struct {
+		name, rules string
+		want        string // the option kind, also the mock agent's option id but for allow_once's "allow"
+	}{
+		{"always first", "\n    - {command: \"go test *\", always: true}\n    - {command: \"curl *\"}", "allow_once"},
+		{"always second", "\n    - {command: \"curl *\"}\n    - {command: \"go test *\", always: true}", "allow_once"},
+		{"always on both", "\n    - {command: \"curl *\", always: true}\n    - {command: \"go test *\", always: true}", "allow_always"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"chain.mock.yaml": agent,
+				"chain.yaml": "name: chain\nagent: {command: [acprun, mock-agent, chain.mock.yaml]}\n" +
+					"permissions:\n  default: deny\n  allow: " + tc.rules + "\nturns: [{prompt: go}]\n"})
+			res, out := runResults(t, dir, "chain.yaml")
+			ps := permissionsOf(out.Scenarios[0])
+			id := map[string]string{"allow_once": "allow"}[tc.want]
+			if id == "" {
+				id = tc.want
+			}
+			if res.code != exitOK || len(ps) != 1 || ps[0].Decision != "allow" || ps[0].OptionID != id {
+				t.Errorf("run: exit %d, permissions %+v; want one allowed with %s\nstderr:\n%s", res.code, ps, tc.want, res.stderr)
+			}
+			res = acprun(t, dir, "explain", "chain.yaml", "--kind", "execute", "--command", "go test ./... && curl x")
+			if want := `(` + tc.want + `)`; res.code != exitOK || !strings.Contains(res.stdout, want) {
+				t.Errorf("explain: exit %d, want 0 and an answer %s:\n%s%s", res.code, want, res.stdout, res.stderr)
+			}
+		})
+	}
+}

@@ -431,3 +431,74 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainTranscriptCwdGone: run denies an edit of etc/hosts through
+// the workspace copy's link etc -> /etc; the copy is removed after the
+// pass, so explain cannot follow the link: it says so, gives run's
+// recorded answer as the decision (exit 1), and the rules' on the paths
+// as written beside it. In a cwd that still exists the rules' decision
+// stands, and one that differs from run's answer (rules added since) is
+// flagged.
+func TestExplainTranscriptCwdGone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"project/a.txt": "a\n",
+		"m.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: e1, title: "Edit etc/hosts", kind: edit, rawInput: {file_path: etc/hosts}}
+      - permission: {toolCallId: e1}
+        allowed: [{text: allowed}]
+        rejected: [{text: rejected}]
+`,
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+workspace: {from: project}
+permissions: {default: deny, allow: [{kind: edit, path: "**"}]}
+turns: [{prompt: go}]
+`,
+		"here.yaml": `name: here
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+	})
+	if err := os.Symlink("/etc", filepath.Join(dir, "project", "etc")); err != nil {
+		t.Fatal(err)
+	}
+	res := acprun(t, dir, "run", "s.yaml", "here.yaml", "--transcripts", "tr", "-o", "out.json")
+	if res.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, r := range readResults(t, filepath.Join(dir, "out.json")).Scenarios {
+		if ps := permissionsOf(r); len(ps) != 1 || ps[0].Decision != "deny" {
+			t.Fatalf("%s: run recorded %+v; want e1 denied", r.Name, ps)
+		}
+	}
+
+	res = acprun(t, dir, "explain", "s.yaml", "--transcript", "tr/s.jsonl", "--tool-call", "e1")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^note:     the session's cwd ".*" no longer exists \(a workspace copy is removed after a passing attempt\): the links run followed in it cannot be followed now, so the rules see the paths as written and may decide otherwise than run did$`),
+		regexp.MustCompile(`(?m)^decision: DENY, as run answered \(the rules decide ALLOW by allow rule s\.yaml:4 on the paths as written: see the note\)$`),
+		regexp.MustCompile(`(?m)^run:      answered DENY, option "reject" \(reject_once\), tr/s\.jsonl:\d+$`),
+	} {
+		if !want.MatchString(res.stdout) {
+			t.Errorf("cwd gone: stdout does not match %s:\n%s", want, res.stdout)
+		}
+	}
+	if res.code != exitFailed || strings.Contains(res.stdout, "\nanswer:") {
+		t.Errorf("cwd gone: exit %d, want 1 (denied, as run answered) and no answer of the rules'\n%s", res.code, res.stdout)
+	}
+
+	// The cwd is still there: the rules decide, and say when run did otherwise.
+	res = acprun(t, dir, "explain", "here.yaml", "--transcript", "tr/here.jsonl", "--tool-call", "e1")
+	if d := explainDecision(t, res); d.verdict != "deny" || !regexp.MustCompile(`(?m)^run:      answered DENY, option "reject" \(reject_once\), tr/here\.jsonl:\d+$`).MatchString(res.stdout) ||
+		strings.Contains(res.stdout, "note:") || strings.Contains(res.stdout, "differs:") {
+		t.Errorf("cwd kept: %+v\n%s", d, res.stdout)
+	}
+	res = acprun(t, dir, "explain", "here.yaml", "--allow", "edit", "--transcript", "tr/here.jsonl", "--tool-call", "e1")
+	if res.code != exitOK || !strings.Contains(res.stdout, "\ndecision: ALLOW by allow rule --allow edit\n") || !strings.Contains(res.stdout,
+		"\ndiffers:  run answered DENY and the rules decide ALLOW now: the rules, the config, or the files and links the paths lead through have changed since the run\n") {
+		t.Errorf("rules added since the run: exit %d, want 0 (the rules allow)\n%s", res.code, res.stdout)
+	}
+}

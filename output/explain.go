@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
@@ -35,14 +36,47 @@ type Asked struct {
 	// Nth is which of the transcript's permission requests for the tool
 	// call it is, from 1, of Of.
 	Nth, Of int
+	// CwdGone is set when the session's cwd no longer exists (a workspace
+	// copy removed after a pass): the links run followed under it cannot
+	// be followed, so the rules saw the paths as written.
+	CwdGone bool
+}
+
+// Verdict is the decision explain stands by: the rules' (e.Decision's),
+// unless the request was rebuilt in a cwd that no longer exists
+// (Asked.CwdGone) and run's recorded answer gave another, which then
+// stands: the rules did not see what run saw.
+func (e Explanation) Verdict() approve.Verdict {
+	if v, ok := e.overruled(); ok {
+		return v
+	}
+	return e.Decision.Verdict
+}
+
+// recorded returns the verdict of run's answer (see
+// runner.RecordedAnswer.Verdict), "" when there is none.
+func (e Explanation) recorded() approve.Verdict {
+	if e.Asked == nil || e.Asked.Answer == nil {
+		return ""
+	}
+	return e.Asked.Answer.Verdict()
+}
+
+// overruled returns run's verdict when it overrules the rules' (see
+// Verdict).
+func (e Explanation) overruled() (approve.Verdict, bool) {
+	v := e.recorded()
+	return v, v != "" && v != e.Decision.Verdict && e.Asked.CwdGone
 }
 
 // Explain writes an explanation for people: the scenario and the request
 // (with, for one of a transcript, where it is and which message gave each
 // field of its tool call its value), the commands and paths the rules saw,
 // quoted as the title is (and where each path was found), a note when the request holds redacted
-// values, the decision with the rule that made it and the option
-// answered, then every rule, whether it matched and why.
+// values or its cwd no longer exists, the decision with the rule that made
+// it and the option answered, what run answered (for a transcript's
+// request) and whether that differs, then every rule, whether it matched
+// and why.
 func Explain(w io.Writer, e Explanation) error {
 	ew := &errWriter{w: w}
 	d := e.Decision
@@ -71,22 +105,32 @@ func Explain(w io.Writer, e Explanation) error {
 		ew.printf("note:     %s hold%s redacted values (%s): run saw the secrets themselves, so its decision may differ\n",
 			strings.Join(fields, ", "), plural(len(fields), "s", ""), redact.Marker)
 	}
-	ew.printf("\ndecision: %s", strings.ToUpper(string(d.Verdict)))
-	if d.Rule != "" {
-		ew.printf(" by %s rule %s", d.RuleList, d.Rule)
-	} else if d.RuleList == approve.ListDefault {
-		ew.printf(" by the default")
+	if a := e.Asked; a != nil && a.CwdGone {
+		ew.printf("note:     the session's cwd %q no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, so the rules see the paths as written and may decide otherwise than run did\n",
+			e.Request.Cwd)
 	}
-	ew.printf("\n")
-	switch {
-	case d.Cancelled:
-		ew.printf("answer:   cancelled (no option of the needed kind)\n")
-	case d.OptionID != "":
-		ew.printf("answer:   select option %q (%s)\n", d.OptionID, d.OptionKind)
+	by := ""
+	if d.Rule != "" {
+		by = fmt.Sprintf(" by %s rule %s", d.RuleList, d.Rule)
+	} else if d.RuleList == approve.ListDefault {
+		by = " by the default"
+	}
+	if v, ok := e.overruled(); ok {
+		ew.printf("\ndecision: %s, as run answered (the rules decide %s%s on the paths as written: see the note)\n",
+			strings.ToUpper(string(v)), strings.ToUpper(string(d.Verdict)), by)
+	} else {
+		ew.printf("\ndecision: %s%s\n", strings.ToUpper(string(d.Verdict)), by)
+		switch {
+		case d.Cancelled:
+			ew.printf("answer:   cancelled (no option of the needed kind)\n")
+		case d.OptionID != "":
+			ew.printf("answer:   select option %q (%s)\n", d.OptionID, d.OptionKind)
+		}
 	}
 	if d.Reason != "" {
 		ew.printf("why:      %s\n", d.Reason)
 	}
+	explainAnswer(ew, e)
 	if len(e.Rules) > 0 {
 		ew.printf("\nrules:\n")
 	}
@@ -101,6 +145,32 @@ func Explain(w io.Writer, e Explanation) error {
 		}
 	}
 	return ew.err
+}
+
+// explainAnswer writes what run answered to a transcript's request, and
+// whether the rules decide otherwise now.
+func explainAnswer(ew *errWriter, e Explanation) {
+	if e.Asked == nil || e.Asked.Answer == nil {
+		return
+	}
+	a := e.Asked.Answer
+	at := fmt.Sprintf("%s:%d", e.Asked.Transcript, a.Line)
+	switch {
+	case a.Outcome == "error":
+		ew.printf("run:      answered with an error, %s: the request was refused before the rules\n", at)
+	case a.Outcome == acp.OutcomeSelected && a.OptionKind != "":
+		ew.printf("run:      answered %s, option %q (%s), %s\n", strings.ToUpper(string(a.Verdict())), a.OptionID, a.OptionKind, at)
+	case a.Outcome == acp.OutcomeSelected:
+		ew.printf("run:      answered option %q, which the request did not offer, %s\n", a.OptionID, at)
+	default:
+		ew.printf("run:      answered %s, %s\n", termtext.Printable(a.Outcome), at)
+	}
+	v := e.recorded()
+	if _, over := e.overruled(); over || v == "" || v == e.Decision.Verdict {
+		return
+	}
+	ew.printf("differs:  run answered %s and the rules decide %s now: the rules, the config, or the files and links the paths lead through have changed since the run\n",
+		strings.ToUpper(string(v)), strings.ToUpper(string(e.Decision.Verdict)))
 }
 
 // quoteAll writes each of ss as a Go string literal, joined by commas.

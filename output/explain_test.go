@@ -165,6 +165,68 @@ decision: DENY by the default
 `,
 		},
 		{
+			name: "a transcript's request with run's answer, which agrees",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "no", OptionKind: approve.RejectOnce}}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, OptionID: "no", OptionKind: approve.RejectOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: DENY by the default
+answer:   select option "no" (reject_once)
+run:      answered DENY, option "no" (reject_once), t.jsonl:6
+`,
+		},
+		{
+			name: "run's answer differs: the rules changed",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "no", OptionKind: approve.RejectOnce}}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered DENY, option "no" (reject_once), t.jsonl:6
+differs:  run answered DENY and the rules decide ALLOW now: the rules, the config, or the files and links the paths lead through have changed since the run
+`,
+		},
+		{
+			name: "the cwd is gone and run's answer differs: run's stands",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "edit", Cwd: "/gone"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, CwdGone: true, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "e1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "no", OptionKind: approve.RejectOnce}}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce, Reason: "allow rule s.yaml:4 matched"}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call e1
+request:  kind=edit title=""
+note:     the session's cwd "/gone" no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, so the rules see the paths as written and may decide otherwise than run did
+
+decision: DENY, as run answered (the rules decide ALLOW by allow rule s.yaml:4 on the paths as written: see the note)
+why:      allow rule s.yaml:4 matched
+run:      answered DENY, option "no" (reject_once), t.jsonl:6
+`,
+		},
+		{
+			name: "the cwd is gone, run cancelled",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "edit", Cwd: "/gone"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, CwdGone: true, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "e1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "cancelled"}}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call e1
+request:  kind=edit title=""
+note:     the session's cwd "/gone" no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, so the rules see the paths as written and may decide otherwise than run did
+
+decision: ALLOW by allow rule s.yaml:4
+run:      answered cancelled, t.jsonl:6
+`,
+		},
+		{
 			name: "decided by a policy without a list (--allow-all)",
 			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read"},
 				Decision: approve.Decision{Verdict: approve.Allow}},
@@ -183,6 +245,10 @@ decision: ALLOW
 			}
 			if diff := cmp.Diff(strings.Split(tt.want, "\n"), strings.Split(buf.String(), "\n")); diff != "" {
 				t.Errorf("Explain (-want +got):\n%s", diff)
+			}
+			_, line, _ := strings.Cut(buf.String(), "\ndecision: ")
+			if said := strings.TrimSuffix(strings.Fields(line)[0], ","); !strings.EqualFold(said, string(tt.e.Verdict())) {
+				t.Errorf("Verdict() = %q; the decision line says %q", tt.e.Verdict(), said)
 			}
 		})
 	}

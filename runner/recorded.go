@@ -24,6 +24,9 @@ type RecordedSession struct {
 	pending map[string]pendingCall // the client's requests not yet answered, by id
 	known   map[string]*knownCall  // the turns' tool calls, by id
 	asked   []AskedPermission
+	// awaiting maps the id of each permission request not yet answered
+	// (acp.ID.String) to its index in asked.
+	awaiting map[string]int
 }
 
 // pendingCall is a request of the client that opens a session, waiting for
@@ -58,6 +61,36 @@ type AskedPermission struct {
 	// Fields says, for each field of the tool call that has a value, which
 	// message gave it that value.
 	Fields []FieldSource
+	// Answer is the answer run wrote to the request, nil when the
+	// transcript holds none (the connection closed first).
+	Answer *RecordedAnswer
+}
+
+// RecordedAnswer is the answer run wrote to a permission request, as the
+// transcript recorded it.
+type RecordedAnswer struct {
+	Line int // the answer's line in the transcript
+	// Outcome is selected or cancelled, as written; "error" for an error
+	// answer (a request refused before the policy: bad params, a path
+	// outside the roots, ...).
+	Outcome  string
+	OptionID string // the option selected
+	// OptionKind is the kind of the request's option with that id, ""
+	// when none of its options has it.
+	OptionKind string
+}
+
+// Verdict is the decision run's answer gave: allow or deny for an option
+// of an allow or a reject kind, "" for any other answer (cancelled, an
+// error, an option the request did not offer).
+func (a RecordedAnswer) Verdict() approve.Verdict {
+	switch a.OptionKind {
+	case approve.AllowOnce, approve.AllowAlways:
+		return approve.Allow
+	case approve.RejectOnce, approve.RejectAlways:
+		return approve.Deny
+	}
+	return ""
 }
 
 // FieldSource names the message of a transcript that gave a field of a
@@ -70,7 +103,7 @@ type FieldSource struct {
 
 // NewRecordedSession returns a RecordedSession that has read nothing.
 func NewRecordedSession() *RecordedSession {
-	return &RecordedSession{s: &session{}, pending: map[string]pendingCall{}, known: map[string]*knownCall{}}
+	return &RecordedSession{s: &session{}, pending: map[string]pendingCall{}, known: map[string]*knownCall{}, awaiting: map[string]int{}}
 }
 
 // Permissions returns the valid permission requests read so far, in the
@@ -87,6 +120,7 @@ func (r *RecordedSession) Message(line int, fromAgent bool, msg json.RawMessage)
 		Method json.RawMessage `json:"method"`
 		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(msg, &w) != nil {
 		return
@@ -101,10 +135,19 @@ func (r *RecordedSession) Message(line int, fromAgent bool, msg json.RawMessage)
 		r.clientRequest(string(w.ID), method, w.Params)
 	case fromAgent && !hasMethod && hasID:
 		r.answer(string(w.ID), w.Result)
+	case !fromAgent && !hasMethod && hasID:
+		r.permissionAnswer(line, w.ID, w.Result, len(w.Error) > 0)
 	case fromAgent && method == acp.MethodSessionUpdate && !hasID:
 		r.update(line, w.Params)
 	case fromAgent && method == acp.MethodSessionRequestPermission && hasID:
 		r.permission(line, w.ID, w.Params)
+	case fromAgent && hasMethod && hasID:
+		// Another request of the agent with a permission request's id:
+		// the answer that follows may be its.
+		var id acp.ID
+		if json.Unmarshal(w.ID, &id) == nil {
+			delete(r.awaiting, id.String())
+		}
 	}
 }
 
@@ -221,6 +264,7 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 	}
 	a := r.s.arrive(&acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params})
 	a.answered(context.Background())
+	delete(r.awaiting, id.String()) // an id used again: this request's answer is the next
 	if a.params == nil {
 		return
 	}
@@ -245,7 +289,34 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 			fields = append(fields, k.from[i])
 		}
 	}
+	r.awaiting[id.String()] = len(r.asked)
 	r.asked = append(r.asked, AskedPermission{Line: line, Turn: turn, ToolCallID: callID, Request: r.s.policyRequest(a), Fields: fields})
+}
+
+// permissionAnswer reads an answer of the client to a request of the
+// agent: for a permission request not yet answered, what run answered.
+func (r *RecordedSession) permissionAnswer(line int, rawID, result json.RawMessage, isError bool) {
+	var id acp.ID
+	if json.Unmarshal(rawID, &id) != nil {
+		return
+	}
+	i, ok := r.awaiting[id.String()]
+	if !ok {
+		return // no permission request's (a terminal's, a file's), or answered already
+	}
+	delete(r.awaiting, id.String())
+	a := &RecordedAnswer{Line: line, Outcome: "error"}
+	var res acp.RequestPermissionResponse
+	if !isError && json.Unmarshal(result, &res) == nil {
+		a.Outcome, a.OptionID = res.Outcome.Outcome, res.Outcome.OptionID
+		for _, o := range r.asked[i].Request.Options {
+			if a.OptionID != "" && o.ID == a.OptionID {
+				a.OptionKind = o.Kind
+				break
+			}
+		}
+	}
+	r.asked[i].Answer = a
 }
 
 // fieldValues returns the callFields of c as comparable text, "" for a

@@ -70,7 +70,8 @@ func TestRecordedSession(t *testing.T) {
 	want := []AskedPermission{
 		{Line: 6, Turn: 0, ToolCallID: "e1", Request: approve.Request{ToolCallID: "e1", Title: "setup", Options: options, Cwd: "/w"},
 			Fields: []FieldSource{{Field: "title", Line: 6, Message: "session/request_permission"}}},
-		{Line: 11, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
+		{Line: 11, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields,
+			Answer: &RecordedAnswer{Line: 12, Outcome: "selected", OptionID: "ok", OptionKind: "allow_once"}},
 		// Asked again: nothing new, every value where it came from.
 		{Line: 13, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
 		// The call of turn 1, asked about in turn 2.
@@ -184,5 +185,58 @@ func TestRecordedSessionMethodIsNeverAnAnswer(t *testing.T) {
 				t.Errorf("Permissions() = %+v; want one of kind edit, from session s1", got)
 			}
 		})
+	}
+}
+
+// TestRecordedSessionAnswers: each permission request carries the answer
+// run wrote to it, matched by id (an id the agent uses again after the
+// answer is a new request): the option selected and its kind among the
+// request's options, which give run's verdict; a cancel or an error is
+// no verdict; a request never answered has no answer.
+func TestRecordedSessionAnswers(t *testing.T) {
+	t.Parallel()
+	const opts = `"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]`
+	ask := func(id, call string) string {
+		return `{"dir":"a2c","msg":{"jsonrpc":"2.0","id":` + id + `,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"` + call + `"},` + opts + `}}}`
+	}
+	answer := func(id, result string) string {
+		return `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":` + id + `,` + result + `}}`
+	}
+	r := recordedSession(t, strings.Join([]string{
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w"}}}`,
+		`{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}`,
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}`,
+		ask("1", "a"), ask(`"x"`, "b"), // 4, 5
+		answer(`"x"`, `"result":{"outcome":{"outcome":"selected","optionId":"no"}}`), // 6
+		answer("1", `"result":{"outcome":{"outcome":"selected","optionId":"ok"}}`),   // 7
+		ask("1", "c"), answer("1", `"result":{"outcome":{"outcome":"cancelled"}}`), // 8, 9
+		ask("1", "d"), answer("1", `"error":{"code":-32602,"message":"outside the roots"}`), // 10, 11
+		ask("2", "e"), answer("2", `"result":{"outcome":{"outcome":"selected","optionId":"gone"}}`), // 12, 13
+		ask("3", "f"), // 14: never answered
+		answer("7", `"result":{"outcome":{"outcome":"selected","optionId":"ok"}}`), // 15: no such request
+		ask("4", "g"), `{"dir":"a2c","msg":{"jsonrpc":"2.0","id":4,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/w/a"}}}`, // 16, 17
+		answer("4", `"result":{"content":"a"}`), // 18: the read's answer, or g's: none is g's
+	}, "\n"))
+	want := map[string]*RecordedAnswer{
+		"a": {Line: 7, Outcome: "selected", OptionID: "ok", OptionKind: "allow_once"},
+		"b": {Line: 6, Outcome: "selected", OptionID: "no", OptionKind: "reject_once"},
+		"c": {Line: 9, Outcome: "cancelled"},
+		"d": {Line: 11, Outcome: "error"},
+		"e": {Line: 13, Outcome: "selected", OptionID: "gone"},
+		"f": nil,
+		"g": nil,
+	}
+	verdicts := map[string]approve.Verdict{"a": approve.Allow, "b": approve.Deny}
+	got := r.Permissions()
+	if len(got) != len(want) {
+		t.Fatalf("%d permissions, want %d", len(got), len(want))
+	}
+	for _, p := range got {
+		if diff := cmp.Diff(want[p.ToolCallID], p.Answer); diff != "" {
+			t.Errorf("%s: Answer (-want +got):\n%s", p.ToolCallID, diff)
+		}
+		if p.Answer != nil && p.Answer.Verdict() != verdicts[p.ToolCallID] {
+			t.Errorf("%s: Verdict() = %q, want %q", p.ToolCallID, p.Answer.Verdict(), verdicts[p.ToolCallID])
+		}
 	}
 }

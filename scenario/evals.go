@@ -252,7 +252,8 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 		rel += "/**"
 	}
 	if glob {
-		if err := approve.CheckPathGlob(s); err != nil {
+		// Here a trailing / stands for the directory's tree (rel has /**).
+		if err := approve.CheckPathGlob(strings.TrimRight(s, "/")); err != nil {
 			p.Errorf(n, "%v", err)
 			return "", false
 		}

@@ -49,3 +49,34 @@ turns:
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestGlobsShellNegationAndTrailingSlash: a class starting with ! (the
+// shell's negation, a literal ! to path.Match) is refused wherever a path
+// glob is written, at its value; a trailing / is refused in a permission
+// rule's path (it would match the directory alone) and stands for the
+// directory's tree in workspace.protect and files.unchanged.
+func TestGlobsShellNegationAndTrailingSlash(t *testing.T) {
+	dir := t.TempDir()
+	src := `name: x
+agent: {command: [a]}
+permissions:
+  default: allow
+  deny: [{path: "keys/[!.]*"}, {path: "secrets/"}]
+workspace: {from: ., protect: ["tests/", "[!a]x"]}
+turns:
+  - prompt: hi
+    expect: {files: {unchanged: ["vendor/", "b/[!b]"]}}
+`
+	_, _, err := scenario.LoadBytes(dir+"/x.yaml", []byte(src), opts)
+	f := dir + "/x.yaml:"
+	const neg = `does not negate here, it matches "!" or any of the others: write `
+	want := []string{
+		f + `5:17: bad pattern "keys/[!.]*": [!.] ` + neg + `[^.] for any character but those (or [\!.] to match "!" too)`,
+		f + `5:39: bad pattern "secrets/": a trailing / is dropped, so it matches the directory secrets alone, nothing in it: write secrets/** for the directory and everything in it (or secrets for the directory alone)`,
+		f + `6:42: bad pattern "[!a]x": [!a] ` + neg + `[^a] for any character but those (or [\!a] to match "!" too)`,
+		f + `9:45: bad pattern "b/[!b]": [!b] ` + neg + `[^b] for any character but those (or [\!b] to match "!" too)`,
+	}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
