@@ -4,7 +4,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
@@ -27,9 +26,11 @@ Commands and descriptions are redacted as a run's outputs are: the values of
 the agents' env and of acprun's secret-looking environment variables.`
 }
 
-// Run prints the table, redacted as a run redacts its outputs: of the
-// secret-looking variables of the environment and of the values of every
-// agent's env, since any row may quote another agent's secret.
+// Run prints the table, redacted as a run redacts its outputs
+// (runner.Redactor): of the secret-looking variables of the environment
+// and of the values of every agent's env, since any row may quote another
+// agent's secret, but for the agents' names, the words of the protocol and
+// acprun's own.
 func (c *agentsCmd) Run(g *globals) error {
 	cfg, err := c.config()
 	if err != nil {
@@ -40,10 +41,8 @@ func (c *agentsCmd) Run(g *globals) error {
 		builtin[na.Name] = true
 	}
 	environ := os.Environ()
-	secrets := redact.Secrets(nil, environ)
 	var rows []output.AgentRow
 	for _, na := range cfg.NamedAgents() {
-		secrets = append(secrets, redact.Secrets(na.Agent.Env, nil)...)
 		source := na.Source
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
@@ -51,6 +50,6 @@ func (c *agentsCmd) Run(g *globals) error {
 		rows = append(rows, output.AgentRow{Name: na.Name, Command: slices.Clone(na.Agent.Command), Auth: na.Agent.Auth,
 			AuthEnv: runner.AuthEnv(na.Agent, environ), Source: source, Description: na.Description})
 	}
-	redact.New(secrets...).Value(&rows)
+	runner.Redactor(runner.Options{Config: cfg, Environ: environ}, nil).Value(&rows)
 	return output.Agents(g.Stdout, rows)
 }

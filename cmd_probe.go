@@ -124,7 +124,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if c.pin != nil {
 		defer c.pin.Close()
 	}
-	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Guard: guard, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
+	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Guard: guard, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion(), Config: cfg})
 	code := exitOK
 	switch {
 	case perr == nil:

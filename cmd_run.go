@@ -850,6 +850,9 @@ func (c *runCmd) options(g *globals) runner.Options {
 		CancelOnFailure: c.FailFast.mode == failFastCancel,
 
 		KeepWorkspaces: c.KeepWorkspaces,
+
+		Loaded: c.loaded,
+		Config: c.cfg,
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()

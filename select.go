@@ -45,6 +45,11 @@ type selection struct {
 	// turnTimeout is run's --turn-timeout, set before it loads: loading
 	// warns about the turn timeouts that apply.
 	turnTimeout time.Duration `kong:"-"`
+	// loaded are the scenarios loaded, before the flags select some, and
+	// cfg the config they were loaded with (nil for none): a run redacts
+	// the secrets of them all, whichever it runs (runner.Options.Loaded).
+	loaded []*scenario.Scenario `kong:"-"`
+	cfg    *scenario.Config     `kong:"-"`
 }
 
 // words are the words of the values of a list flag, --tag or --agent,
@@ -72,8 +77,10 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 }
 
 // choose returns the scenarios of scs, loaded from paths with lopts, that
-// the flags select, as pick does.
+// the flags select, as pick does. It keeps scs and lopts.Config (loaded,
+// cfg).
 func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string, lopts scenario.LoadOptions) ([]*scenario.Scenario, error) {
+	s.loaded, s.cfg = scs, lopts.Config
 	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,

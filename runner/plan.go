@@ -158,13 +158,16 @@ func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
 }
 
 // Redactor returns what a run of scenarios under opts redacts: the
-// values of their agents' env and the secret-looking variables of
-// opts.Environ (this process's environment when unset), but those that
-// are no secrets (part of a scenario's name or file or of a word of the
-// protocol, one of acprun's own words).
+// values of the env of their agents, of those of opts.Loaded and of every
+// agent of opts.Config, and the secret-looking variables of opts.Environ
+// (this process's environment when unset), but those that are no secrets
+// (part of a scenario's name or file, of an agent's name or of a word of
+// the protocol, one of acprun's own words). With no scenarios, it is what
+// acprun redacts of the config's agents wherever it shows them (acprun
+// agents).
 func Redactor(opts Options, scenarios []*scenario.Scenario) *redact.Redactor {
 	opts.setDefaults()
-	return runRedactor(scenarios, opts.Environ)
+	return opts.runRedactor(scenarios)
 }
 
 // planOf is the plan of one scenario.

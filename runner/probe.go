@@ -56,6 +56,10 @@ type ProbeOptions struct {
 	Environ []string
 	// Version is reported to the agent in clientInfo.
 	Version string
+	// Config is the config file the agent was named in, nil for none: the
+	// probe's outputs are redacted of the secrets of its agents too, as a
+	// run's are (runRedactor).
+	Config *scenario.Config
 }
 
 // ProbeReport is what Probe found out about an agent: what it offers, as
@@ -94,9 +98,10 @@ type ProbeReport struct {
 // The report holds what the agent offered until the probe ended. The error
 // says why the probe failed (the agent could not be started, initialized,
 // authenticated or open a session, or Timeout passed); Error is its text.
-// The report and the error's text are redacted as a run's results are: of
-// the values of the agent's env and of the secret-looking variables of
-// Environ (redact.Secrets).
+// The report and the error's text are redacted as a run's results are
+// (runRedactor): of the values of the agent's env and of the env of the
+// agents of Config, and of the secret-looking variables of Environ, but
+// for the agents' names, the words of the protocol and acprun's own.
 func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) {
 	opts.Self, opts.Environ = processDefaults(opts.Self, opts.Environ)
 	rep = ProbeReport{
@@ -114,9 +119,10 @@ func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) 
 		defer cancel()
 	}
 	// What the agent said, its stderr and the error are redacted as a
-	// run's outputs are: of the values of the agent's env and of the
-	// secret-looking variables of the environment it starts with.
-	red := redact.New(redact.Secrets(opts.Agent.Env, opts.Environ)...)
+	// run's outputs are: of the values of the agent's env (and of the
+	// config's agents) and of the secret-looking variables of the
+	// environment it starts with.
+	red := runRedactor(nil, opts.Environ, append(configAgents(opts.Config), opts.Agent)...)
 	defer red.Value(&rep) // after every return below: rep is the named result
 	err = probe(pctx, &opts, &rep, red)
 	if err == nil {

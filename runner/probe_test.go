@@ -15,6 +15,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -316,5 +317,31 @@ func TestProbeMarksItsAgent(t *testing.T) {
 		case guard == nil && !strings.HasPrefix(mark, "outer."):
 			t.Errorf("the agent carries the mark %q; want one of Probe's own guard, inside outer", mark)
 		}
+	}
+}
+
+// TestProbeSparesNames: the probe redacts as a run does: not the probed
+// agent's name, nor words of the protocol its env holds, and it redacts
+// the secrets of the config's other agents too.
+func TestProbeSparesNames(t *testing.T) {
+	t.Parallel()
+	const other = "sk-other-ABCDEF123456"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.mock.yaml"), []byte("agentInfo: {name: \"greeter agent "+other+"\", version: \"1\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &scenario.Config{Agents: map[string]scenario.NamedAgent{"other": {Name: "other", Agent: scenario.Agent{
+		Name: "other", Command: []string{"x"}, Env: map[string]string{"API_KEY": other}}}}}
+	agent := scenario.Agent{Name: "greeter", Command: []string{"acprun", "mock-agent", "a.mock.yaml"}, Cwd: dir,
+		Env: map[string]string{"APP_MODE": "agent", "MODEL_NAME": "greeter"}}
+	rep, err := Probe(t.Context(), ProbeOptions{Agent: agent, Self: agentBin(t), Version: "test", Config: cfg})
+	if err != nil {
+		t.Fatalf("Probe: %v", err)
+	}
+	if rep.Agent != "greeter" || rep.AgentInfo == nil || rep.AgentInfo.Name != "greeter agent "+redact.Marker {
+		t.Errorf("agent %q, agentInfo %+v; want greeter, and the other agent's secret redacted", rep.Agent, rep.AgentInfo)
+	}
+	if !slices.Contains(rep.Command, "mock-agent") {
+		t.Errorf("command %q; want mock-agent kept", rep.Command)
 	}
 }

@@ -361,3 +361,82 @@ turns: [{prompt: hi}]
 		t.Errorf("turn text %q; want the key redacted", text)
 	}
 }
+
+// TestSecretsOfTheUnselected: a run of some of the loaded scenarios (--run,
+// --tag, --shard) redacts what a run of all of them does: the secrets of
+// the scenarios it leaves out (Options.Loaded), of the config's agents it
+// does not use and of its defaults.agent, which an agent of the run can
+// read as well (here b's agent prints them from acprun's environment).
+func TestSecretsOfTheUnselected(t *testing.T) {
+	t.Parallel()
+	const scSecret, cfgSecret, dfltSecret = "sk-ant-prod-0123456789", "sk-cfg-ABCDEF123456", "sk-dflt-ZYXWVU987654"
+	dir := t.TempDir()
+	files := map[string]string{
+		"b.mock.yaml": "turns: [{steps: [{text: \"told " + scSecret + " " + cfgSecret + " " + dfltSecret + "\"}]}]\n",
+		"s.yaml": `name: a
+agent: {command: [acprun, mock-agent, b.mock.yaml], env: {ANTHROPIC_API_KEY: "` + scSecret + `"}}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {command: [acprun, mock-agent, b.mock.yaml]}
+turns: [{prompt: hi}]
+`,
+		"acprun.yaml": `agents:
+  prod: {command: [acprun, mock-agent, b.mock.yaml], env: {ANTHROPIC_API_KEY: "` + cfgSecret + `"}}
+defaults:
+  agent: {command: [acprun, mock-agent, b.mock.yaml], env: {OTHER_KEY: "` + dfltSecret + `"}}
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := scenario.LoadConfig(filepath.Join(dir, "acprun.yaml"), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{Config: cfg})
+	if err != nil || len(scs) != 2 {
+		t.Fatalf("Load: %d scenarios, %v", len(scs), err)
+	}
+	tr := t.TempDir()
+	rep, err := Run(t.Context(), Options{Self: agentBin(t), Transcripts: tr, Loaded: scs, Config: cfg}, scs[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) != 1 || len(rep.Scenarios[0].Turns) != 1 {
+		t.Fatalf("scenarios = %+v, want b with one turn", rep.Scenarios)
+	}
+	want := "told " + redact.Marker + " " + redact.Marker + " " + redact.Marker
+	if got := rep.Scenarios[0].Turns[0].Text; got != want {
+		t.Errorf("b's text = %q; want %q", got, want)
+	}
+	data, err := os.ReadFile(filepath.Join(tr, "b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{scSecret, cfgSecret, dfltSecret} {
+		if strings.Contains(string(data), s) {
+			t.Errorf("b's transcript holds %q:\n%s", s, data)
+		}
+	}
+	if got := Redactor(Options{Loaded: scs, Config: cfg}, scs[1:]).String("told " + scSecret + " " + cfgSecret + " " + dfltSecret); got != want {
+		t.Errorf("Redactor (the --dry-run plan's): %q; want %q", got, want)
+	}
+}
+
+// TestConfigRedactorSparesNames: what acprun redacts of the config's
+// agents wherever it shows them (acprun agents, probe: Redactor without
+// scenarios) spares what a run spares: the agents' names, built-in ones
+// too, the words of the protocol and acprun's own; a secret still goes.
+func TestConfigRedactorSparesNames(t *testing.T) {
+	t.Parallel()
+	cfg := &scenario.Config{Agents: map[string]scenario.NamedAgent{"greeter": {Name: "greeter", Agent: scenario.Agent{
+		Name: "greeter", Env: map[string]string{"APP_MODE": "agent", "MODEL_NAME": "greeter", "WHICH": "claude", "API_KEY": "sk-live-ABCDEF123456"}}}}}
+	const in = "greeter: npx -y @zed-industries/claude-agent-acp, an agent that greets with sk-live-ABCDEF123456"
+	const want = "greeter: npx -y @zed-industries/claude-agent-acp, an agent that greets with " + redact.Marker
+	if got := Redactor(Options{Config: cfg}, nil).String(in); got != want {
+		t.Errorf("Redactor: String(%q) = %q; want %q", in, got, want)
+	}
+}

@@ -178,6 +178,15 @@ type Options struct {
 	// scenarios, pinned before any agent starts for the same reason; nil
 	// outside Run, where each is read by its path.
 	inputs inputs
+	// Loaded are the scenarios loaded with those Run is given, selected
+	// or not (a --run, --tag or --shard subset leaves some out), and Config
+	// the config file they were loaded with (nil for none): the run's
+	// redactor knows their secrets too, and those of every agent of the
+	// config (runRedactor), so that what a run redacts does not depend on
+	// which of them it runs.
+	Loaded []*scenario.Scenario
+	Config *scenario.Config
+
 	// red is the run's redactor (runRedactor), which every output of
 	// every scenario of the run goes through; nil outside Run, where each
 	// scenario is redacted of its own secrets (see redactor).
@@ -192,7 +201,7 @@ type Options struct {
 // are written with ctx's outfile.WithTemps hook, as the caller's outputs.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (report.Report, error) {
 	opts.setDefaults()
-	opts.red = runRedactor(scenarios, opts.Environ)
+	opts.red = opts.runRedactor(scenarios)
 	if opts.Transcripts != "" {
 		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
 			return report.Report{}, fmt.Errorf("transcripts: %w", err)
@@ -282,25 +291,64 @@ func (o *Options) setDefaults() {
 	o.Repeat = max(o.Repeat, 1)
 }
 
-// runRedactor returns the redactor of a run of scenarios with environ:
-// it knows the secrets of every scenario of the run (scenarioSecrets) and
-// the secret-looking variables of environ. Every output of every scenario
+// runRedactor returns the redactor of a run of scenarios under o: the
+// secrets of those scenarios and of o.Loaded, selected or not, and of
+// every agent of o.Config (configAgents), and the secret-looking
+// variables of o.Environ (see redactorOf). A run of some of the scenarios
+// (--run, --tag, --shard) redacts what a run of all of them does.
+func (o *Options) runRedactor(scenarios []*scenario.Scenario) *redact.Redactor {
+	all := append(slices.Clip(o.Loaded), scenarios...)
+	return runRedactor(all, o.Environ, configAgents(o.Config)...)
+}
+
+// runRedactor returns the redactor of a run of scenarios with environ,
+// and of any output that shows agents (the named agents of a config
+// file, an agent probed): it knows the secrets of every scenario
+// (scenarioSecrets) and of every agent of agents (agentSecrets), and the
+// secret-looking variables of environ. Every output of every scenario
 // goes through it, not only through its own scenario's secrets: the
 // agents of one run (without a sandbox) run as the same user and can read
 // each other's environment, so one scenario's agent can tell another's
-// secrets.
+// secrets. It is the one redactor of every output of acprun that may
+// show them: a run's, its --dry-run plan, acprun agents, acprun probe.
 //
 // A value that is part of the name of a scenario, of its file's path or
-// of its agent's name or of a word of the protocol, or is one of acprun's
-// own words, is not redacted (notSecret).
-func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
+// of its agent's name, or of the name of one of agents, or of a word of
+// the protocol, or is one of acprun's own words, is not redacted
+// (notSecret).
+func runRedactor(scenarios []*scenario.Scenario, environ []string, agents ...scenario.Agent) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
-	names := make([]string, 0, 3*len(scenarios))
+	names := make([]string, 0, 3*len(scenarios)+len(agents))
 	for _, sc := range scenarios {
 		secrets = append(secrets, scenarioSecrets(sc, environ)...)
 		names = append(names, sc.Name, sc.File, sc.Agent.Name)
 	}
+	for _, a := range agents {
+		secrets = append(secrets, agentSecrets(a)...)
+		names = append(names, a.Name)
+	}
 	return redact.NewExcept(notSecret(names), secrets...)
+}
+
+// configAgents returns the agents of cfg, which may be nil: every named
+// agent (NamedAgents: the built-in ones and the config's) and its
+// defaults.agent, as LoadConfig read them, whether or not a scenario of
+// the run uses them.
+func configAgents(cfg *scenario.Config) []scenario.Agent {
+	var agents []scenario.Agent
+	for _, na := range cfg.NamedAgents() {
+		agents = append(agents, na.Agent)
+	}
+	if cfg != nil && cfg.Defaults.Agent != nil {
+		agents = append(agents, *cfg.Defaults.Agent)
+	}
+	return agents
+}
+
+// agentSecrets returns the secrets of agent a: the values of its env and
+// of the env and headers of its MCP servers (mcpSecrets).
+func agentSecrets(a scenario.Agent) []string {
+	return append(redact.Secrets(a.Env, nil), mcpSecrets(a.McpServers)...)
 }
 
 // cassetteRedactor returns the redactor of what sc's gateway keeps in a
@@ -388,8 +436,7 @@ func notSecret(names []string) func(string) bool {
 // gateway.upstream or acprun's environment) and the API keys its gateway
 // names (gateway.key), from its agent's env over environ.
 func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
-	secrets := redact.Secrets(sc.Agent.Env, nil)
-	secrets = append(secrets, mcpSecrets(sc.Agent.McpServers)...)
+	secrets := agentSecrets(sc.Agent)
 	if sc.Gateway != nil {
 		for _, t := range sc.Gateway.Targets {
 			secrets = append(secrets, redact.URLPassword(t.Upstream)...)
@@ -404,20 +451,19 @@ func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
 	}
 	for _, j := range judges {
 		if j != nil {
-			secrets = append(secrets, redact.Secrets(j.Agent.Env, nil)...)
-			secrets = append(secrets, mcpSecrets(j.Agent.McpServers)...)
+			secrets = append(secrets, agentSecrets(j.Agent)...)
 		}
 	}
 	return secrets
 }
 
 // redactor is the redactor of sc's outputs: the run's (Options.red), or
-// outside Run one of sc's own secrets.
+// outside Run one of sc's own secrets (and of o.Loaded and o.Config).
 func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 	if o.red != nil {
 		return o.red
 	}
-	return runRedactor([]*scenario.Scenario{sc}, o.Environ)
+	return o.runRedactor([]*scenario.Scenario{sc})
 }
 
 // mcpSecrets returns the values of the env of the MCP servers in raw (an
