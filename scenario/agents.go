@@ -221,14 +221,27 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, Errors, error) {
 // scenario's agent gives itself (Agent.OwnEnv, not those of the agent it
 // names, which may be its credentials) with the named agent's on top; its
 // mcpServers are the named agent's when it has some, else the scenario's; it reuses its agent
-// process when either agent says reuse. The session cwd (and so the client
-// roots) stays the scenario's. Agent.Name is name. The scenario's gateway
+// process when either agent says reuse. Its session cwd is the one the
+// scenario's agent gives itself (Agent.OwnCwd), else the named agent's,
+// else the default (the scenario file's directory, or its workspace's
+// source), and its client roots follow it when the scenario gives none;
+// a named agent's cwd that is not a directory is an Errors, as for
+// ResolveAgent. Agent.Name is name. The scenario's gateway
 // is pointed at the named agent: an agent acprun cannot point is an error.
 // With opts.DeferUnset, the unset variables of the named agent are the
 // copy's Unset too, as when the scenario names it, and those of the
 // values of the scenario's agent that the copy does not take are not.
 // The copy shares the turns, policy and other values with sc.
+//
+// A scenario whose agent already is the agent named name (agent: NAME,
+// agent: {name: NAME, ...}, the config's default agent of that name) is
+// copied as it is: its agent, with the changes it makes to the named one
+// (args, model, mode, config, env, cwd), is that agent.
 func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
+	if sc.Agent.Name != "" && sc.Agent.Name == name {
+		c := *sc
+		return &c, nil
+	}
 	na, unset, err := resolveNamed(name, opts)
 	if err != nil {
 		return nil, err
@@ -239,8 +252,10 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	c := *sc
 	c.Unset = sc.unsetWith(na.Agent, unset)
 	a := na.Agent
+	if err := sc.cwdFor(&a); err != nil {
+		return nil, err
+	}
 	a.Pos = sc.Agent.Pos // the command, and where its words are, the config's
-	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
 	if len(sc.Agent.OwnEnv) > 0 {
 		env := maps.Clone(sc.Agent.OwnEnv)
 		maps.Copy(env, a.Env)
@@ -257,6 +272,9 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		a.Reuse, a.ReusePos = true, sc.Agent.ReusePos
 	}
 	c.Agent = a
+	if c.Client.RootsPos == (Pos{}) && slices.Equal(sc.Client.Roots, []string{sc.Agent.Cwd}) {
+		c.Client.Roots = []string{a.Cwd} // the default follows the cwd
+	}
 	if c.EnforcePos == (Pos{}) { // the default follows the agent
 		c.Enforce = defaultEnforce(name)
 	}
@@ -273,13 +291,41 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	return &c, nil
 }
 
+// cwdFor sets the session cwd of a, the named agent that WithAgent runs
+// sc with: the cwd sc's agent gives itself, else a's own (checked as
+// ResolveAgent checks it), else the default (defaultCwd).
+func (sc *Scenario) cwdFor(a *Agent) error {
+	switch {
+	case sc.Agent.OwnCwd:
+		a.Cwd, a.OwnCwd, a.CwdPos = sc.Agent.Cwd, true, sc.Agent.CwdPos
+	case a.Cwd != "":
+		p := &fileParser{}
+		if p.checkCwd(a); len(p.Errs) > 0 {
+			return sorted(p.Errs)
+		}
+	default:
+		a.Cwd, a.CwdPos = sc.defaultCwd(), Pos{}
+	}
+	return nil
+}
+
+// defaultCwd is the session cwd of sc's agent when no cwd key gives one,
+// as Load sets it: its workspace's source (which the runner maps to each
+// attempt's copy), else the directory of its file.
+func (sc *Scenario) defaultCwd() string {
+	if w := sc.Workspace; w != nil && w.Source() != "" {
+		return w.Source()
+	}
+	return absOr(filepath.Dir(sc.File))
+}
+
 // unsetWith is the Unset of sc's copy that runs the named agent a (see
 // WithAgent), with unset the problems of a's own values: sc's, without
 // those of the values of sc's agent that the copy does not take (its
 // command, its named agent's env, …) unless a judge's agent has them too
 // (the same config agent), and with unset.
 func (sc *Scenario) unsetWith(a Agent, unset Errors) Errors {
-	taken := map[string]bool{"cwd": true, "env": sc.Agent.OwnEnv != nil, "mcpServers": a.McpServers == nil}
+	taken := map[string]bool{"cwd": sc.Agent.OwnCwd, "env": sc.Agent.OwnEnv != nil, "mcpServers": a.McpServers == nil}
 	var dropped Errors
 	for k, probs := range sc.Agent.Unset {
 		if !taken[k] {
@@ -588,6 +634,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 	a := overlay(base, spec)
 	a.Pos = spec.pos
 	a.OwnEnv = maps.Clone(spec.env)
+	a.OwnCwd = spec.cwd != nil
 	for k, probs := range base.Unset {
 		if k == "env" {
 			k = "" // the named agent's variables are not the scenario's own

@@ -371,7 +371,8 @@ func (p *fileParser) defaultAgent(rendered *yaml.Node) Agent {
 		a.Command = slices.Clone(a.Command)
 		a.Env = maps.Clone(a.Env)
 	}
-	a.OwnEnv = nil // the default agent's variables are its own: another agent does not get them
+	a.OwnEnv = nil   // the default agent's variables are its own: another agent does not get them
+	a.OwnCwd = false // and so is its cwd
 	return a
 }
 

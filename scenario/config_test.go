@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,7 +392,7 @@ turns: [{prompt: hi}]
 		{Name: "mine", Command: []string{base + "/cfg/bin/agent"}, Env: map[string]string{"A": "a", "B": "b"},
 			Cwd: base + "/cfg/work", CwdPos: cfgAt(5, 10), Auth: "key", McpServers: mcpM},
 		{Name: "mine", Command: []string{base + "/cfg/bin/agent", "--fast", "/home/user"},
-			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, OwnEnv: map[string]string{"B": "B", "C": "c"}, Cwd: base + "/s/here",
+			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, OwnEnv: map[string]string{"B": "B", "C": "c"}, Cwd: base + "/s/here", OwnCwd: true,
 			CwdPos: scenario.Pos{File: base + "/s/x.yaml", Line: 10, Col: 8}, Auth: "", Mode: "plan",
 			McpServers: json.RawMessage("[]")},
 		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
@@ -564,7 +565,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
-		Env: map[string]string{"A": "own", "B": "own"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
+		Env: map[string]string{"A": "own", "B": "own"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", OwnCwd: true, CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
 		Enforcement: claudeEnforcement, AuthEnv: []string{"ANTHROPIC_API_KEY"}}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
@@ -574,7 +575,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(mine): %v", err)
 	}
 	wantMine := scenario.Agent{Pos: orig.Agent.Pos, Name: "mine", Command: []string{"mine"},
-		Env: map[string]string{"A": "own", "B": "mine"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos,
+		Env: map[string]string{"A": "own", "B": "mine"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", OwnCwd: true, CwdPos: orig.Agent.CwdPos,
 		McpServers: json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)}
 	if diff := cmp.Diff(wantMine, mine.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(mine).Agent (-want +got):\n%s", diff)
@@ -950,5 +951,107 @@ func TestConfigMockAgentWithoutScript(t *testing.T) {
 	}
 	if _, err := sc.WithAgent("mock", o); err == nil || !strings.HasPrefix(err.Error(), "the mock agent needs its script") {
 		t.Errorf("WithAgent(mock) (changed by the config): %v, want the mock agent needs its script", err)
+	}
+}
+
+// TestWithAgentTheSameAgent: WithAgent with the agent the scenario
+// already names (agent: {name: NAME, ...}, the config's default agent of
+// that name) changes nothing: the scenario's model, mode, config, args,
+// env (over the named agent's) and cwd stay, and the mock agent with its
+// script given by args is no bare mock.
+func TestWithAgentTheSameAgent(t *testing.T) {
+	base := dirsUnder(t, "s/here", "cfg")
+	cfg := loadConfigAt(t, base+"/cfg/acprun.yaml", `agents:
+  ma: {command: [ma], env: {SHARED: from-config}, model: small, mode: ask}
+defaults:
+  agent: {name: ma, env: {SHARED: from-default}}
+`)
+	o := opts
+	o.Config = cfg
+	scens := loadAt(t, cfg, base+"/s/x.yaml", `name: named
+agent: {name: ma, args: [--x], model: big, mode: code, config: {effort: high}, env: {SHARED: from-scenario}, cwd: here}
+turns: [{prompt: hi}]
+---
+name: mock
+agent: {name: mock, args: [x.mock.yaml]}
+turns: [{prompt: hi}]
+---
+name: defaulted
+turns: [{prompt: hi}]
+`)
+	for i, name := range []string{"ma", "mock", "ma"} {
+		sc := scens[i]
+		got, err := sc.WithAgent(name, o)
+		if err != nil {
+			t.Fatalf("%s: WithAgent(%s): %v", sc.Name, name, err)
+		}
+		if diff := cmp.Diff(sc, got, cmpOpts); diff != "" {
+			t.Errorf("%s: WithAgent(%s) changed the scenario (-before +after):\n%s", sc.Name, name, diff)
+		}
+	}
+	if got := scens[0].Agent; got.Model != "big" || got.Mode != "code" || got.Env["SHARED"] != "from-scenario" || got.Cwd != base+"/s/here" {
+		t.Errorf("named: agent %+v; want the scenario's model, mode, env and cwd", got)
+	}
+}
+
+// TestWithAgentCwd: under WithAgent the session cwd is the one the
+// scenario's own agent: gives itself, else the named agent's own, else
+// the default (the scenario file's directory, or its workspace): never
+// the cwd of the agent it replaces. The default client roots follow it.
+func TestWithAgentCwd(t *testing.T) {
+	base := dirsUnder(t, "s/mine", "s/src", "cfg/work")
+	cfg := loadConfigAt(t, base+"/cfg/acprun.yaml", `agents:
+  inwork: {command: [inwork], cwd: ./work}
+  plain: {command: [plain]}
+  gone: {command: [gone], cwd: ./missing}
+`)
+	o := opts
+	o.Config = cfg
+	scens := loadAt(t, cfg, base+"/s/x.yaml", `name: names-plain
+agent: plain
+turns: [{prompt: hi}]
+---
+name: names-inwork
+agent: inwork
+turns: [{prompt: hi}]
+---
+name: own-cwd
+agent: {name: inwork, cwd: mine}
+turns: [{prompt: hi}]
+---
+name: workspace
+agent: inwork
+workspace: src
+turns: [{prompt: hi}]
+---
+name: own-roots
+agent: inwork
+client: {roots: [mine]}
+turns: [{prompt: hi}]
+`)
+	for _, tt := range []struct {
+		scenario, agent string
+		cwd             string
+		roots           []string
+	}{
+		{"names-plain", "inwork", base + "/cfg/work", []string{base + "/cfg/work"}},
+		{"names-inwork", "plain", base + "/s", []string{base + "/s"}},
+		{"own-cwd", "plain", base + "/s/mine", []string{base + "/s/mine"}},
+		{"own-cwd", "claude", base + "/s/mine", []string{base + "/s/mine"}},
+		{"workspace", "plain", base + "/s/src", []string{base + "/s/src"}},
+		{"own-roots", "plain", base + "/s", []string{base + "/s/mine"}},
+	} {
+		i := slices.IndexFunc(scens, func(s *scenario.Scenario) bool { return s.Name == tt.scenario })
+		got, err := scens[i].WithAgent(tt.agent, o)
+		if err != nil {
+			t.Fatalf("%s: WithAgent(%s): %v", tt.scenario, tt.agent, err)
+		}
+		if got.Agent.Cwd != tt.cwd || !slices.Equal(got.Client.Roots, tt.roots) {
+			t.Errorf("%s with --agent %s: cwd %s, roots %v; want %s, %v", tt.scenario, tt.agent, got.Agent.Cwd, got.Client.Roots, tt.cwd, tt.roots)
+		}
+	}
+	_, err := scens[0].WithAgent("gone", o)
+	if want := base + "/cfg/acprun.yaml:4:32: agent cwd " + base + "/cfg/missing does not exist"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("WithAgent(gone) error = %v; want %s…", err, want)
 	}
 }

@@ -69,6 +69,7 @@ func TestLoadFull(t *testing.T) {
 			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			OwnEnv:  map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			Cwd:     filepath.Join(dir, "repo"),
+			OwnCwd:  true,
 			CwdPos:  at(8, 8),
 			Auth:    "openai-api-key",
 			Mode:    "code",

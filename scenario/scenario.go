@@ -119,6 +119,11 @@ type Agent struct {
 	// Nil when it gives none.
 	OwnEnv map[string]string
 	Cwd    string // absolute session cwd; default: the scenario file's directory
+	// OwnCwd reports whether Cwd is what the scenario's agent: gives
+	// itself (its cwd key, even empty), not its named agent's, the
+	// config's default agent's or the default: what WithAgent carries
+	// over to another agent.
+	OwnCwd bool
 	Auth   string // authenticate method id, "" for none
 	// AuthPos is where Auth was given when run's --auth gave it, for the
 	// runner's messages; zero otherwise (they are at the agent's Pos).
