@@ -52,7 +52,12 @@
 // recording itself holds the client's session/cancel in that turn, the
 // replay waits for the client's cancel at that point, as the recorded agent
 // did (so that a recorded timeout times out again), then plays what the
-// recorded agent sent after it; if the recorded agent never answered the
+// recorded agent sent after it. A turn whose recorded cancel a deadline
+// sent (cause turnTimeout, or none given) plays at the recorded pace, as
+// Options.Timing does, and the whole recording does when the scenario's
+// timeout (scenarioTimeout) sent one: the deadline needs the time to pass
+// anyway, and messages sent at once, then nothing, would let a shorter
+// idleTimeout cancel first, for another cause; if the recorded agent never answered the
 // cancelled prompt, neither does the replay (acprun then finds it
 // unresponsive, as it found the recorded agent). A recorded cancel whose
 // _meta gives a cause outside the scenario (report.MetaCancelCause:

@@ -33,6 +33,11 @@ type Recording struct {
 	prompts []*exchange            // the session/prompt requests, in order
 	cwd     string                 // the recorded session cwd, "" when unknown
 	last    int                    // the number of the last line
+	final   *exchange              // the last request of the client; nil when none
+	// pacedAll says that a deadline of the whole scenario (its timeout)
+	// cancelled a turn: every request is played at the recorded pace
+	// (see paceDeadlines).
+	pacedAll bool
 }
 
 // exchange is one request of the client and what the agent sent for it.
@@ -44,6 +49,9 @@ type exchange struct {
 	during []*item // sent before the answer
 	answer *answer // nil when the recording has none
 	after  []*item // sent after the answer, before the client's next request
+	// paced says that a deadline of the turn cancelled it: its messages
+	// go out at the recorded pace (see paceDeadlines).
+	paced bool
 }
 
 // itemKind says what a recorded item of the agent's side is.
@@ -212,6 +220,8 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		}
 	}
 	p.rec.last = n
+	p.rec.final = p.cur
+	p.rec.paceDeadlines()
 	switch {
 	case n == 0:
 		return nil, &srcerr.Error{File: file, Msg: "the transcript is empty; " + recordAgain}
@@ -219,6 +229,33 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session; record one with acprun run --transcripts DIR"}
 	}
 	return p.rec, nil
+}
+
+// paceDeadlines marks what plays at the recorded pace, without
+// Options.Timing: a turn that a deadline of the scenario cancelled, whose
+// cancel came because the time passed. Sent at once, its messages would
+// leave the turn silent until the deadline, and a shorter idleTimeout
+// would cancel it first, for another cause; at their pace, the deadline
+// passes again where it did. A turn's own deadline (turnTimeout, or a
+// cancel that gives no cause, which may be one) paces that turn; the
+// scenario's timeout paces every request, for it counts the turns before
+// too. A cancel for idleTimeout or a budget is met again at once: a
+// silence is one at any pace, and the usage is replayed.
+func (r *Recording) paceDeadlines() {
+	for _, ex := range r.prompts {
+		for _, it := range ex.during {
+			if it.kind != itemCancel || it.atGateway {
+				continue
+			}
+			switch it.cause {
+			case report.CauseScenarioTimeout:
+				r.pacedAll = true
+				ex.paced = true
+			case report.CauseTurnTimeout, "":
+				ex.paced = true
+			}
+		}
+	}
 }
 
 // maxLineBytes bounds a transcript's line: one message, which acprun

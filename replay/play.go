@@ -23,7 +23,8 @@ import (
 type Options struct {
 	// Timing honours the recorded gaps: each message the agent sent waits
 	// until as long after the request it belongs to as it did in the
-	// recording. By default a replay is instant.
+	// recording. By default a replay is instant, but for a turn that a
+	// deadline cancelled (see Recording.paceDeadlines).
 	Timing bool
 	// Redact holds the secrets of the replaying run: what the client
 	// sends is compared with the recording once both are redacted with
@@ -240,7 +241,7 @@ func (p *player) next() *incoming {
 
 // serve plays the prelude, then serves the client's requests in order.
 func (p *player) serve() error {
-	if err := p.playAside(p.rec.prelude, playState{base: p.start}); err != nil {
+	if err := p.playAside(p.rec.prelude, playState{base: p.start, paced: p.opts.Timing || p.rec.pacedAll}); err != nil {
 		return err
 	}
 	for {
@@ -296,7 +297,8 @@ func (p *player) handle(in *incoming) error {
 		return p.answerDiverged(in, div)
 	}
 
-	st := playState{turn: turn, base: start, t0: ex.t, cancel: in.cancel}
+	st := playState{turn: turn, base: start, t0: ex.t, cancel: in.cancel,
+		paced: p.opts.Timing || p.rec.pacedAll || ex.paced}
 	end, err := p.play(ex.during, st)
 	if err != nil {
 		return err
@@ -442,6 +444,9 @@ type playState struct {
 	base   time.Time // when the request was received
 	t0     int64     // the recorded time of the request
 	cancel *signal   // the client's session/cancel; nil outside a prompt
+	// paced honours the recorded gaps: Options.Timing, or a deadline
+	// cancelled the turn (see Recording.paceDeadlines).
+	paced bool
 }
 
 // ending says why play stopped before the end of its items, or that it
@@ -501,7 +506,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			// taken: await looks at which came first.)
 			return ending{cancelled: true}, nil
 		}
-		if p.opts.Timing && it.kind != itemAwait {
+		if st.paced && it.kind != itemAwait {
 			if end, stop := p.wait(it, st, cancel); stop {
 				return end, nil
 			}
