@@ -71,9 +71,23 @@
 // agent's model requests passed) is not: the replayed agent makes no model
 // requests, so no replaying client cancels there; the replay plays on past
 // it, what the recorded agent sent after it and its answer, as recorded,
-// and says so on stderr. Any other request whose
-// answer the recording lacks (a transcript cut short) is answered with an
-// error saying the recording ends there.
+// and says so on stderr.
+//
+// A setup request (session/new, …) whose recorded answer came after
+// acprun's $/cancel_request for it (its deadline passed) is answered only
+// once the client sends its own $/cancel_request for it, so that the setup
+// times out again; one the client cancels sooner is answered with the
+// error -32800 "Request cancelled".
+//
+// A recording that ends in a request of the client neither answered nor
+// cancelled ends where the recorded agent did: it exited, or closed its
+// output, there (acprun records nothing more of a session whose agent
+// went). Run plays what the agent sent in that request, says so on stderr
+// and returns ErrRecordingEnded, the request unanswered (acprun replay
+// exits with code 3, and acprun finds the agent exited, as it did). Any
+// other request whose answer the recording lacks (one whose last line is
+// cut short, the recorder killed) is answered with an error saying the
+// recording ends there.
 //
 // # Paths
 //

@@ -34,6 +34,7 @@ type Recording struct {
 	cwd     string                 // the recorded session cwd, "" when unknown
 	last    int                    // the number of the last line
 	final   *exchange              // the last request of the client; nil when none
+	cut     bool                   // the last line was cut short: the recorder was killed
 	// pacedAll says that a deadline of the whole scenario (its timeout)
 	// cancelled a turn: every request is played at the recorded pace
 	// (see paceDeadlines).
@@ -207,6 +208,7 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 					// plays.
 					p.rec.Notes = append(p.rec.Notes,
 						fmt.Sprintf("%s:%d: the last line is cut short (the recording was interrupted); it is ignored", file, n))
+					p.rec.cut = true
 					break
 				}
 				return nil, err
@@ -404,6 +406,13 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			cause, atGateway := cancelMeta(w.Params)
 			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cause, atGateway: atGateway})
 		}
+	case w.name() == acp.MethodCancelRequest:
+		// acprun cancels a setup request it gave up on (its deadline
+		// passed): the replay waits for the client's at that point too,
+		// so that the setup times out again.
+		if ex := p.openClient[requestKey(w.Params)]; ex != nil {
+			ex.during = append(ex.during, &item{line: n, t: rl.T, kind: itemCancel})
+		}
 	case w.Method == nil && id != "":
 		it := p.openAgent[id]
 		if it == nil {
@@ -419,6 +428,38 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
+}
+
+// requestKey is the key (see checkID) of the request that the params of a
+// $/cancel_request name; "" when they name none.
+func requestKey(params json.RawMessage) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return idKey(p.RequestID)
+}
+
+// idKey is the key a JSON-RPC id is matched by: "s" and a string's value,
+// "n" and a number as written; "" for anything else.
+func idKey(id json.RawMessage) string {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return ""
+	}
+	switch id[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return "s" + s
+		}
+		return ""
+	case 't', 'f', '{', '[', 'n':
+		return ""
+	}
+	return "n" + string(id)
 }
 
 // sessionCwd is the cwd of the params of a session/new or session/load.

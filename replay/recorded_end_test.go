@@ -1,14 +1,11 @@
 package replay
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/acprun/acprun/internal/srcerr"
 )
 
 // head is the handshake of the transcripts below: initialize and
@@ -113,6 +110,70 @@ func TestRunPacesAllForAScenarioTimeout(t *testing.T) {
 	})
 }
 
-var _ = context.Background
-var _ = errors.New
-var _ *srcerr.Error
+// TestRunEndsWhereTheAgentDid: a recording that ends in a turn, the
+// prompt unanswered and not cancelled (the recorded agent exited, or
+// closed its output, there), plays that turn's messages, then ends as the
+// agent did: Run returns ErrRecordingEnded (acprun replay exits), the
+// prompt unanswered, with a line on stderr; a later prompt is not played.
+func TestRunEndsWhereTheAgentDid(t *testing.T) {
+	tr := head + `{"t":10,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}}
+{"t":11,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"working"}}}}}
+`
+	c := startWith(t, tr, Options{})
+	c.handshakeNoBanner()
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	c.expect(`"text":"working"`)
+	select {
+	case l, ok := <-c.lines:
+		if ok {
+			t.Errorf("the replay sent %s, want its output to end", l)
+		}
+	case <-time.After(10 * time.Second): // a guard against a hang
+		t.Fatal("the replay's output did not end")
+	}
+	if err := <-c.done; !errors.Is(err, ErrRecordingEnded) {
+		t.Errorf("Run = %v, want ErrRecordingEnded", err)
+	}
+	want := "acprun replay: rec.jsonl:5: the recording ends in turn 1, session/prompt not answered nor cancelled: the recorded agent exited (or closed its output) there, and so does the replay\n"
+	if got := c.stderr.String(); got != want {
+		t.Errorf("stderr = %q\nwant    %q", got, want)
+	}
+}
+
+// setupCancelled is a recording whose session/new acprun cancelled with
+// $/cancel_request at its setup timeout, which the agent then answered.
+const setupCancelled = `{"t":0,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}}
+{"t":2,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"rec"}}}}
+{"t":3,"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/rec","mcpServers":[]}}}
+{"t":999,"dir":"c2a","msg":{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":2}}}
+{"t":1000,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"error":{"code":-32800,"message":"Request cancelled"}}}
+`
+
+// TestRunSetupAnsweredAfterItsCancel: a setup request whose recorded answer
+// came after acprun's $/cancel_request for it is answered only once the
+// client sends its own for it (whatever its id), as a recorded
+// session/cancel is waited for: the setup times out again.
+func TestRunSetupAnsweredAfterItsCancel(t *testing.T) {
+	synctest.Test(t, testRunSetupAnsweredAfterItsCancel)
+}
+
+func testRunSetupAnsweredAfterItsCancel(t *testing.T) {
+	c := startWith(t, setupCancelled, Options{})
+	c.send(`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}`)
+	c.expect(`"id":"a"`)
+	c.send(`{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"/rec","mcpServers":[]}}`)
+	// A cancel of another request, and a notification, change nothing.
+	c.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"a"}}`)
+	c.send(`{"jsonrpc":"2.0","method":"x/noop"}`)
+	synctest.Wait() // the replay has done all it does before the cancel
+	select {
+	case l := <-c.lines:
+		t.Fatalf("the replay sent %s before the client cancelled session/new", l)
+	default:
+	}
+	c.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"b"}}`)
+	c.expect(`"id":"b"`, `"code":-32800`, `"Request cancelled"`)
+	if err := c.end(); err != nil {
+		t.Errorf("Run = %v", err)
+	}
+}

@@ -391,13 +391,16 @@ func TestRunRedactedHidesNoChange(t *testing.T) {
 	c.end()
 }
 
+// TestRunTruncated: a transcript whose last line is cut short (the
+// recorder was killed) does not say that the agent went: the prompt it
+// ends in is answered with an error saying the recording ends there.
 func TestRunTruncated(t *testing.T) {
 	lines := strings.SplitAfter(recorded, "\n")
-	c := start(t, strings.Join(lines[:7], "")) // up to the first update of turn 1
+	c := start(t, strings.Join(lines[:7], "")+lines[7][:20]) // up to the first update of turn 1, and half a line
 	c.handshake("/rec")
 	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
 	c.expect(`"tool_call"`)
-	c.expect(`"id":10,`, `replay: the recording ends before the agent answered session/prompt (turn 1): the transcript stops at line 7`)
+	c.expect(`"id":10,`, `replay: the recording ends before the agent answered session/prompt (turn 1): the transcript stops at line 8`)
 	c.end()
 }
 
