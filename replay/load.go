@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -188,6 +189,7 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
 		openClient: map[string]*exchange{},
 		openAgent:  map[string]*item{},
+		openText:   map[string][]byte{},
 		each:       each,
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -230,7 +232,45 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	case !p.initialized:
 		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session; record one with acprun run --transcripts DIR"}
 	}
+	if err := p.checkAnswered(); err != nil {
+		return nil, err
+	}
 	return p.rec, nil
+}
+
+// checkAnswered refuses a request of the agent that the transcript holds
+// no answer of the client to, though the client went on to send a request
+// after it (other than session/close, which acprun sends to a session
+// whose agent may be gone): acprun answers every request of the agent,
+// so a line was removed. Played, the replay would wait for an answer the
+// client has no reason to give again, or compare nothing, and play the
+// branch the recorded agent took whatever the client answers. One left
+// at the end of the transcript (the agent gone, the recording cut short)
+// is played: nothing after it depends on its answer.
+func (p *parser) checkAnswered() error {
+	if len(p.reqs) == 0 {
+		return nil
+	}
+	last := p.reqs[len(p.reqs)-1].line
+	var first *item
+	var key string
+	for id, it := range p.openAgent {
+		if it.line < last && (first == nil || it.line < first.line) {
+			first, key = it, id
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	next := p.reqs[sort.Search(len(p.reqs), func(i int) bool { return p.reqs[i].line > first.line })]
+	text := p.openText[key]
+	var w wire
+	_ = json.Unmarshal(text, &struct {
+		Msg *wire `json:"msg"`
+	}{&w})
+	return p.errorAt(first.line, text, msgMemberOffset(text, "id"),
+		"the agent's request id %s (%s) has no answer of the client, which went on to send %s at line %d (was a line removed?)",
+		bytes.TrimSpace(w.ID), first.method, cmp.Or(next.method, "a request"), next.line)
 }
 
 // paceDeadlines marks what plays at the recorded pace, without
@@ -286,10 +326,14 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 
 // parser holds the state of Parse.
 type parser struct {
-	rec         *Recording
-	cur         *exchange            // the latest request of the client
-	openClient  map[string]*exchange // the client's requests not yet answered, by id
-	openAgent   map[string]*item     // the agent's requests not yet answered, by id
+	rec        *Recording
+	cur        *exchange            // the latest request of the client
+	openClient map[string]*exchange // the client's requests not yet answered, by id
+	openAgent  map[string]*item     // the agent's requests not yet answered, by id
+	openText   map[string][]byte    // the lines of openAgent's requests, by id
+	// reqs are the client's requests other than session/close, in
+	// order (see checkAnswered).
+	reqs        []*exchange
 	initialized bool
 	sessions    int
 	each        func(Message) // nil: Load's
@@ -401,6 +445,9 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		}
 		p.cur = ex
 		p.openClient[id] = ex
+		if ex.method != acp.MethodSessionClose {
+			p.reqs = append(p.reqs, ex)
+		}
 	case w.name() == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
 			cause, atGateway := cancelMeta(w.Params)
@@ -423,6 +470,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		}
 		it.answer = &answer{line: n, result: w.Result, err: w.Error}
 		delete(p.openAgent, id)
+		delete(p.openText, id)
 		// The replay waits for the client's answer where the recording
 		// has it, so that requests the agent made at once go out at once.
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
@@ -512,6 +560,7 @@ func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 			// A method that is no method's name is named as recorded ("", 5).
 			it.kind, it.method, it.rawMethod, it.params = itemRequest, cmp.Or(w.name(), string(w.Method)), w.Method, w.Params
 			p.openAgent[id] = it
+			p.openText[id] = bytes.Clone(text)
 		case w.Method == nil && id != "":
 			ex := p.openClient[id]
 			if ex == nil {

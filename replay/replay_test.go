@@ -455,6 +455,14 @@ func TestParseErrors(t *testing.T) {
 			`t.jsonl:2:26: "raw" is a JSON object: acprun records a message under "msg"`},
 		{"raw with a line break", init + `{"t":1,"dir":"a2c","raw":"banner\n{}"}` + "\n",
 			`t.jsonl:2:26: "raw" holds a line break`},
+		// An answer of the client removed: played, the replay would wait
+		// for it, or take the next answer for it.
+		{"agent's request never answered", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"session/request_permission"}}` + "\n" + newSession,
+			"t.jsonl:2:48: the agent's request id 5 (session/request_permission) has no answer of the client, which went on to send session/new at line 3 (was a line removed?)"},
+		{"the first of the agent's requests never answered", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file"}}` + "\n" +
+			`{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":6,"method":"fs/write_text_file"}}` + "\n" +
+			`{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":6,"result":{}}}` + "\n" + newSession,
+			"t.jsonl:2:48: the agent's request id 5 (fs/read_text_file) has no answer of the client, which went on to send session/new at line 5"},
 		{"a whole last line without its line break", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}`,
 			"t.jsonl:2:48: the agent answers id 2"},
 	}
@@ -469,6 +477,24 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
 			}
 		})
+	}
+}
+
+// TestParseAcceptsARequestLeftAtTheEnd: a request of the agent that the
+// client did not answer is taken when the client sent no request after
+// it (the transcript ends there, the agent gone, or the answer comes
+// later), or only session/close, which acprun sends to a session whose
+// agent may have gone already.
+func TestParseAcceptsARequestLeftAtTheEnd(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	for name, text := range map[string]string{
+		"the end":                  strings.Join(lines[:8], ""),
+		"answered later":           strings.Join(lines[:8], "") + lines[12] + lines[13] + lines[8],
+		"then session/close alone": strings.Join(lines[:8], "") + `{"t":30,"dir":"c2a","msg":{"jsonrpc":"2.0","id":9,"method":"session/close","params":{"sessionId":"s1"}}}` + "\n",
+	} {
+		if _, err := parse("t.jsonl", strings.NewReader(text), nil); err != nil {
+			t.Errorf("%s: Parse = %v", name, err)
+		}
 	}
 }
 
