@@ -119,6 +119,11 @@
 // object or holds a line break are errors of Load, at their line and
 // column. Played, any of them could reach the client as the answer to
 // whatever it has pending at that moment, a race the verdict would hang on.
+// So is a request of the agent whose answer from the client is missing
+// though the client went on to send another request (other than
+// session/close): played, the replayed agent would take its recorded
+// branch whatever the client answered. One left at the end of the
+// transcript (the agent gone, the recording cut short) is played.
 //
 // # Order
 //
