@@ -336,6 +336,7 @@ type parser struct {
 	reqs        []*exchange
 	initialized bool
 	sessions    int
+	loaded      bool          // the first session was a session/load
 	each        func(Message) // nil: Load's
 }
 
@@ -432,10 +433,18 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			p.initialized = true
 		case "session/new", "session/load":
 			p.sessions++
+			if p.sessions > 1 && (ex.method == "session/load" || p.loaded) {
+				// Recorded again as it was, it would hold two again.
+				e := srcerr.AtOffset(p.rec.File, text, msgMemberOffset(text, "method"), fmt.Sprintf(
+					"a second session (%s): replay plays one session per transcript, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session", ex.method))
+				e.Line = n
+				return e
+			}
 			if p.sessions > 1 {
 				return p.errorAt(n, text, msgMemberOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
+			p.loaded = ex.method == "session/load"
 			p.rec.cwd = sessionCwd(w.Params)
 		}
 		if ex.method == "session/prompt" {

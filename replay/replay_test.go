@@ -424,6 +424,8 @@ func TestParseErrors(t *testing.T) {
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
 		{"two sessions", init + newSession + strings.Replace(newSession, `"id":2`, `"id":3`, 1), "t.jsonl:3:59: a second session (session/new)"},
+		{"a resumed session, then a new one", init + strings.Replace(newSession, `"session/new"`, `"session/load"`, 1) + strings.Replace(newSession, `"id":2`, `"id":3`, 1),
+			"t.jsonl:3:59: a second session (session/new): replay plays one session per transcript, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session"},
 		{"two sessions, method first", init + newSession + `{"t":1,"dir":"c2a","msg":{"method":"session/new","jsonrpc":"2.0","id":3,"params":{"cwd":"/x"}}}` + "\n", "t.jsonl:3:36: a second session (session/new)"},
 		// The lines of a transcript pair up: played, an answer to a request
 		// it lacks would answer whatever the client has pending then.
@@ -473,7 +475,7 @@ func TestParseErrors(t *testing.T) {
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Parse = %v, want an *srcerr.Error starting %q", err, tt.want)
 			}
-			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") {
+			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") && !strings.Contains(fmt.Sprint(err), "without resuming") {
 				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
 			}
 		})
