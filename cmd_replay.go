@@ -43,8 +43,10 @@ for it there, as the recorded agent did. Where acprun sent that cancel for a
 cause outside the scenario (its _meta says interrupt, runTimeout or
 failFast), no replaying run cancels there: the turn ends at once with a
 JSON-RPC error saying the recording cannot be replayed past that point.
-A setup request acprun cancelled ($/cancel_request) is answered once the
-client cancels it too. A recording that ends in a request neither answered
+A turn that a deadline cancelled (turnTimeout; the scenario's timeout: every
+turn) plays at the recorded pace, so that the deadline, not idleTimeout, ends
+it again. A setup request acprun cancelled ($/cancel_request) is answered
+once the client cancels it too. A recording that ends in a request neither answered
 nor cancelled (the recorded agent exited there) ends the replay there too,
 with exit code 3.
 
