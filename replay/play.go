@@ -336,7 +336,11 @@ func (p *player) handle(in *incoming) error {
 	case ex.answer == nil && end.cancelPassed:
 		// The recorded agent never answered the cancelled request: stay
 		// as silent as it did, until the client gives up.
-		p.note(ex.line, "the recorded agent never answered the cancelled %s: neither does the replay", what(in.method, turn))
+		cancelled := in.method
+		if turn > 0 {
+			cancelled = fmt.Sprintf("prompt (turn %d)", turn)
+		}
+		p.note(ex.line, "the recorded agent never answered the cancelled %s: neither does the replay", cancelled)
 		select {
 		case <-p.eof:
 		case <-p.ctx.Done():
