@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -42,6 +43,12 @@ for it there, as the recorded agent did. Where acprun sent that cancel for a
 cause outside the scenario (its _meta says interrupt, runTimeout or
 failFast), no replaying run cancels there: the turn ends at once with a
 JSON-RPC error saying the recording cannot be replayed past that point.
+A turn that a deadline cancelled (turnTimeout; the scenario's timeout: every
+turn) plays at the recorded pace, so that the deadline, not idleTimeout, ends
+it again. A setup request acprun cancelled ($/cancel_request) is answered
+once the client cancels it too. A recording that ends in a request neither answered
+nor cancelled (the recorded agent exited there) ends the replay there too,
+with exit code 3.
 
 Paths under the recorded session cwd are moved to the replay's. What acprun
 sends is compared with the recording once both are redacted with the run's
@@ -67,6 +74,9 @@ func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 		return nil
 	case ctx.Err() != nil:
 		return exitError{code: exitInterrupted}
+	case errors.Is(err, replay.ErrRecordingEnded):
+		// The recorded agent went there; stderr has said so.
+		return exitError{code: exitAgent}
 	}
 	return exitError{code: exitAgent, err: err}
 }

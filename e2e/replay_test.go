@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -605,16 +606,19 @@ turns:
 // is no string or number, stops validate and run with exit 2 before
 // anything runs, at its line, and acprun replay with it. Played, the
 // recorded answer would race the replay's own to the client, and the
-// verdict would change from run to run.
+// verdict would change from run to run. So is a request of the agent left
+// unanswered although the client went on (the answer's line removed):
+// played, the replayed agent would go on as recorded whatever the client
+// answers.
 func TestReplayRefusesLinesThatDoNotPairUp(t *testing.T) {
 	t.Parallel()
 	scenario := `name: fix
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: allow}
-turns: [{prompt: hi, expect: {text: {contains: "package main"}}}]
+turns: [{prompt: hi, expect: {text: {contains: "package main"}}}, {prompt: again}]
 `
 	files := map[string]string{"main.go": "package main\n"}
-	recDir, _ := replayRecord(t, "turns: [{steps: [{read: {path: main.go}}]}]\n", scenario, files)
+	recDir, _ := replayRecord(t, "turns: [{steps: [{read: {path: main.go}}]}, {steps: [{text: ok}]}]\n", scenario, files)
 	recorded := strings.SplitAfter(string(replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))), "\n")
 
 	tests := []struct {
@@ -631,6 +635,9 @@ turns: [{prompt: hi, expect: {text: {contains: "package main"}}}]
 		{name: "the agent's request removed", drop: `"method":"fs/read_text_file"`,
 			bad: `"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result"`, at: `"id":`,
 			reason: "the client answers id 1, but the transcript holds no unanswered request of the agent with that id"},
+		{name: "the client's answer removed", drop: `"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result"`,
+			bad: `"method":"fs/read_text_file"`, at: `"id":`,
+			reason: "the agent's request id 1 (fs/read_text_file) has no answer of the client, which went on to send session/prompt at line AGAIN (was a line removed?)"},
 		{name: "an object id", edit: [2]string{`"id":1,"method":"initialize"`, `"id":{"x":1},"method":"initialize"`},
 			bad: `"method":"initialize"`, at: `"id":`,
 			reason: `"id" is a JSON object: a JSON-RPC id is a string or a number`},
@@ -657,7 +664,8 @@ turns: [{prompt: hi, expect: {text: {contains: "package main"}}}]
 			off += strings.Index(transcript[off:], tt.at) + len(tt.at)
 			place := lineCol("rec/fix.jsonl", transcript, off)
 			line, col, _ := strings.Cut(strings.TrimPrefix(place, "rec/fix.jsonl:"), ":")
-			problem := tt.reason + "; record it again with acprun run --transcripts DIR"
+			again := strings.Count(transcript[:strings.Index(transcript, `"text":"again"`)], "\n") + 1
+			problem := strings.Replace(tt.reason, "AGAIN", strconv.Itoa(again), 1) + "; record it again with acprun run --transcripts DIR"
 
 			dir := replayDir(t, []byte(transcript), scenario, files)
 			sc := string(replayRead(t, filepath.Join(dir, "s.yaml")))

@@ -185,7 +185,10 @@ Steps (a mapping with exactly one of these keys)
     toolCallId: t1              send tool_call_update {in_progress, terminal content}
     waitForExit: true           says "exit: <code>" (a cancel meanwhile kills
                                 and releases the terminal, then the turn ends)
-    output: true                says "output: <text>"
+    output: true                says "output: <text>", or once the command
+                                exited "output, exit <code>: <text>" (or
+                                "exit signal <name>"); "output (truncated)"
+                                when the client cut the output short
     kill: true                  says "kill: ok"
     release: true               says "release: ok"
                               create says "terminal: <id>". Any failed call

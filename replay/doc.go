@@ -52,7 +52,12 @@
 // recording itself holds the client's session/cancel in that turn, the
 // replay waits for the client's cancel at that point, as the recorded agent
 // did (so that a recorded timeout times out again), then plays what the
-// recorded agent sent after it; if the recorded agent never answered the
+// recorded agent sent after it. A turn whose recorded cancel a deadline
+// sent (cause turnTimeout, or none given) plays at the recorded pace, as
+// Options.Timing does, and the whole recording does when the scenario's
+// timeout (scenarioTimeout) sent one: the deadline needs the time to pass
+// anyway, and messages sent at once, then nothing, would let a shorter
+// idleTimeout cancel first, for another cause; if the recorded agent never answered the
 // cancelled prompt, neither does the replay (acprun then finds it
 // unresponsive, as it found the recorded agent). A recorded cancel whose
 // _meta gives a cause outside the scenario (report.MetaCancelCause:
@@ -66,9 +71,23 @@
 // agent's model requests passed) is not: the replayed agent makes no model
 // requests, so no replaying client cancels there; the replay plays on past
 // it, what the recorded agent sent after it and its answer, as recorded,
-// and says so on stderr. Any other request whose
-// answer the recording lacks (a transcript cut short) is answered with an
-// error saying the recording ends there.
+// and says so on stderr.
+//
+// A setup request (session/new, …) whose recorded answer came after
+// acprun's $/cancel_request for it (its deadline passed) is answered only
+// once the client sends its own $/cancel_request for it, so that the setup
+// times out again; one the client cancels sooner is answered with the
+// error -32800 "Request cancelled".
+//
+// A recording that ends in a request of the client neither answered nor
+// cancelled ends where the recorded agent did: it exited, or closed its
+// output, there (acprun records nothing more of a session whose agent
+// went). Run plays what the agent sent in that request, says so on stderr
+// and returns ErrRecordingEnded, the request unanswered (acprun replay
+// exits with code 3, and acprun finds the agent exited, as it did). Any
+// other request whose answer the recording lacks (one whose last line is
+// cut short, the recorder killed) is answered with an error saying the
+// recording ends there.
 //
 // # Paths
 //
@@ -100,6 +119,11 @@
 // object or holds a line break are errors of Load, at their line and
 // column. Played, any of them could reach the client as the answer to
 // whatever it has pending at that moment, a race the verdict would hang on.
+// So is a request of the agent whose answer from the client is missing
+// though the client went on to send another request (other than
+// session/close): played, the replayed agent would take its recorded
+// branch whatever the client answered. One left at the end of the
+// transcript (the agent gone, the recording cut short) is played.
 //
 // # Order
 //

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -33,6 +34,12 @@ type Recording struct {
 	prompts []*exchange            // the session/prompt requests, in order
 	cwd     string                 // the recorded session cwd, "" when unknown
 	last    int                    // the number of the last line
+	final   *exchange              // the last request of the client; nil when none
+	cut     bool                   // the last line was cut short: the recorder was killed
+	// pacedAll says that a deadline of the whole scenario (its timeout)
+	// cancelled a turn: every request is played at the recorded pace
+	// (see paceDeadlines).
+	pacedAll bool
 }
 
 // exchange is one request of the client and what the agent sent for it.
@@ -44,6 +51,9 @@ type exchange struct {
 	during []*item // sent before the answer
 	answer *answer // nil when the recording has none
 	after  []*item // sent after the answer, before the client's next request
+	// paced says that a deadline of the turn cancelled it: its messages
+	// go out at the recorded pace (see paceDeadlines).
+	paced bool
 }
 
 // itemKind says what a recorded item of the agent's side is.
@@ -179,6 +189,7 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
 		openClient: map[string]*exchange{},
 		openAgent:  map[string]*item{},
+		openText:   map[string][]byte{},
 		each:       each,
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -199,6 +210,7 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 					// plays.
 					p.rec.Notes = append(p.rec.Notes,
 						fmt.Sprintf("%s:%d: the last line is cut short (the recording was interrupted); it is ignored", file, n))
+					p.rec.cut = true
 					break
 				}
 				return nil, err
@@ -212,13 +224,80 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		}
 	}
 	p.rec.last = n
+	p.rec.final = p.cur
+	p.rec.paceDeadlines()
 	switch {
 	case n == 0:
 		return nil, &srcerr.Error{File: file, Msg: "the transcript is empty; " + recordAgain}
 	case !p.initialized:
 		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session; record one with acprun run --transcripts DIR"}
 	}
+	if err := p.checkAnswered(); err != nil {
+		return nil, err
+	}
 	return p.rec, nil
+}
+
+// checkAnswered refuses a request of the agent that the transcript holds
+// no answer of the client to, though the client went on to send a request
+// after it (other than session/close, which acprun sends to a session
+// whose agent may be gone): acprun answers every request of the agent,
+// so a line was removed. Played, the replay would wait for an answer the
+// client has no reason to give again, or compare nothing, and play the
+// branch the recorded agent took whatever the client answers. One left
+// at the end of the transcript (the agent gone, the recording cut short)
+// is played: nothing after it depends on its answer.
+func (p *parser) checkAnswered() error {
+	if len(p.reqs) == 0 {
+		return nil
+	}
+	last := p.reqs[len(p.reqs)-1].line
+	var first *item
+	var key string
+	for id, it := range p.openAgent {
+		if it.line < last && (first == nil || it.line < first.line) {
+			first, key = it, id
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	next := p.reqs[sort.Search(len(p.reqs), func(i int) bool { return p.reqs[i].line > first.line })]
+	text := p.openText[key]
+	var w wire
+	_ = json.Unmarshal(text, &struct {
+		Msg *wire `json:"msg"`
+	}{&w})
+	return p.errorAt(first.line, text, msgMemberOffset(text, "id"),
+		"the agent's request id %s (%s) has no answer of the client, which went on to send %s at line %d (was a line removed?)",
+		bytes.TrimSpace(w.ID), first.method, cmp.Or(next.method, "a request"), next.line)
+}
+
+// paceDeadlines marks what plays at the recorded pace, without
+// Options.Timing: a turn that a deadline of the scenario cancelled, whose
+// cancel came because the time passed. Sent at once, its messages would
+// leave the turn silent until the deadline, and a shorter idleTimeout
+// would cancel it first, for another cause; at their pace, the deadline
+// passes again where it did. A turn's own deadline (turnTimeout, or a
+// cancel that gives no cause, which may be one) paces that turn; the
+// scenario's timeout paces every request, for it counts the turns before
+// too. A cancel for idleTimeout or a budget is met again at once: a
+// silence is one at any pace, and the usage is replayed.
+func (r *Recording) paceDeadlines() {
+	for _, ex := range r.prompts {
+		for _, it := range ex.during {
+			if it.kind != itemCancel || it.atGateway {
+				continue
+			}
+			switch it.cause {
+			case report.CauseScenarioTimeout:
+				r.pacedAll = true
+				ex.paced = true
+			case report.CauseTurnTimeout, "":
+				ex.paced = true
+			}
+		}
+	}
 }
 
 // maxLineBytes bounds a transcript's line: one message, which acprun
@@ -247,12 +326,17 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 
 // parser holds the state of Parse.
 type parser struct {
-	rec         *Recording
-	cur         *exchange            // the latest request of the client
-	openClient  map[string]*exchange // the client's requests not yet answered, by id
-	openAgent   map[string]*item     // the agent's requests not yet answered, by id
+	rec        *Recording
+	cur        *exchange            // the latest request of the client
+	openClient map[string]*exchange // the client's requests not yet answered, by id
+	openAgent  map[string]*item     // the agent's requests not yet answered, by id
+	openText   map[string][]byte    // the lines of openAgent's requests, by id
+	// reqs are the client's requests other than session/close, in
+	// order (see checkAnswered).
+	reqs        []*exchange
 	initialized bool
 	sessions    int
+	loaded      bool          // the first session was a session/load
 	each        func(Message) // nil: Load's
 }
 
@@ -349,10 +433,18 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			p.initialized = true
 		case "session/new", "session/load":
 			p.sessions++
+			if p.sessions > 1 && (ex.method == "session/load" || p.loaded) {
+				// Recorded again as it was, it would hold two again.
+				e := srcerr.AtOffset(p.rec.File, text, msgMemberOffset(text, "method"), fmt.Sprintf(
+					"a second session (%s): replay plays one session per transcript, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session", ex.method))
+				e.Line = n
+				return e
+			}
 			if p.sessions > 1 {
 				return p.errorAt(n, text, msgMemberOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
+			p.loaded = ex.method == "session/load"
 			p.rec.cwd = sessionCwd(w.Params)
 		}
 		if ex.method == "session/prompt" {
@@ -362,10 +454,20 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		}
 		p.cur = ex
 		p.openClient[id] = ex
+		if ex.method != acp.MethodSessionClose {
+			p.reqs = append(p.reqs, ex)
+		}
 	case w.name() == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
 			cause, atGateway := cancelMeta(w.Params)
 			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cause, atGateway: atGateway})
+		}
+	case w.name() == acp.MethodCancelRequest:
+		// acprun cancels a setup request it gave up on (its deadline
+		// passed): the replay waits for the client's at that point too,
+		// so that the setup times out again.
+		if ex := p.openClient[requestKey(w.Params)]; ex != nil {
+			ex.during = append(ex.during, &item{line: n, t: rl.T, kind: itemCancel})
 		}
 	case w.Method == nil && id != "":
 		it := p.openAgent[id]
@@ -377,11 +479,44 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		}
 		it.answer = &answer{line: n, result: w.Result, err: w.Error}
 		delete(p.openAgent, id)
+		delete(p.openText, id)
 		// The replay waits for the client's answer where the recording
 		// has it, so that requests the agent made at once go out at once.
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
+}
+
+// requestKey is the key (see checkID) of the request that the params of a
+// $/cancel_request name; "" when they name none.
+func requestKey(params json.RawMessage) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return idKey(p.RequestID)
+}
+
+// idKey is the key a JSON-RPC id is matched by: "s" and a string's value,
+// "n" and a number as written; "" for anything else.
+func idKey(id json.RawMessage) string {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return ""
+	}
+	switch id[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return "s" + s
+		}
+		return ""
+	case 't', 'f', '{', '[', 'n':
+		return ""
+	}
+	return "n" + string(id)
 }
 
 // sessionCwd is the cwd of the params of a session/new or session/load.
@@ -434,6 +569,7 @@ func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 			// A method that is no method's name is named as recorded ("", 5).
 			it.kind, it.method, it.rawMethod, it.params = itemRequest, cmp.Or(w.name(), string(w.Method)), w.Method, w.Params
 			p.openAgent[id] = it
+			p.openText[id] = bytes.Clone(text)
 		case w.Method == nil && id != "":
 			ex := p.openClient[id]
 			if ex == nil {

@@ -23,7 +23,8 @@ import (
 type Options struct {
 	// Timing honours the recorded gaps: each message the agent sent waits
 	// until as long after the request it belongs to as it did in the
-	// recording. By default a replay is instant.
+	// recording. By default a replay is instant, but for a turn that a
+	// deadline cancelled (see Recording.paceDeadlines).
 	Timing bool
 	// Redact holds the secrets of the replaying run: what the client
 	// sends is compared with the recording once both are redacted with
@@ -71,6 +72,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		titles:  map[string]string{},
 		sent:    map[*item]sentRequest{},
 		waiting: map[string]chan reply{},
+		pending: map[string]*signal{},
 		queued:  make(chan struct{}, 1),
 		eof:     make(chan struct{}),
 		start:   time.Now(),
@@ -111,6 +113,7 @@ type player struct {
 	queue   []*incoming
 	waiting map[string]chan reply // our requests' ids → where the answer goes
 	cancel  *signal               // of the latest session/prompt
+	pending map[string]*signal    // the client's other requests not answered, by idKey: their $/cancel_request
 	queued  chan struct{}         // signalled when queue grows
 	eof     chan struct{}         // closed when stdin has ended
 }
@@ -149,7 +152,8 @@ type incoming struct {
 	id     json.RawMessage
 	method string
 	params json.RawMessage
-	// cancel, for a session/prompt, comes with a later session/cancel.
+	// cancel comes with a later session/cancel, for a session/prompt,
+	// or $/cancel_request of this request, for the others.
 	cancel *signal
 }
 
@@ -188,9 +192,11 @@ func (p *player) received(line []byte) {
 	switch {
 	case w.Method != nil && len(w.ID) > 0:
 		in := &incoming{id: w.ID, method: w.name(), params: w.Params}
+		in.cancel = &signal{done: make(chan struct{})}
 		if in.method == "session/prompt" {
-			in.cancel = &signal{done: make(chan struct{})}
 			p.cancel = in.cancel
+		} else if k := idKey(w.ID); k != "" {
+			p.pending[k] = in.cancel
 		}
 		p.queue = append(p.queue, in)
 		select {
@@ -200,6 +206,13 @@ func (p *player) received(line []byte) {
 	case w.name() == "session/cancel":
 		if c := p.cancel; c != nil {
 			p.cancel = nil
+			c.at = p.nread
+			close(c.done)
+		}
+	case w.name() == acp.MethodCancelRequest:
+		k := requestKey(w.Params)
+		if c := p.pending[k]; c != nil {
+			delete(p.pending, k)
 			c.at = p.nread
 			close(c.done)
 		}
@@ -240,7 +253,7 @@ func (p *player) next() *incoming {
 
 // serve plays the prelude, then serves the client's requests in order.
 func (p *player) serve() error {
-	if err := p.playAside(p.rec.prelude, playState{base: p.start}); err != nil {
+	if err := p.playAside(p.rec.prelude, playState{base: p.start, paced: p.opts.Timing || p.rec.pacedAll}); err != nil {
 		return err
 	}
 	for {
@@ -272,6 +285,7 @@ func (p *player) handle(in *incoming) error {
 			div = p.checkPrompt(turn, ex, in)
 		}
 	} else {
+		defer p.answered(in)
 		p.calls[in.method]++
 		k := p.calls[in.method]
 		list := p.rec.calls[in.method]
@@ -296,7 +310,8 @@ func (p *player) handle(in *incoming) error {
 		return p.answerDiverged(in, div)
 	}
 
-	st := playState{turn: turn, base: start, t0: ex.t, cancel: in.cancel}
+	st := playState{turn: turn, base: start, t0: ex.t, cancel: in.cancel,
+		paced: p.opts.Timing || p.rec.pacedAll || ex.paced}
 	end, err := p.play(ex.during, st)
 	if err != nil {
 		return err
@@ -307,6 +322,11 @@ func (p *player) handle(in *incoming) error {
 	switch {
 	case end.div != nil:
 		return p.answerDiverged(in, end.div)
+	case end.cancelled && turn == 0:
+		// The client's $/cancel_request came before the recorded one:
+		// the request is cancelled, as the protocol answers it.
+		e, _ := json.Marshal(errorObject{Code: acp.CodeRequestCancelled, Message: "Request cancelled"})
+		return p.answer(in.id, nil, e)
 	case end.cancelled:
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
 	case end.cut != nil:
@@ -314,19 +334,31 @@ func (p *player) handle(in *incoming) error {
 	case end.eof:
 		return p.fail(in.id, "replay: the client closed its input before the turn ended", nil)
 	case ex.answer == nil && end.cancelPassed:
-		// The recorded agent never answered the cancelled prompt: stay as
-		// silent as it did, until the client gives up.
-		p.note(ex.line, "the recorded agent never answered the cancelled prompt (turn %d): neither does the replay", turn)
+		// The recorded agent never answered the cancelled request: stay
+		// as silent as it did, until the client gives up.
+		cancelled := in.method
+		if turn > 0 {
+			cancelled = fmt.Sprintf("prompt (turn %d)", turn)
+		}
+		p.note(ex.line, "the recorded agent never answered the cancelled %s: neither does the replay", cancelled)
 		select {
 		case <-p.eof:
 		case <-p.ctx.Done():
 		}
 		return p.ctx.Err()
-	case ex.answer == nil:
-		what := in.method
+	case ex.answer == nil && ex == p.rec.final && !p.rec.cut:
+		// The recording ends in this request, which acprun neither had
+		// answered nor cancelled: the recorded agent exited, or closed
+		// its output, there (acprun records no more of a session whose
+		// agent has gone). So does the replay.
+		where := what(in.method, turn)
 		if turn > 0 {
-			what = fmt.Sprintf("session/prompt (turn %d)", turn)
+			where = fmt.Sprintf("turn %d, session/prompt", turn)
 		}
+		p.note(ex.line, "the recording ends in %s not answered nor cancelled: the recorded agent exited (or closed its output) there, and so does the replay", where)
+		return ErrRecordingEnded
+	case ex.answer == nil:
+		what := what(in.method, turn)
 		if err := p.failNoted(in.id, ex.line, fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last), nil); err != nil {
 			return err
 		}
@@ -339,6 +371,33 @@ func (p *player) handle(in *incoming) error {
 	// client's next request is read, as it did.
 	st.cancel = nil
 	return p.playAside(ex.after, st)
+}
+
+// ErrRecordingEnded is Run's error when the recording ends in a request
+// of the client that the recorded agent neither answered nor was
+// cancelled in: it exited, or closed its output, there, and Run returns
+// (acprun replay exits) as it did. A transcript whose last line is cut
+// short (the recorder was killed) does not say the agent went: the
+// request is answered with an error saying the recording ends there.
+var ErrRecordingEnded = errors.New("the recording ends where the recorded agent exited")
+
+// what names the client's request for a message: its method, or
+// "session/prompt (turn 2)".
+func what(method string, turn int) string {
+	if turn > 0 {
+		return fmt.Sprintf("session/prompt (turn %d)", turn)
+	}
+	return method
+}
+
+// answered forgets the $/cancel_request the client may send for in, a
+// request other than session/prompt, once it is served.
+func (p *player) answered(in *incoming) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := idKey(in.id); p.pending[k] == in.cancel {
+		delete(p.pending, k)
+	}
 }
 
 // cutAt reports whether a recorded cancel acprun sent for cause stops the
@@ -442,6 +501,9 @@ type playState struct {
 	base   time.Time // when the request was received
 	t0     int64     // the recorded time of the request
 	cancel *signal   // the client's session/cancel; nil outside a prompt
+	// paced honours the recorded gaps: Options.Timing, or a deadline
+	// cancelled the turn (see Recording.paceDeadlines).
+	paced bool
 }
 
 // ending says why play stopped before the end of its items, or that it
@@ -501,7 +563,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			// taken: await looks at which came first.)
 			return ending{cancelled: true}, nil
 		}
-		if p.opts.Timing && it.kind != itemAwait {
+		if st.paced && it.kind != itemAwait {
 			if end, stop := p.wait(it, st, cancel); stop {
 				return end, nil
 			}

@@ -391,13 +391,16 @@ func TestRunRedactedHidesNoChange(t *testing.T) {
 	c.end()
 }
 
+// TestRunTruncated: a transcript whose last line is cut short (the
+// recorder was killed) does not say that the agent went: the prompt it
+// ends in is answered with an error saying the recording ends there.
 func TestRunTruncated(t *testing.T) {
 	lines := strings.SplitAfter(recorded, "\n")
-	c := start(t, strings.Join(lines[:7], "")) // up to the first update of turn 1
+	c := start(t, strings.Join(lines[:7], "")+lines[7][:20]) // up to the first update of turn 1, and half a line
 	c.handshake("/rec")
 	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
 	c.expect(`"tool_call"`)
-	c.expect(`"id":10,`, `replay: the recording ends before the agent answered session/prompt (turn 1): the transcript stops at line 7`)
+	c.expect(`"id":10,`, `replay: the recording ends before the agent answered session/prompt (turn 1): the transcript stops at line 8`)
 	c.end()
 }
 
@@ -421,6 +424,8 @@ func TestParseErrors(t *testing.T) {
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
 		{"two sessions", init + newSession + strings.Replace(newSession, `"id":2`, `"id":3`, 1), "t.jsonl:3:59: a second session (session/new)"},
+		{"a resumed session, then a new one", init + strings.Replace(newSession, `"session/new"`, `"session/load"`, 1) + strings.Replace(newSession, `"id":2`, `"id":3`, 1),
+			"t.jsonl:3:59: a second session (session/new): replay plays one session per transcript, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session"},
 		{"two sessions, method first", init + newSession + `{"t":1,"dir":"c2a","msg":{"method":"session/new","jsonrpc":"2.0","id":3,"params":{"cwd":"/x"}}}` + "\n", "t.jsonl:3:36: a second session (session/new)"},
 		// The lines of a transcript pair up: played, an answer to a request
 		// it lacks would answer whatever the client has pending then.
@@ -452,6 +457,14 @@ func TestParseErrors(t *testing.T) {
 			`t.jsonl:2:26: "raw" is a JSON object: acprun records a message under "msg"`},
 		{"raw with a line break", init + `{"t":1,"dir":"a2c","raw":"banner\n{}"}` + "\n",
 			`t.jsonl:2:26: "raw" holds a line break`},
+		// An answer of the client removed: played, the replay would wait
+		// for it, or take the next answer for it.
+		{"agent's request never answered", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"session/request_permission"}}` + "\n" + newSession,
+			"t.jsonl:2:48: the agent's request id 5 (session/request_permission) has no answer of the client, which went on to send session/new at line 3 (was a line removed?)"},
+		{"the first of the agent's requests never answered", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file"}}` + "\n" +
+			`{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":6,"method":"fs/write_text_file"}}` + "\n" +
+			`{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":6,"result":{}}}` + "\n" + newSession,
+			"t.jsonl:2:48: the agent's request id 5 (fs/read_text_file) has no answer of the client, which went on to send session/new at line 5"},
 		{"a whole last line without its line break", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}`,
 			"t.jsonl:2:48: the agent answers id 2"},
 	}
@@ -462,10 +475,28 @@ func TestParseErrors(t *testing.T) {
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Parse = %v, want an *srcerr.Error starting %q", err, tt.want)
 			}
-			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") {
+			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") && !strings.Contains(fmt.Sprint(err), "without resuming") {
 				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
 			}
 		})
+	}
+}
+
+// TestParseAcceptsARequestLeftAtTheEnd: a request of the agent that the
+// client did not answer is taken when the client sent no request after
+// it (the transcript ends there, the agent gone, or the answer comes
+// later), or only session/close, which acprun sends to a session whose
+// agent may have gone already.
+func TestParseAcceptsARequestLeftAtTheEnd(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	for name, text := range map[string]string{
+		"the end":                  strings.Join(lines[:8], ""),
+		"answered later":           strings.Join(lines[:8], "") + lines[12] + lines[13] + lines[8],
+		"then session/close alone": strings.Join(lines[:8], "") + `{"t":30,"dir":"c2a","msg":{"jsonrpc":"2.0","id":9,"method":"session/close","params":{"sessionId":"s1"}}}` + "\n",
+	} {
+		if _, err := parse("t.jsonl", strings.NewReader(text), nil); err != nil {
+			t.Errorf("%s: Parse = %v", name, err)
+		}
 	}
 }
 
