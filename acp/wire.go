@@ -179,14 +179,17 @@ func decode(line []byte) (message, error) {
 		}
 		return req, err
 	}
-	if !bytes.Equal(m.JSONRPC, jsonrpc2) {
-		return message{}, errors.New(`missing "jsonrpc":"2.0"`)
-	}
-	if m.ID == nil {
+	// The id is read before the version: a response with a bad one
+	// still says which call it answers, and fails it.
+	switch {
+	case m.ID == nil && !bytes.Equal(m.JSONRPC, jsonrpc2):
+		return message{}, errors.New(versionProblem(m.JSONRPC))
+	case m.ID == nil:
 		return message{}, errors.New("neither method nor id")
-	}
-	if !validID(m.ID) {
+	case !validID(m.ID):
 		return message{}, errors.New("id: " + wrongType("a number, a string or null", m.ID))
+	case !bytes.Equal(m.JSONRPC, jsonrpc2):
+		return message{ID: m.ID}, errors.New(versionProblem(m.JSONRPC))
 	}
 	switch {
 	case m.Error != nil && m.Result != nil && !isNull(m.Result):
@@ -211,7 +214,7 @@ func decodeRequest(m message, method json.RawMessage) (message, error) {
 	var problem string
 	switch {
 	case !bytes.Equal(m.JSONRPC, jsonrpc2):
-		problem = `missing "jsonrpc":"2.0"`
+		problem = versionProblem(m.JSONRPC)
 	case m.ID != nil && !validID(m.ID):
 		problem = "id: " + wrongType("a number, a string or null", m.ID)
 	case !isString:
@@ -229,6 +232,15 @@ func decodeRequest(m message, method json.RawMessage) (message, error) {
 		id = nullID
 	}
 	return message{ID: id, Method: name}, fmt.Errorf("%w: %s", errInvalidRequest, problem)
+}
+
+// versionProblem says what is wrong with raw, a message's "jsonrpc" member
+// that is not "2.0": missing (or null), or another value.
+func versionProblem(raw json.RawMessage) string {
+	if raw == nil || isNull(raw) {
+		return `missing "jsonrpc":"2.0"`
+	}
+	return `jsonrpc: want "2.0", got ` + describe(raw)
 }
 
 // isRequest reports whether m, decoded without error, is a request or a

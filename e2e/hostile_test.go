@@ -280,6 +280,15 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
 		{name: "a numeric stopReason", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":5}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     1, status: "failed", stops: []string{"error"}, says: "(session/prompt: invalid answer: stopReason: want a string, got number 5)"},
+		// An answer without "jsonrpc":"2.0" fails the call it answers at
+		// once, as any other malformed answer: it is no reason to wait for
+		// another.
+		{name: "a prompt answer without jsonrpc", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     1, status: "failed", stops: []string{"error"}, says: `(session/prompt: invalid answer: missing "jsonrpc":"2.0")`},
+		{name: "an initialize answer with jsonrpc 2.1", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.1","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nwhile read -r line; do :; done\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: `initialize: acp: initialize: invalid answer: jsonrpc: want "2.0", got string "2.1"`},
 		{name: "malformed optional handshake fields", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":"x","authMethods":{},"agentCapabilities":{"loadSession":"yes","sessionCapabilities":{"close":true},"promptCapabilities":{"image":"yes"},"mcpCapabilities":"x"}}}'
 read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1","modes":"x","configOptions":"x"}}'
 read -r line
