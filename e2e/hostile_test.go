@@ -312,6 +312,22 @@ read -r line
 					t.Errorf("text = %q, want the stray update not recorded as the session's", got)
 				}
 			}},
+		// An update the schema does not allow is a violation said in its
+		// words, not Go's, and no update of kind "".
+		{name: "session updates without an update or a string kind", sh: shHandshake + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1"}}' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":5}}}'` + "\n" + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: session/update: update.sessionUpdate: want a string, got number 5",
+			check: func(t *testing.T, out report.Results, _ result) {
+				sc := out.Scenarios[0]
+				want := []string{"session/update: update is required", "session/update: update.sessionUpdate: want a string, got number 5"}
+				if diff := cmp.Diff(want, sc.Violations); diff != "" {
+					t.Errorf("violations (-want +got):\n%s", diff)
+				}
+				if tr := sc.Turns[0]; len(tr.Updates) != 1 || tr.Updates["agent_message_chunk"] != 1 || len(tr.UnknownUpdates) != 0 {
+					t.Errorf("updates %v, unknown updates %s: want only the chunk", tr.Updates, tr.UnknownUpdates)
+				}
+			}},
 		{name: "an unknown update kind", mock: "turns:\n  - steps: [{update: {sessionUpdate: brand_new_kind, payload: 1}}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
