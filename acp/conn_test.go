@@ -1654,3 +1654,62 @@ func TestMalformedAnswerFailsItsCall(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedRequestID: a request with the id of one of the peer's requests
+// not answered yet is a violation, reported in its place, and both are
+// answered, in the order they came; an id whose request was answered, or
+// that differs only in its JSON type ("5" and 5), is no reuse.
+func TestReusedRequestID(t *testing.T) {
+	checkLeaks(t)
+	secondRead := make(chan struct{})
+	var once sync.Once
+	viol := make(chan Violation, 8)
+	var mu sync.Mutex
+	var handled []string
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		mu.Lock()
+		handled = append(handled, req.Method)
+		mu.Unlock()
+		if req.Method == "first" {
+			<-secondRead // the reuse is read before this answer is written
+		}
+		return req.Method, nil
+	})
+	opts := &Options{
+		OnViolation: func(v Violation) { viol <- v },
+		Tap: func(dir Direction, line []byte, _ time.Time) {
+			if dir == Received && strings.Contains(string(line), `"second"`) {
+				once.Do(func() { close(secondRead) })
+			}
+		},
+	}
+	_, p := newRawPeer(t, h, opts)
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"first"}`, `{"jsonrpc":"2.0","id":5,"method":"second"}`)
+	for _, want := range []string{`"first"`, `"second"`} {
+		if got := p.recv(); got["id"] != "5" || got["result"] != want {
+			t.Errorf("answer %v; want id 5 with result %s", got, want)
+		}
+	}
+	v := recvFrom(t, viol, "the violation")
+	const want = `request "second" reuses id 5, that of a request not answered yet: both are answered, in the order they came, but a transcript of them cannot be replayed: "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"second\"}"`
+	if !strings.HasPrefix(v.Msg, want) {
+		t.Errorf("Violation.Msg = %q; want it to start with %q", v.Msg, want)
+	}
+
+	// Answered, an id may be used again; "5" is not 5.
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"third"}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":"5","method":"fourth"}`, `{"jsonrpc":"2.0","id":5,"method":"fifth"}`)
+	p.recv()
+	p.recv()
+	select {
+	case v := <-viol:
+		t.Errorf("unexpected violation %q", v.Msg)
+	default:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"first", "second", "third", "fourth", "fifth"}, handled); diff != "" {
+		t.Errorf("handled (-want +got):\n%s", diff)
+	}
+}

@@ -78,6 +78,23 @@ func parseOurID(raw []byte) (int64, bool) {
 	return n, true
 }
 
+// idKey is the key an id is matched by: a string by its value, a number
+// by its JSON text. ok is false for no id and for null, which answers
+// nothing.
+func idKey(raw json.RawMessage) (key string, ok bool) {
+	switch {
+	case len(raw) == 0 || isNull(raw):
+		return "", false
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	return "n" + string(raw), true
+}
+
 // Request is an incoming request or notification.
 type Request struct {
 	ID     *ID             // nil for a notification

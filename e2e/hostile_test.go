@@ -270,7 +270,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
 			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			files:    map[string]string{"a.txt": "A\n", "b.txt": "B\n"},
 			scenario: "{{agent}}\n" + oneTurn,
-			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: request "fs/read_text_file" reuses id 7, that of a request not answered yet`,
 			check: func(t *testing.T, out report.Results, _ result) {
 				crs := out.Scenarios[0].Turns[0].ClientRequests
 				if len(crs) != 2 || crs[0].Refused != "" || crs[1].Refused != "" || crs[0].Error != "" || crs[1].Error != "" {
