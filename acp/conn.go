@@ -62,7 +62,8 @@ type Options struct {
 
 	// Tap, when set, sees every line both ways (without the trailing
 	// newline) with a timestamp. It is called synchronously, from the
-	// reading goroutine or while writing, and must not retain line. An
+	// reading goroutine or while writing, and must not retain line, nor
+	// call the Conn's methods (the Conn holds a lock while it runs). An
 	// outgoing line is tapped Sent just before it is written, so that a
 	// transcript keeps requests ahead of their answers, then, with the
 	// same line, Written once the whole line went out or Unsent when the
@@ -75,10 +76,13 @@ type Options struct {
 	// OnViolation, when set, is told about protocol violations: a line that
 	// is not JSON-RPC, a line over MaxLineBytes, a line with invalid UTF-8
 	// (which is then replaced and the line used), a response to an unknown
-	// id, a line cut short by StopReading. It is called in stream order,
-	// as a notification is handled (see Handler): after every message
-	// before the line has been handled, before the line's own message, if
-	// any. A line that Close drops is not reported (see Dropped).
+	// id, a request that reuses the id of one of the peer's requests whose
+	// answer was not tapped Sent before it was tapped Received (it is
+	// handled and answered all the same), a line cut short by StopReading.
+	// It is called in stream order, as a notification is handled (see
+	// Handler): after every message before the line has been handled,
+	// before the line's own message, if any. A line that Close drops is not
+	// reported (see Dropped).
 	OnViolation func(v Violation)
 }
 
@@ -124,6 +128,15 @@ type Conn struct {
 	closeOnce sync.Once
 	closeErr  error
 	stopOnce  sync.Once
+
+	// taps orders the tapping of incoming lines and of our answers with
+	// open, which it guards: a request is checked for a reused id against
+	// the answers tapped before it, as a transcript made by Tap has them.
+	// It is never held with mu.
+	taps sync.Mutex
+	// open counts, by id (see idKey), the peer's requests read whose
+	// answer has not been tapped Sent yet.
+	open map[string]int
 }
 
 // state is everything about a Conn that changes: its calls, what was read
@@ -277,6 +290,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	c.writer <- newWriter()
 	c.changed.L = &c.mu
 	c.st.pending = map[int64]*Call{}
+	c.open = map[string]int{}
 	c.st.lag.since = time.Now()
 	if c.maxLine <= 0 {
 		c.maxLine = DefaultMaxLineBytes
@@ -481,9 +495,7 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 	if err != nil {
 		return err
 	}
-	if c.tap != nil {
-		c.tap(Sent, buf[:len(buf)-1], time.Now())
-	}
+	c.tapSent(m, buf[:len(buf)-1])
 	n, cut, err := writeLine(ctx, c.w, buf)
 	if err != nil && n > 0 && cut && !c.closing() {
 		// The rest goes out with the next line: the line is tapped
@@ -509,6 +521,41 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 		w.err = err
 	}
 	return err
+}
+
+// tapSent taps line, m encoded, Sent; when m is an answer, its request
+// is answered from then on (see Conn.open).
+func (c *Conn) tapSent(m *outgoing, line []byte) {
+	c.taps.Lock()
+	defer c.taps.Unlock()
+	if c.tap != nil {
+		c.tap(Sent, line, time.Now())
+	}
+	if m.Method != "" {
+		return // a request or a notification
+	}
+	if key, ok := idKey(m.ID); ok {
+		if c.open[key]--; c.open[key] <= 0 {
+			delete(c.open, key)
+		}
+	}
+}
+
+// tapReceived taps line, an incoming line read at at, and when it is a
+// request with id id (nil for none), counts it open until its answer is
+// tapped Sent. It reports whether a request with that id was open already: the
+// peer reuses the id of a request not answered yet.
+func (c *Conn) tapReceived(line []byte, at time.Time, id json.RawMessage) (reused bool) {
+	c.taps.Lock()
+	defer c.taps.Unlock()
+	if c.tap != nil {
+		c.tap(Received, line, at)
+	}
+	if key, ok := idKey(id); ok {
+		reused = c.open[key] > 0
+		c.open[key]++
+	}
+	return reused
 }
 
 // errWriteCut says that a line's write was cut short by its context after
@@ -802,12 +849,11 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 	if !utf8.Valid(line) {
 		line = rd.repairUTF8(line, size)
 	}
-	if c.tap != nil {
-		c.tap(Received, line, time.Now())
+	if isBlank(line) {
+		c.tapReceived(line, time.Now(), nil)
+		return
 	}
-	if !isBlank(line) {
-		rd.receive(line)
-	}
+	rd.receive(line, time.Now())
 }
 
 // add adds the line's message to the batch, with its violations.
@@ -846,12 +892,22 @@ func (rd *reader) repairUTF8(line []byte, size int) []byte {
 	return fixed
 }
 
-// receive decodes one line and adds it to the batch. An answer to a call
-// of the request handler that holds the line completes it at once: the
-// handler may be waiting for it, and what is queued waits for the handler.
-func (rd *reader) receive(line []byte) {
+// receive decodes one line, read at at, taps it and adds it to the
+// batch. An answer to a call of the request handler that holds the line
+// completes it at once: the handler may be waiting for it, and what is
+// queued waits for the handler.
+func (rd *reader) receive(line []byte, at time.Time) {
 	c := rd.c
 	m, err := decode(line)
+	request := errors.Is(err, errInvalidRequest) || err == nil && m.isRequest()
+	var id json.RawMessage
+	if request {
+		id = m.ID
+	}
+	if c.tapReceived(line, at, id) {
+		rd.violate(fmt.Sprintf("request %q reuses id %s, that of a request not answered yet: both are answered, in the order they came, but a transcript of them cannot be replayed",
+			m.Method, m.ID), line, len(line))
+	}
 	if errors.Is(err, errInvalidRequest) {
 		rd.violate(err.Error(), line, len(line))
 		req := &Request{ID: &ID{raw: m.ID}, Method: m.Method}

@@ -398,7 +398,7 @@ func TestInvalidLinesReportedAndSkipped(t *testing.T) {
 		{"null", "null", "not a JSON object"},
 		{"batch", `[{"jsonrpc":"2.0","method":"x"}]`, "batches are not supported"},
 		{"no jsonrpc", `{"method":"x"}`, `missing "jsonrpc":"2.0"`},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","method":"x"}`, `missing "jsonrpc":"2.0"`},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","method":"x"}`, `jsonrpc: want "2.0", got string "1.0"`},
 		{"truncated", `{"jsonrpc":"2.0","method":"x"`, "invalid JSON"},
 		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} x`, "invalid JSON"},
 		{"method not a string", `{"jsonrpc":"2.0","method":42}`, "method: want a string, got number 42"},
@@ -1616,5 +1616,100 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 	v := violations[0]
 	if !strings.Contains(v.Msg, "invalid UTF-8 replaced with U+FFFD: 3 bytes, the first at byte 62") || !utf8.Valid(v.Line) || !utf8.ValidString(v.Msg) {
 		t.Errorf("violation %q (line %q); want the 3 bytes counted, all valid UTF-8", v.Msg, v.Line)
+	}
+}
+
+// TestMalformedAnswerFailsItsCall: an answer to a pending call that is not
+// a valid response (no or a wrong "jsonrpc", neither result nor error, a
+// bad error object) fails that call at once with an InvalidAnswerError
+// saying why, and is reported as a violation; it does not leave the call
+// waiting for an answer that already came.
+func TestMalformedAnswerFailsItsCall(t *testing.T) {
+	tests := []struct{ name, line, want string }{
+		{"no jsonrpc", `{"id":1,"result":{"stopReason":"end_turn"}}`, `missing "jsonrpc":"2.0"`},
+		{"jsonrpc 2.1", `{"jsonrpc":"2.1","id":1,"result":{}}`, `jsonrpc: want "2.0", got string "2.1"`},
+		{"jsonrpc a number", `{"jsonrpc":2,"id":1,"error":{"code":1,"message":"x"}}`, `jsonrpc: want "2.0", got number 2`},
+		{"no jsonrpc and no result", `{"id":1}`, `missing "jsonrpc":"2.0"`},
+		{"neither result nor error", `{"jsonrpc":"2.0","id":1}`, "response has neither result nor error"},
+		{"bad error object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, `invalid error object`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			ctx := testCtx(t)
+			viol := make(chan Violation, 2)
+			c, p := newRawPeer(t, nil, &Options{OnViolation: func(v Violation) { viol <- v }})
+			call := c.Call(ctx, "session/prompt", nil)
+			p.recv()
+			p.send(tc.line)
+			err := call.Await(ctx, nil)
+			var ia *InvalidAnswerError
+			if !errors.As(err, &ia) || ia.Method != "session/prompt" || !strings.Contains(ia.Problem, tc.want) {
+				t.Errorf("Await = %v; want an InvalidAnswerError of session/prompt saying %q", err, tc.want)
+			}
+			v := recvFrom(t, viol, "the violation")
+			if !strings.Contains(v.Msg, "invalid JSON-RPC response: "+tc.want) {
+				t.Errorf("Violation.Msg = %q; want it to say %q", v.Msg, tc.want)
+			}
+		})
+	}
+}
+
+// TestReusedRequestID: a request with the id of one of the peer's requests
+// not answered yet is a violation, reported in its place, and both are
+// answered, in the order they came; an id whose request was answered, or
+// that differs only in its JSON type ("5" and 5), is no reuse.
+func TestReusedRequestID(t *testing.T) {
+	checkLeaks(t)
+	secondRead := make(chan struct{})
+	var once sync.Once
+	viol := make(chan Violation, 8)
+	var mu sync.Mutex
+	var handled []string
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		mu.Lock()
+		handled = append(handled, req.Method)
+		mu.Unlock()
+		if req.Method == "first" {
+			<-secondRead // the reuse is read before this answer is written
+		}
+		return req.Method, nil
+	})
+	opts := &Options{
+		OnViolation: func(v Violation) { viol <- v },
+		Tap: func(dir Direction, line []byte, _ time.Time) {
+			if dir == Received && strings.Contains(string(line), `"second"`) {
+				once.Do(func() { close(secondRead) })
+			}
+		},
+	}
+	_, p := newRawPeer(t, h, opts)
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"first"}`, `{"jsonrpc":"2.0","id":5,"method":"second"}`)
+	for _, want := range []string{`"first"`, `"second"`} {
+		if got := p.recv(); got["id"] != "5" || got["result"] != want {
+			t.Errorf("answer %v; want id 5 with result %s", got, want)
+		}
+	}
+	v := recvFrom(t, viol, "the violation")
+	const want = `request "second" reuses id 5, that of a request not answered yet: both are answered, in the order they came, but a transcript of them cannot be replayed: "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"second\"}"`
+	if !strings.HasPrefix(v.Msg, want) {
+		t.Errorf("Violation.Msg = %q; want it to start with %q", v.Msg, want)
+	}
+
+	// Answered, an id may be used again; "5" is not 5.
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"third"}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":"5","method":"fourth"}`, `{"jsonrpc":"2.0","id":5,"method":"fifth"}`)
+	p.recv()
+	p.recv()
+	select {
+	case v := <-viol:
+		t.Errorf("unexpected violation %q", v.Msg)
+	default:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"first", "second", "third", "fourth", "fifth"}, handled); diff != "" {
+		t.Errorf("handled (-want +got):\n%s", diff)
 	}
 }

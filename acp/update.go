@@ -130,20 +130,28 @@ type updateHead struct {
 // is left out, as the schema says, and both are listed in Malformed. A missing
 // discriminator or a malformed required field of a known kind is an error naming the
 // kind and the field.
+//
+// Its errors say what is wrong in the schema's words (see updateError).
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	var head updateHead
 	if json.Unmarshal(data, &head) != nil {
 		// Not a well-formed chunk: the kind alone.
 		var kind struct {
-			SessionUpdate *string `json:"sessionUpdate"`
+			SessionUpdate json.RawMessage `json:"sessionUpdate"`
 		}
 		if err := json.Unmarshal(data, &kind); err != nil {
-			return fmt.Errorf("session update: %w", err)
+			return &updateError{Problem: problem(err, data), Err: err}
 		}
-		head = updateHead{SessionUpdate: kind.SessionUpdate}
+		head = updateHead{}
+		if len(kind.SessionUpdate) > 0 && !isNull(kind.SessionUpdate) {
+			head.SessionUpdate = new(string)
+			if err := json.Unmarshal(kind.SessionUpdate, head.SessionUpdate); err != nil {
+				return &updateError{Problem: "sessionUpdate: " + wrongType("a string", kind.SessionUpdate), Err: err}
+			}
+		}
 	}
 	if head.SessionUpdate == nil {
-		return fmt.Errorf("session update: missing sessionUpdate")
+		return &updateError{Problem: "missing sessionUpdate"}
 	}
 	*u = SessionUpdate{Kind: *head.SessionUpdate, Raw: append(json.RawMessage(nil), data...)}
 	if u.chunk(&head) {
@@ -160,10 +168,47 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	*u = SessionUpdate{Kind: u.Kind, Raw: u.Raw}
 	malformed, err := u.decodeLenient(data)
 	if err != nil {
-		return fmt.Errorf("session update %q: %w", u.Kind, err)
+		return &updateError{Kind: u.Kind, Problem: err.Error(), Err: err}
 	}
 	u.Malformed = malformed
 	return nil
+}
+
+// updateError is the error of decoding a session update that the schema
+// does not allow.
+type updateError struct {
+	// Kind is the update's sessionUpdate when it is a known kind whose
+	// payload is malformed, "" when the update is not even an object with
+	// a sessionUpdate.
+	Kind string
+	// Problem says what is wrong in the schema's words, starting with the
+	// path of the member within the update when it is about one:
+	// "sessionUpdate: want a string, got number 7", "missing
+	// sessionUpdate", "title: want a string, got number 5".
+	Problem string
+	Err     error // the decoding's own error, if any
+}
+
+func (e *updateError) Error() string {
+	if e.Kind != "" {
+		return fmt.Sprintf("session update %q: %s", e.Kind, e.Problem)
+	}
+	return "session update: " + e.Problem
+}
+
+func (e *updateError) Unwrap() error { return e.Err }
+
+// at says the error as that of the update at path in a message:
+// "update.title: want a string, got number 5 (sessionUpdate "tool_call")".
+func (e *updateError) at(path string) string {
+	msg := at(path, e.Problem)
+	if problemPath.MatchString(e.Problem) {
+		msg = member(path, e.Problem)
+	}
+	if e.Kind != "" {
+		msg += fmt.Sprintf(" (sessionUpdate %q)", e.Kind)
+	}
+	return msg
 }
 
 // chunk sets the payload of a chunk update from its head, and reports

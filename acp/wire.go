@@ -78,6 +78,23 @@ func parseOurID(raw []byte) (int64, bool) {
 	return n, true
 }
 
+// idKey is the key an id is matched by: a string by its value, a number
+// by its JSON text. ok is false for no id and for null, which answers
+// nothing.
+func idKey(raw json.RawMessage) (key string, ok bool) {
+	switch {
+	case len(raw) == 0 || isNull(raw):
+		return "", false
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	return "n" + string(raw), true
+}
+
 // Request is an incoming request or notification.
 type Request struct {
 	ID     *ID             // nil for a notification
@@ -179,14 +196,17 @@ func decode(line []byte) (message, error) {
 		}
 		return req, err
 	}
-	if !bytes.Equal(m.JSONRPC, jsonrpc2) {
-		return message{}, errors.New(`missing "jsonrpc":"2.0"`)
-	}
-	if m.ID == nil {
+	// The id is read before the version: a response with a bad one
+	// still says which call it answers, and fails it.
+	switch {
+	case m.ID == nil && !bytes.Equal(m.JSONRPC, jsonrpc2):
+		return message{}, errors.New(versionProblem(m.JSONRPC))
+	case m.ID == nil:
 		return message{}, errors.New("neither method nor id")
-	}
-	if !validID(m.ID) {
+	case !validID(m.ID):
 		return message{}, errors.New("id: " + wrongType("a number, a string or null", m.ID))
+	case !bytes.Equal(m.JSONRPC, jsonrpc2):
+		return message{ID: m.ID}, errors.New(versionProblem(m.JSONRPC))
 	}
 	switch {
 	case m.Error != nil && m.Result != nil && !isNull(m.Result):
@@ -211,7 +231,7 @@ func decodeRequest(m message, method json.RawMessage) (message, error) {
 	var problem string
 	switch {
 	case !bytes.Equal(m.JSONRPC, jsonrpc2):
-		problem = `missing "jsonrpc":"2.0"`
+		problem = versionProblem(m.JSONRPC)
 	case m.ID != nil && !validID(m.ID):
 		problem = "id: " + wrongType("a number, a string or null", m.ID)
 	case !isString:
@@ -229,6 +249,15 @@ func decodeRequest(m message, method json.RawMessage) (message, error) {
 		id = nullID
 	}
 	return message{ID: id, Method: name}, fmt.Errorf("%w: %s", errInvalidRequest, problem)
+}
+
+// versionProblem says what is wrong with raw, a message's "jsonrpc" member
+// that is not "2.0": missing (or null), or another value.
+func versionProblem(raw json.RawMessage) string {
+	if raw == nil || isNull(raw) {
+		return `missing "jsonrpc":"2.0"`
+	}
+	return `jsonrpc: want "2.0", got ` + describe(raw)
 }
 
 // isRequest reports whether m, decoded without error, is a request or a

@@ -270,7 +270,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
 			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			files:    map[string]string{"a.txt": "A\n", "b.txt": "B\n"},
 			scenario: "{{agent}}\n" + oneTurn,
-			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: request "fs/read_text_file" reuses id 7, that of a request not answered yet`,
 			check: func(t *testing.T, out report.Results, _ result) {
 				crs := out.Scenarios[0].Turns[0].ClientRequests
 				if len(crs) != 2 || crs[0].Refused != "" || crs[1].Refused != "" || crs[0].Error != "" || crs[1].Error != "" {
@@ -280,6 +280,15 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
 		{name: "a numeric stopReason", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":5}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     1, status: "failed", stops: []string{"error"}, says: "(session/prompt: invalid answer: stopReason: want a string, got number 5)"},
+		// An answer without "jsonrpc":"2.0" fails the call it answers at
+		// once, as any other malformed answer: it is no reason to wait for
+		// another.
+		{name: "a prompt answer without jsonrpc", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     1, status: "failed", stops: []string{"error"}, says: `(session/prompt: invalid answer: missing "jsonrpc":"2.0")`},
+		{name: "an initialize answer with jsonrpc 2.1", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.1","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nwhile read -r line; do :; done\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: `initialize: acp: initialize: invalid answer: jsonrpc: want "2.0", got string "2.1"`},
 		{name: "malformed optional handshake fields", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":"x","authMethods":{},"agentCapabilities":{"loadSession":"yes","sessionCapabilities":{"close":true},"promptCapabilities":{"image":"yes"},"mcpCapabilities":"x"}}}'
 read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1","modes":"x","configOptions":"x"}}'
 read -r line
@@ -301,6 +310,22 @@ read -r line
 			check: func(t *testing.T, out report.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Text; got != "ok" {
 					t.Errorf("text = %q, want the stray update not recorded as the session's", got)
+				}
+			}},
+		// An update the schema does not allow is a violation said in its
+		// words, not Go's, and no update of kind "".
+		{name: "session updates without an update or a string kind", sh: shHandshake + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1"}}' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":5}}}'` + "\n" + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: session/update: update.sessionUpdate: want a string, got number 5",
+			check: func(t *testing.T, out report.Results, _ result) {
+				sc := out.Scenarios[0]
+				want := []string{"session/update: update is required", "session/update: update.sessionUpdate: want a string, got number 5"}
+				if diff := cmp.Diff(want, sc.Violations); diff != "" {
+					t.Errorf("violations (-want +got):\n%s", diff)
+				}
+				if tr := sc.Turns[0]; len(tr.Updates) != 1 || tr.Updates["agent_message_chunk"] != 1 || len(tr.UnknownUpdates) != 0 {
+					t.Errorf("updates %v, unknown updates %s: want only the chunk", tr.Updates, tr.UnknownUpdates)
 				}
 			}},
 		{name: "an unknown update kind", mock: "turns:\n  - steps: [{update: {sessionUpdate: brand_new_kind, payload: 1}}, {text: ok}]\n",

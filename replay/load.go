@@ -343,7 +343,14 @@ type parser struct {
 // errorAt returns the *srcerr.Error of line n at byte offset off of text,
 // which says to record the transcript again.
 func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *srcerr.Error {
-	e := srcerr.AtOffset(p.rec.File, text, off, fmt.Sprintf(format, args...)+"; "+recordAgain)
+	return p.faultAt(n, text, off, fmt.Sprintf(format, args...)+"; "+recordAgain)
+}
+
+// faultAt is the error msg at line n, text, at byte off of it, without
+// advice: for a fault of the agent's own, which recording again records
+// again.
+func (p *parser) faultAt(n int, text []byte, off int, msg string) *srcerr.Error {
+	e := srcerr.AtOffset(p.rec.File, text, off, msg)
 	e.Line = n // text is that line, without its line break
 	return e
 }
@@ -563,8 +570,12 @@ func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 		switch {
 		case w.Method != nil && id != "":
 			if open := p.openAgent[id]; open != nil {
-				return p.errorAt(n, text, msgMemberOffset(text, "id"),
-					"the agent's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
+				// acprun records such a request as the agent sent it
+				// (and reports the violation): recording again gives it
+				// again.
+				return p.faultAt(n, text, msgMemberOffset(text, "id"), fmt.Sprintf(
+					"the agent's request reuses id %s, that of its request at line %d, not answered yet: the agent reuses the ids of its pending requests, and a replay cannot tell which request each answer of acprun's is for",
+					w.ID, open.line))
 			}
 			// A method that is no method's name is named as recorded ("", 5).
 			it.kind, it.method, it.rawMethod, it.params = itemRequest, cmp.Or(w.name(), string(w.Method)), w.Method, w.Params

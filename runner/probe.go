@@ -305,8 +305,8 @@ func (h *probeHandler) noJSON() string {
 func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) {
 	switch req.Method {
 	case acp.MethodSessionUpdate:
-		var n acp.SessionNotification
-		if err := req.DecodeParams(&n); err != nil {
+		n, err := acp.DecodeSessionNotification(req.Params)
+		if err != nil {
 			return nil, nil // a notification: nothing to answer
 		}
 		h.mu.Lock()
