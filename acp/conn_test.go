@@ -1213,12 +1213,13 @@ func TestPendingCallsEndAfterQueuedMessages(t *testing.T) {
 }
 
 // TestBacklogDispatchedAfterEOF: an agent that writes a large backlog and
-// exits gets every message dispatched, in order. 100,001 messages (15 MB)
-// are far more than the pipe and the reader hold; e2e's
-// TestBacklogIsNotLost sends 300,001 through the built binary.
+// exits gets every message dispatched, in order. 20,001 messages (3 MB)
+// are five times what the reader queues (maxQueued) and far more than the
+// pipe holds; e2e's TestBacklogIsNotLost sends 300,001 through the built
+// binary.
 func TestBacklogDispatchedAfterEOF(t *testing.T) {
 	checkLeaks(t)
-	const n = 100_001
+	const n = 20_001
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
