@@ -573,8 +573,25 @@ func commandExit(err error, stderr io.Writer) int {
 // stopSignals are the signals that interrupt every command: Ctrl-C,
 // SIGTERM, and SIGHUP (its terminal closed, its ssh connection dropped).
 // Each is an interrupt: the agents are stopped, the partial results
-// written and the temporary files removed.
+// written and the temporary files removed. One that acprun was started
+// with ignored stays ignored (see caught).
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// caught returns those of sigs that acprun catches, those that ignored
+// does not report: one that acprun's parent set to be ignored (nohup's
+// SIGHUP, the SIGINT of a non-interactive shell's background job) was
+// meant to be, and stays so, for the agents and commands acprun starts
+// too, which inherit it. (Go keeps an inherited SIG_IGN of SIGHUP and
+// SIGINT until signal.Notify asks for the signal; SIGTERM it does not.)
+func caught(sigs []os.Signal, ignored func(os.Signal) bool) []os.Signal {
+	var out []os.Signal
+	for _, s := range sigs {
+		if !ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // notifyInterrupts returns a context cancelled by the first of
 // stopSignals and a channel closed by the second; the third calls exit,
@@ -583,7 +600,9 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // does not keep it. Each signal, the nth, calls each(n) first.
 func notifyInterrupts(each func(n int), exit func()) (context.Context, <-chan struct{}, func()) {
 	sigs := make(chan os.Signal, 3) // three distinct signals at once are three
-	signal.Notify(sigs, stopSignals...)
+	if c := caught(stopSignals, signal.Ignored); len(c) > 0 {
+		signal.Notify(sigs, c...) // none: Notify would catch every signal
+	}
 	ctx, abort, stop := onInterrupts(sigs, each, exit)
 	return ctx, abort, func() {
 		signal.Stop(sigs)

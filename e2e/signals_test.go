@@ -1,0 +1,99 @@
+package e2e_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// sigMask reads the mask named field (SigIgn, SigCgt) of process pid from
+// /proc: bit n-1 is signal n.
+func sigMask(t *testing.T, pid int, field string) uint64 {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+	}
+	t.Fatalf("/proc/%d/status has no %s", pid, field)
+	return 0
+}
+
+// TestIgnoredStopSignalsStayIgnored: a run started with SIGHUP ignored
+// (nohup) or SIGINT ignored (a background job of a non-interactive shell)
+// keeps them ignored, for its agents too: the terminal's hangup does not
+// interrupt it, and it finishes and exits 0.
+func TestIgnoredStopSignalsStayIgnored(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"gated.mock.yaml": fmt.Sprintf("turns:\n  - steps: [{waitFor: %q}, {text: done}]\n", gate),
+		"s.yaml": `name: nohup
+agent: {command: [acprun, mock-agent, gated.mock.yaml]}
+turns:
+  - prompt: hi
+    expect: {text: {contains: done}}
+`,
+	})
+	// The shell ignores them, as nohup and a non-interactive shell's & do,
+	// and execs acprun, which inherits that.
+	cmd := exec.Command("/bin/sh", "-c", `trap "" HUP INT; exec "$0" "$@"`, acprunFor(t), "run", "s.yaml", "-o", "r.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	stderr, readStderr := capture(t)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Close()
+	f, err := os.OpenFile(gate, os.O_WRONLY, 0) // blocks until the agent's turn waits on it
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	const hup, intr = 1 << (syscall.SIGHUP - 1), 1 << (syscall.SIGINT - 1)
+	if ign := sigMask(t, pid, "SigIgn"); ign&(hup|intr) != hup|intr {
+		t.Errorf("acprun's SigIgn %x: SIGHUP and SIGINT are no longer ignored", ign)
+	}
+	// An ignored signal is dropped as it is sent: once Signal returns, it
+	// is gone, or it is pending for acprun's handler.
+	for _, sig := range []os.Signal{syscall.SIGHUP, os.Interrupt} {
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close() // the turn goes on
+	code := waitCode(t, cmd)
+	errText := readStderr()
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", code, errText)
+	}
+	if res := readResults(t, filepath.Join(dir, "r.json")); res.Interrupted || res.Scenarios[0].Status != "passed" {
+		t.Errorf("interrupted %v, status %s: want a run that passed", res.Interrupted, res.Scenarios[0].Status)
+	}
+	if strings.Contains(errText, "interrupted") {
+		t.Errorf("stderr tells of an interrupt:\n%s", errText)
+	}
+}
