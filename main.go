@@ -72,28 +72,29 @@ type globals struct {
 	Abort <-chan struct{} `kong:"-"`
 
 	noteMu sync.Mutex
-	note   func()        // said when the first interrupt arrives (onInterrupt)
+	note   func(n int)   // said when the nth interrupt arrives (onInterrupt)
 	next   chan struct{} // closed by the next of stopSignals, then made anew
 }
 
-// onInterrupt has f called when the first of stopSignals arrives, before
-// the command's context ends; nil: nothing is. When it returns, a call of
-// the f it replaces has returned: what that f prints comes before what
-// the caller prints next.
-func (g *globals) onInterrupt(f func()) {
+// onInterrupt has f(n) called when the first (n 1) and the second (n 2)
+// of stopSignals arrive, before the command's context ends or Abort is
+// closed; nil: nothing is. When it returns, a call of the f it replaces
+// has returned: what that f prints comes before what the caller prints
+// next.
+func (g *globals) onInterrupt(f func(n int)) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
 	g.note = f
 }
 
 // signalled is what notifyInterrupts calls at each of stopSignals, the
-// nth: the first says the note of onInterrupt; each ends the contexts of
-// untilNextInterrupt made before it.
+// nth: the first and the second say the note of onInterrupt; each ends
+// the contexts of untilNextInterrupt made before it.
 func (g *globals) signalled(n int) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
-	if n == 1 && g.note != nil {
-		g.note()
+	if n <= 2 && g.note != nil {
+		g.note(n)
 	}
 	if g.next != nil {
 		close(g.next)

@@ -97,3 +97,42 @@ turns:
 		t.Errorf("stderr tells of an interrupt:\n%s", errText)
 	}
 }
+
+// TestTeardownRunsAfterASecondInterrupt: GitHub Actions cancels a job
+// with SIGINT, then SIGTERM 7.5s later; with an agent that ignores the
+// cancel, the SIGTERM comes during its cancel grace. That second
+// interrupt stops the agent at once, but the teardown still runs, to its
+// end, and stderr says that a third interrupt would skip it.
+func TestTeardownRunsAfterASecondInterrupt(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"hang.mock.yaml": "onCancel: ignore\nignoreSigterm: true\nturns: [{steps: [{text: working}, {waitForCancel: true}, {hang: true}]}]\n",
+		"s.yaml": `name: gh
+agent: {command: [acprun, mock-agent, hang.mock.yaml]}
+permissions: {default: deny}
+teardown: ["echo cleaning up > teardown.log"]
+turns: [{prompt: hi}]
+`,
+	})
+	run := runFollowingTranscript(t, t.Context(), dir, "gh")
+	run.waitFor("the turn is working", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	run.waitFor("the cancel", `"method":"session/cancel"`)
+	if err := run.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	out := run.waitInterrupted()
+	td := out.Scenarios[0].Teardown
+	if len(td) != 1 || td[0].ExitCode == nil || *td[0].ExitCode != 0 || td[0].Error != "" || td[0].Signal != "" {
+		t.Errorf("teardown %+v, want it run to exit 0", td)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "teardown.log")); err != nil || string(data) != "cleaning up\n" {
+		t.Errorf("teardown.log: %q, %v; want the teardown's line", data, err)
+	}
+	const note = "acprun: interrupted again: stopping the agents at once; the teardown commands still run (interrupt again to exit at once, skipping them: the outputs not written yet are lost)\n"
+	if !strings.Contains(run.stderr.String(), note) {
+		t.Errorf("stderr does not say %q:\n%s", note, run.stderr.String())
+	}
+}

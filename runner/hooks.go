@@ -207,17 +207,18 @@ func (r *scenarioRun) verify(ctx context.Context) {
 }
 
 // teardown runs every teardown command, whatever happened before; one
-// that fails gives a warning. An interrupt does not cut it short, a second
-// one (abort) does, and so does the deadline of scCtx, the scenario's
-// timeout or the run's --timeout: but the teardown has at least
-// cancelGrace from its start, so that a scenario that ran into its
-// deadline is still cleaned up.
+// that fails gives a warning. No interrupt cuts it short, not even a
+// second one (Options.Abort, which skips the waits, not the cleanup):
+// each command is bounded by its own timeout, and by the deadline of
+// scCtx, the scenario's timeout or the run's --timeout; but the teardown
+// has at least cancelGrace from its start, so that a scenario that ran
+// into its deadline is still cleaned up. (A third interrupt makes acprun
+// exit at once, and the run's guard kills the commands.)
 func (r *scenarioRun) teardown(scCtx context.Context) {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
-	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
-	defer cancel()
+	ctx := context.Background()
 	if d, ok := scCtx.Deadline(); ok {
 		cause := errScenarioTimeout
 		if run, ok := r.runCtx.Deadline(); ok && !d.Before(run) {

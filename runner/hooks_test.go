@@ -2,8 +2,13 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -247,4 +252,56 @@ func partOf(secret, s string) string {
 		}
 	}
 	return ""
+}
+
+// TestTeardownRunsAfterASecondInterrupt: a second interrupt (Abort) skips
+// the waits, the agent's cancel grace here, but not the teardown: its
+// commands run to their end, whenever the abort came, and are recorded
+// as they ran.
+func TestTeardownRunsAfterASecondInterrupt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	defer interrupt(nil)
+	abort := make(chan struct{})
+	go func() {
+		f, err := os.OpenFile(gate, os.O_WRONLY, 0) // once the agent's turn waits on it
+		if err == nil {
+			f.Close()
+		}
+		interrupt(errors.New("interrupted"))
+		close(abort)
+	}()
+	rep := runFiles(t, ctx, map[string]string{
+		// The agent ignores the cancel: it would have its whole cancelGrace.
+		"a.mock.yaml": fmt.Sprintf("onCancel: ignore\nignoreSigterm: true\nturns: [{steps: [{waitFor: %q}, {hang: true}]}]\n", gate),
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+cancelGrace: 10m
+killGrace: 10m
+teardown: ["echo cleaning up", "echo done"]
+turns: [{prompt: hi}]
+`,
+	}, Options{Abort: abort})
+	res := rep.Scenarios[0]
+	if res.Status != report.StatusInterrupted {
+		t.Errorf("status %s, want interrupted", res.Status)
+	}
+	var got []string
+	for _, c := range res.Teardown {
+		code := -1
+		if c.ExitCode != nil {
+			code = *c.ExitCode
+		}
+		got = append(got, fmt.Sprintf("%d %q %q", code, c.Stdout, c.Error))
+	}
+	want := []string{`0 "cleaning up\n" ""`, `0 "done\n" ""`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("teardown (-want +got):\n%s", diff)
+	}
 }

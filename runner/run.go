@@ -72,7 +72,7 @@ type Options struct {
 	// Overrides, when set, replace the scenarios' turn and idle timeouts.
 	Overrides
 	// Abort, when closed, cuts every grace period short: agents are killed
-	// at once (a second Ctrl-C).
+	// at once (a second Ctrl-C). The teardown commands still run.
 	Abort <-chan struct{}
 	// Guard, when set, is the guard of the run's processes (StartGuard),
 	// which the caller closes once it has written the run's outputs; nil:
@@ -1127,7 +1127,8 @@ func (r *scenarioRun) skipFrom(i int, why string) {
 
 // untilAbort returns a context derived from parent that also ends when
 // abort is closed (a second interrupt): the waits that outlast an
-// interrupt (grace periods, teardown) end at the abort.
+// interrupt (grace periods, the listing of a workspace's changes) end at
+// the abort; the teardown does not (scenarioRun.teardown).
 func untilAbort(parent context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
