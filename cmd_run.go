@@ -157,7 +157,8 @@ Exit codes:
        provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM/SIGHUP); the results written are partial,
        an output FIFO that had no reader is not written, and one whose
-       reader did not read it before the interrupt (or stdout's) not wholly
+       reader did not read it before the interrupt (or stdout's) not wholly;
+       an interrupt after every scenario ran to its end stops nothing
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
@@ -590,7 +591,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	err = c.writeOutputs(final, g, printer, rep, events)
 	if err == nil {
-		err = exitError{code: exitCode(ctx, rep)}
+		if !rep.Interrupted && errors.Is(context.Cause(interrupt), errInterrupted) {
+			fmt.Fprintln(printer, lateInterruptNote)
+		}
+		err = exitError{code: exitCode(rep)}
 	}
 	return finishStderr(printer, stderr, err)
 }
@@ -640,6 +644,12 @@ func interruptNotes(n int, scs []*scenario.Scenario) string {
 	}
 	return "acprun: interrupted again: stopping the agents at once (interrupt again to exit at once: the outputs not written yet are lost)"
 }
+
+// lateInterruptNote is what run says at its end when an interrupt came
+// but stopped nothing, once every scenario had run to its end (while the
+// run ended or its outputs were written), and every output was written:
+// the exit code is the run's, not exitInterrupted.
+const lateInterruptNote = "acprun: interrupted after every scenario had run to its end: nothing was cut short, and the outputs were written whole"
 
 // transcriptsNotice returns ctx, with which the run's transcripts are
 // opened, saying through printer when one is a FIFO that has no reader yet: the

@@ -254,9 +254,11 @@ func (e exitError) Unwrap() error { return e.err }
 
 // exitCode maps a report to the process's exit code. An attempt that
 // failed or errored does not fail the run when its scenario met its pass
-// rate (report.Forgiven).
-func exitCode(ctx context.Context, rep report.Report) int {
-	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
+// rate (report.Forgiven). An interrupt that stopped nothing (it came once
+// every scenario had run to its end) left the report whole, not
+// Interrupted: the exit code is the run's.
+func exitCode(rep report.Report) int {
+	if rep.Interrupted {
 		return exitInterrupted
 	}
 	code := exitOK

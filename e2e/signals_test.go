@@ -136,3 +136,43 @@ turns: [{prompt: hi}]
 		t.Errorf("stderr does not say %q:\n%s", note, run.stderr.String())
 	}
 }
+
+// TestInterruptAfterTheRunStopsNothing: an interrupt that comes once
+// every scenario has run to its end (its transcript closed), while the
+// run ends or its outputs are written, stops nothing: the results are
+// whole, not interrupted, the outputs are written whole, the exit code is
+// the run's, and stderr says so.
+func TestInterruptAfterTheRunStopsNothing(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: late
+agent: {command: [acprun, mock-agent, ok.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi, expect: {text: {contains: done}}}]
+`,
+	})
+	run := runFollowingTranscript(t, t.Context(), dir, "late", "--junit", "j.xml", "--html", "r.html")
+	for run.lines.Scan() { // to its end: the scenario has ended
+	}
+	run.interrupt()
+	err := run.cmd.Wait()
+	if err != nil {
+		t.Fatalf("acprun: %v, want exit 0\n%s", err, run.stderr.String())
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if out.Interrupted || out.Scenarios[0].Status != "passed" {
+		t.Errorf("interrupted %v, status %s: want a whole run that passed", out.Interrupted, out.Scenarios[0].Status)
+	}
+	for _, name := range []string{"j.xml", "r.html"} {
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !strings.Contains(string(data), "late") {
+			t.Errorf("%s: %v, or it does not name the scenario", name, err)
+		}
+	}
+	const note = "acprun: interrupted after every scenario had run to its end: nothing was cut short, and the outputs were written whole\n"
+	if !strings.Contains(run.stderr.String(), note) {
+		t.Errorf("stderr does not say %q:\n%s", note, run.stderr.String())
+	}
+}

@@ -247,7 +247,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	names := transcriptNames(jobs)
 	opts.cassettes = pinCassettes(pins, jobs)
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
-	results := runJobs(ctx, &opts, jobs, names, stop)
+	results, cut := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
 	why := ""
@@ -267,7 +267,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		}
 		rep.Scenarios = append(rep.Scenarios, rs...)
 	}
-	rep.Interrupted = ctx.Err() != nil && !runTimedOut
+	rep.Interrupted = cut && !runTimedOut // an interrupt that stopped nothing leaves the run whole
 	rep.Duration = time.Since(rep.StartedAt)
 	return rep, nil
 }
@@ -485,8 +485,9 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // job starts once ctx has ended or the run has stopped at
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones. names[i] are the transcript names of jobs[i]'s tries
-// (transcriptNames).
-func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) [][]report.Result {
+// (transcriptNames). cut reports whether ctx's end cut the run short
+// (cutShort).
+func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) (_ [][]report.Result, cut bool) {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -510,7 +511,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 		})
 	}
 	wg.Wait()
-	return results
+	return results, cutShort(ctx, runCtx, jobs, results, stop.stopped())
 }
 
 // runTries runs job j, and runs it again while it errors or is invalid,
