@@ -176,3 +176,32 @@ turns: [{prompt: hi, expect: {text: {contains: done}}}]
 		t.Errorf("stderr does not say %q:\n%s", note, run.stderr.String())
 	}
 }
+
+// TestVerifyNotRunAfterTheScenarioTimeout: a verify command that the
+// scenario's timeout kept from starting fails the scenario as not run,
+// not as stopped, with no output to quote.
+func TestVerifyNotRunAfterTheScenarioTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"wait.mock.yaml": "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n",
+		"s.yaml": `name: late
+agent: {command: [acprun, mock-agent, wait.mock.yaml]}
+permissions: {default: deny}
+timeout: 1s
+verify: ["true"]
+turns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: scenarioTimeout}}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	if v := out.Scenarios[0].Verify; len(v) != 1 || v[0].Error != "not run: the scenario's timeout passed" {
+		t.Errorf("verify %+v, want it not run", v)
+	}
+	const want = "s.yaml:5:10: verify `true` not run: the scenario's timeout passed\n"
+	if !strings.Contains(res.stderr, want) || strings.Contains(res.stderr, "was stopped") {
+		t.Errorf("stderr does not say %q alone:\n%s", want, res.stderr)
+	}
+}

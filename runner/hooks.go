@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -65,6 +66,8 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 		Truncated: hr.Truncated, Sandboxed: sb != nil,
 	}
 	switch {
+	case errors.Is(hr.Err, hook.ErrNotStarted):
+		cr.Error = notRunPrefix + stopReason(ctx)
 	case hr.Err != nil && ctx.Err() != nil:
 		cr.Error = stoppedPrefix + stopReason(ctx)
 	case hr.Err != nil:
@@ -76,6 +79,11 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 // stoppedPrefix starts the Error of a command that acprun stopped because
 // the scenario or the run ended.
 const stoppedPrefix = "stopped: "
+
+// notRunPrefix starts the Error of a command that never started because
+// the scenario or the run had ended first: a verify command after the
+// scenario's timeout, which has then not passed.
+const notRunPrefix = "not run: "
 
 // stopReason says why ctx ended, for messages.
 func stopReason(ctx context.Context) string { return causeText(cancelCause(context.Cause(ctx))) }
@@ -115,6 +123,8 @@ func stopped(cr report.CommandResult, timeout time.Duration) string {
 		return fmt.Sprintf("timed out after %s and was killed", timeout)
 	case strings.HasPrefix(cr.Error, stoppedPrefix):
 		return "was " + cr.Error
+	case strings.HasPrefix(cr.Error, notRunPrefix):
+		return cr.Error
 	case cr.Error != "":
 		return "could not run: " + cr.Error
 	case cr.Signal != "":
@@ -128,6 +138,9 @@ func stopped(cr report.CommandResult, timeout time.Duration) string {
 // withTail appends the last lines of a command's output, as shown, to msg,
 // each cut at tailWidth characters (marked "…").
 func (r *scenarioRun) withTail(msg string, hr hook.Result) string {
+	if errors.Is(hr.Err, hook.ErrNotStarted) {
+		return msg // no output to show: it never ran
+	}
 	tail := strings.TrimRight(r.shown(hr).Tail(tailLines), "\n")
 	if tail == "" {
 		return msg + " (no output)"
@@ -176,8 +189,8 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			if stopped(cr, c.Limit()) == "" {
 				pos = cmp.Or(e.ExitCodePos, c.Pos)
 			}
-			if strings.HasPrefix(cr.Error, stoppedPrefix) {
-				r.cutShort("during verify") // if the run's end stopped it
+			if strings.HasPrefix(cr.Error, stoppedPrefix) || strings.HasPrefix(cr.Error, notRunPrefix) {
+				r.cutShort("during verify") // if the run's end stopped it, or kept it from starting
 			}
 			where := ""
 			if sb != nil { // what it could not write says why

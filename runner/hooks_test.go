@@ -305,3 +305,29 @@ turns: [{prompt: hi}]
 		t.Errorf("teardown (-want +got):\n%s", diff)
 	}
 }
+
+// TestVerifyNotRunAfterTheScenarioTimeout: verify does not run once the
+// scenario's timeout has passed, even when a turn expected it: the command
+// is recorded and reported as not run, not as stopped, and a check that
+// did not run has not passed.
+func TestVerifyNotRunAfterTheScenarioTimeout(t *testing.T) {
+	t.Parallel()
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n",
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+timeout: 1s
+verify: ["true"]
+turns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: scenarioTimeout}}]
+`,
+	}, Options{})
+	res := rep.Scenarios[0]
+	if len(res.Verify) != 1 || res.Verify[0].Error != "not run: the scenario's timeout passed" || res.Verify[0].DurationMs != 0 {
+		t.Fatalf("verify %+v, want it not run", res.Verify)
+	}
+	want := "s.yaml:5:10: verify `true` not run: the scenario's timeout passed"
+	if res.Status != report.StatusFailed || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasSuffix(f, "/"+want) }) {
+		t.Errorf("status %s, failures %q; want failed with %q", res.Status, res.Failures, want)
+	}
+}
