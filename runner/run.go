@@ -485,8 +485,8 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // job starts once ctx has ended or the run has stopped at
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones. names[i] are the transcript names of jobs[i]'s tries
-// (transcriptNames). cut reports whether ctx's end cut the run short
-// (cutShort).
+// (transcriptNames). cut reports whether ctx's end cut the run short:
+// it kept a job from starting, or came before a job ended (endedByRun).
 func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) (_ [][]report.Result, cut bool) {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
@@ -495,6 +495,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 	defer cancelRun(nil)
 	results := make([][]report.Result, len(jobs))
 	var next atomic.Int64
+	var cutJob atomic.Bool // a job ended after ctx had ended runCtx (runTries)
 	var wg sync.WaitGroup
 	for range min(opts.Parallel, len(jobs)) {
 		wg.Go(func() {
@@ -503,7 +504,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 				if i >= len(jobs) || runCtx.Err() != nil || stop.stopped() {
 					return // interrupted, out of time or stopped: start nothing new
 				}
-				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped)
+				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped, &cutJob)
 				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
 					cancelRun(errFailFast)
 				}
@@ -511,7 +512,11 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 		})
 	}
 	wg.Wait()
-	return results, cutShort(ctx, runCtx, jobs, results, stop.stopped())
+	cut = cutJob.Load()
+	for _, rs := range results {
+		cut = cut || rs == nil && !stop.stopped() // kept from starting by ctx's end
+	}
+	return results, cut
 }
 
 // runTries runs job j, and runs it again while it errors or is invalid,
@@ -519,8 +524,10 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 // in order. Each try but the last is marked Retried; a passing last try
 // after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
-// tries (nil for none).
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool) []report.Result {
+// tries (nil for none). cut is set when the last try ended after the run's
+// end (an interrupt, its --timeout) had ended ctx (endedByRun), before
+// the observer is told it finished.
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool, cut *atomic.Bool) []report.Result {
 	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
@@ -543,6 +550,9 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
+		if !again && endedByRun(ctx) {
+			cut.Store(true) // before it is said to have finished
+		}
 		obs.call(func(o Observer) { o.ScenarioFinished(j.ref, r) })
 		out = append(out, r)
 		if !again {
