@@ -70,5 +70,5 @@ func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	if c.Output != outfile.Stdout {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.Output)
 	}
-	return exitError{code: exitCode(context.Background(), rep)}
+	return exitError{code: exitCode(rep)}
 }

@@ -157,7 +157,8 @@ Exit codes:
        provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM/SIGHUP); the results written are partial,
        an output FIFO that had no reader is not written, and one whose
-       reader did not read it before the interrupt (or stdout's) not wholly
+       reader did not read it before the interrupt (or stdout's) not wholly;
+       an interrupt after every scenario ran to its end stops nothing
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
@@ -569,7 +570,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		observers = append(observers, events)
 	}
 	opts.Observer = progress.Observers(observers...)
-	g.onInterrupt(func() { printer.Note(interruptNote) })
+	g.onInterrupt(func(n int) { printer.Note(interruptNotes(n, scs)) })
 	rep, err := runner.Run(c.transcriptsNotice(ctx, printer), opts, scs)
 	// The final outputs' readers are waited for until the next interrupt
 	// (after one that cut the run short, the one after it), whatever
@@ -590,7 +591,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	err = c.writeOutputs(final, g, printer, rep, events)
 	if err == nil {
-		err = exitError{code: exitCode(ctx, rep)}
+		if !rep.Interrupted && errors.Is(context.Cause(interrupt), errInterrupted) {
+			fmt.Fprintln(printer, lateInterruptNote)
+		}
+		err = exitError{code: exitCode(rep)}
 	}
 	return finishStderr(printer, stderr, err)
 }
@@ -627,9 +631,25 @@ func startGuard(ctx context.Context) (context.Context, *runner.Guard) {
 	return outfile.WithTemps(ctx, guard.Remove, guard.Forget), guard
 }
 
-// interruptNote is what run says when it takes an interrupt (one of
-// stopSignals), before it begins to stop: nothing else shows it at once.
-const interruptNote = "acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)"
+// interruptNotes is what run says when it takes the nth interrupt (one of
+// stopSignals), the first or the second, before it begins to stop:
+// nothing else shows it at once. The second skips the waits, not the
+// teardown commands of scs: a third does (exitAtOnce).
+func interruptNotes(n int, scs []*scenario.Scenario) string {
+	if n == 1 {
+		return "acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop the agents at once)"
+	}
+	if slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return len(sc.Teardown) > 0 }) {
+		return "acprun: interrupted again: stopping the agents at once; the teardown commands still run (interrupt again to exit at once, skipping them: the outputs not written yet are lost)"
+	}
+	return "acprun: interrupted again: stopping the agents at once (interrupt again to exit at once: the outputs not written yet are lost)"
+}
+
+// lateInterruptNote is what run says at its end when an interrupt came
+// but stopped nothing, once every scenario had run to its end (while the
+// run ended or its outputs were written), and every output was written:
+// the exit code is the run's, not exitInterrupted.
+const lateInterruptNote = "acprun: interrupted after every scenario had run to its end: nothing was cut short, and the outputs were written whole"
 
 // transcriptsNotice returns ctx, with which the run's transcripts are
 // opened, saying through printer when one is a FIFO that has no reader yet: the

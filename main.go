@@ -72,28 +72,29 @@ type globals struct {
 	Abort <-chan struct{} `kong:"-"`
 
 	noteMu sync.Mutex
-	note   func()        // said when the first interrupt arrives (onInterrupt)
+	note   func(n int)   // said when the nth interrupt arrives (onInterrupt)
 	next   chan struct{} // closed by the next of stopSignals, then made anew
 }
 
-// onInterrupt has f called when the first of stopSignals arrives, before
-// the command's context ends; nil: nothing is. When it returns, a call of
-// the f it replaces has returned: what that f prints comes before what
-// the caller prints next.
-func (g *globals) onInterrupt(f func()) {
+// onInterrupt has f(n) called when the first (n 1) and the second (n 2)
+// of stopSignals arrive, before the command's context ends or Abort is
+// closed; nil: nothing is. When it returns, a call of the f it replaces
+// has returned: what that f prints comes before what the caller prints
+// next.
+func (g *globals) onInterrupt(f func(n int)) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
 	g.note = f
 }
 
 // signalled is what notifyInterrupts calls at each of stopSignals, the
-// nth: the first says the note of onInterrupt; each ends the contexts of
-// untilNextInterrupt made before it.
+// nth: the first and the second say the note of onInterrupt; each ends
+// the contexts of untilNextInterrupt made before it.
 func (g *globals) signalled(n int) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
-	if n == 1 && g.note != nil {
-		g.note()
+	if n <= 2 && g.note != nil {
+		g.note(n)
 	}
 	if g.next != nil {
 		close(g.next)
@@ -253,9 +254,11 @@ func (e exitError) Unwrap() error { return e.err }
 
 // exitCode maps a report to the process's exit code. An attempt that
 // failed or errored does not fail the run when its scenario met its pass
-// rate (report.Forgiven).
-func exitCode(ctx context.Context, rep report.Report) int {
-	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
+// rate (report.Forgiven). An interrupt that stopped nothing (it came once
+// every scenario had run to its end) left the report whole, not
+// Interrupted: the exit code is the run's.
+func exitCode(rep report.Report) int {
+	if rep.Interrupted {
 		return exitInterrupted
 	}
 	code := exitOK
@@ -573,8 +576,25 @@ func commandExit(err error, stderr io.Writer) int {
 // stopSignals are the signals that interrupt every command: Ctrl-C,
 // SIGTERM, and SIGHUP (its terminal closed, its ssh connection dropped).
 // Each is an interrupt: the agents are stopped, the partial results
-// written and the temporary files removed.
+// written and the temporary files removed. One that acprun was started
+// with ignored stays ignored (see caught).
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// caught returns those of sigs that acprun catches, those that ignored
+// does not report: one that acprun's parent set to be ignored (nohup's
+// SIGHUP, the SIGINT of a non-interactive shell's background job) was
+// meant to be, and stays so, for the agents and commands acprun starts
+// too, which inherit it. (Go keeps an inherited SIG_IGN of SIGHUP and
+// SIGINT until signal.Notify asks for the signal; SIGTERM it does not.)
+func caught(sigs []os.Signal, ignored func(os.Signal) bool) []os.Signal {
+	var out []os.Signal
+	for _, s := range sigs {
+		if !ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // notifyInterrupts returns a context cancelled by the first of
 // stopSignals and a channel closed by the second; the third calls exit,
@@ -583,7 +603,9 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // does not keep it. Each signal, the nth, calls each(n) first.
 func notifyInterrupts(each func(n int), exit func()) (context.Context, <-chan struct{}, func()) {
 	sigs := make(chan os.Signal, 3) // three distinct signals at once are three
-	signal.Notify(sigs, stopSignals...)
+	if c := caught(stopSignals, signal.Ignored); len(c) > 0 {
+		signal.Notify(sigs, c...) // none: Notify would catch every signal
+	}
 	ctx, abort, stop := onInterrupts(sigs, each, exit)
 	return ctx, abort, func() {
 		signal.Stop(sigs)

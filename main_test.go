@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -154,6 +155,19 @@ func TestThirdInterruptExits(t *testing.T) {
 				t.Fatal("the third signal did not exit")
 			}
 		}
+	}
+}
+
+// TestIgnoredStopSignalsAreNotCaught: a stop signal that acprun was
+// started with ignored (nohup's SIGHUP) is not caught, so it stays
+// ignored; the others are.
+func TestIgnoredStopSignalsAreNotCaught(t *testing.T) {
+	got := caught(stopSignals, func(s os.Signal) bool { return s == syscall.SIGHUP })
+	if want := []os.Signal{os.Interrupt, syscall.SIGTERM}; !slices.Equal(got, want) {
+		t.Errorf("caught %v; want %v", got, want)
+	}
+	if got := caught(stopSignals, func(os.Signal) bool { return false }); !slices.Equal(got, stopSignals) {
+		t.Errorf("none ignored: caught %v; want %v", got, stopSignals)
 	}
 }
 

@@ -322,7 +322,7 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 	out := run.waitInterrupted()
 	want := []string{
 		"PASS first (end_turn, DUR)",
-		"acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)",
+		"acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop the agents at once)",
 		"INTERRUPTED second (cancelled after interrupt, DUR)",
 		"",
 		"INTERRUPTED second (cancelled after interrupt, DUR)",

@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -65,6 +66,8 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 		Truncated: hr.Truncated, Sandboxed: sb != nil,
 	}
 	switch {
+	case errors.Is(hr.Err, hook.ErrNotStarted):
+		cr.Error = notRunPrefix + stopReason(ctx)
 	case hr.Err != nil && ctx.Err() != nil:
 		cr.Error = stoppedPrefix + stopReason(ctx)
 	case hr.Err != nil:
@@ -76,6 +79,11 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 // stoppedPrefix starts the Error of a command that acprun stopped because
 // the scenario or the run ended.
 const stoppedPrefix = "stopped: "
+
+// notRunPrefix starts the Error of a command that never started because
+// the scenario or the run had ended first: a verify command after the
+// scenario's timeout, which has then not passed.
+const notRunPrefix = "not run: "
 
 // stopReason says why ctx ended, for messages.
 func stopReason(ctx context.Context) string { return causeText(cancelCause(context.Cause(ctx))) }
@@ -115,6 +123,8 @@ func stopped(cr report.CommandResult, timeout time.Duration) string {
 		return fmt.Sprintf("timed out after %s and was killed", timeout)
 	case strings.HasPrefix(cr.Error, stoppedPrefix):
 		return "was " + cr.Error
+	case strings.HasPrefix(cr.Error, notRunPrefix):
+		return cr.Error
 	case cr.Error != "":
 		return "could not run: " + cr.Error
 	case cr.Signal != "":
@@ -128,6 +138,9 @@ func stopped(cr report.CommandResult, timeout time.Duration) string {
 // withTail appends the last lines of a command's output, as shown, to msg,
 // each cut at tailWidth characters (marked "…").
 func (r *scenarioRun) withTail(msg string, hr hook.Result) string {
+	if errors.Is(hr.Err, hook.ErrNotStarted) {
+		return msg // no output to show: it never ran
+	}
 	tail := strings.TrimRight(r.shown(hr).Tail(tailLines), "\n")
 	if tail == "" {
 		return msg + " (no output)"
@@ -176,8 +189,8 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			if stopped(cr, c.Limit()) == "" {
 				pos = cmp.Or(e.ExitCodePos, c.Pos)
 			}
-			if strings.HasPrefix(cr.Error, stoppedPrefix) {
-				r.cutShort("during verify") // if the run's end stopped it
+			if strings.HasPrefix(cr.Error, stoppedPrefix) || strings.HasPrefix(cr.Error, notRunPrefix) {
+				r.cutShort("during verify") // if the run's end stopped it, or kept it from starting
 			}
 			where := ""
 			if sb != nil { // what it could not write says why
@@ -207,17 +220,18 @@ func (r *scenarioRun) verify(ctx context.Context) {
 }
 
 // teardown runs every teardown command, whatever happened before; one
-// that fails gives a warning. An interrupt does not cut it short, a second
-// one (abort) does, and so does the deadline of scCtx, the scenario's
-// timeout or the run's --timeout: but the teardown has at least
-// cancelGrace from its start, so that a scenario that ran into its
-// deadline is still cleaned up.
+// that fails gives a warning. No interrupt cuts it short, not even a
+// second one (Options.Abort, which skips the waits, not the cleanup):
+// each command is bounded by its own timeout, and by the deadline of
+// scCtx, the scenario's timeout or the run's --timeout; but the teardown
+// has at least cancelGrace from its start, so that a scenario that ran
+// into its deadline is still cleaned up. (A third interrupt makes acprun
+// exit at once, and the run's guard kills the commands.)
 func (r *scenarioRun) teardown(scCtx context.Context) {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
-	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
-	defer cancel()
+	ctx := context.Background()
 	if d, ok := scCtx.Deadline(); ok {
 		cause := errScenarioTimeout
 		if run, ok := r.runCtx.Deadline(); ok && !d.Before(run) {

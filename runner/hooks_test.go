@@ -2,8 +2,13 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -247,4 +252,82 @@ func partOf(secret, s string) string {
 		}
 	}
 	return ""
+}
+
+// TestTeardownRunsAfterASecondInterrupt: a second interrupt (Abort) skips
+// the waits, the agent's cancel grace here, but not the teardown: its
+// commands run to their end, whenever the abort came, and are recorded
+// as they ran.
+func TestTeardownRunsAfterASecondInterrupt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	defer interrupt(nil)
+	abort := make(chan struct{})
+	go func() {
+		f, err := os.OpenFile(gate, os.O_WRONLY, 0) // once the agent's turn waits on it
+		if err == nil {
+			f.Close()
+		}
+		interrupt(errors.New("interrupted"))
+		close(abort)
+	}()
+	rep := runFiles(t, ctx, map[string]string{
+		// The agent ignores the cancel: it would have its whole cancelGrace.
+		"a.mock.yaml": fmt.Sprintf("onCancel: ignore\nignoreSigterm: true\nturns: [{steps: [{waitFor: %q}, {hang: true}]}]\n", gate),
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+cancelGrace: 10m
+killGrace: 10m
+teardown: ["echo cleaning up", "echo done"]
+turns: [{prompt: hi}]
+`,
+	}, Options{Abort: abort})
+	res := rep.Scenarios[0]
+	if res.Status != report.StatusInterrupted {
+		t.Errorf("status %s, want interrupted", res.Status)
+	}
+	var got []string
+	for _, c := range res.Teardown {
+		code := -1
+		if c.ExitCode != nil {
+			code = *c.ExitCode
+		}
+		got = append(got, fmt.Sprintf("%d %q %q", code, c.Stdout, c.Error))
+	}
+	want := []string{`0 "cleaning up\n" ""`, `0 "done\n" ""`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("teardown (-want +got):\n%s", diff)
+	}
+}
+
+// TestVerifyNotRunAfterTheScenarioTimeout: verify does not run once the
+// scenario's timeout has passed, even when a turn expected it: the command
+// is recorded and reported as not run, not as stopped, and a check that
+// did not run has not passed.
+func TestVerifyNotRunAfterTheScenarioTimeout(t *testing.T) {
+	t.Parallel()
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n",
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+timeout: 1s
+verify: ["true"]
+turns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: scenarioTimeout}}]
+`,
+	}, Options{})
+	res := rep.Scenarios[0]
+	if len(res.Verify) != 1 || res.Verify[0].Error != "not run: the scenario's timeout passed" || res.Verify[0].DurationMs != 0 {
+		t.Fatalf("verify %+v, want it not run", res.Verify)
+	}
+	want := "s.yaml:5:10: verify `true` not run: the scenario's timeout passed"
+	if res.Status != report.StatusFailed || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasSuffix(f, "/"+want) }) {
+		t.Errorf("status %s, failures %q; want failed with %q", res.Status, res.Failures, want)
+	}
 }

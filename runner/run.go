@@ -72,7 +72,7 @@ type Options struct {
 	// Overrides, when set, replace the scenarios' turn and idle timeouts.
 	Overrides
 	// Abort, when closed, cuts every grace period short: agents are killed
-	// at once (a second Ctrl-C).
+	// at once (a second Ctrl-C). The teardown commands still run.
 	Abort <-chan struct{}
 	// Guard, when set, is the guard of the run's processes (StartGuard),
 	// which the caller closes once it has written the run's outputs; nil:
@@ -256,7 +256,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	names := transcriptNames(jobs)
 	opts.cassettes = pinCassettes(pins, jobs)
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
-	results := runJobs(ctx, &opts, jobs, names, stop)
+	results, cut := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
 	why := ""
@@ -276,7 +276,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		}
 		rep.Scenarios = append(rep.Scenarios, rs...)
 	}
-	rep.Interrupted = ctx.Err() != nil && !runTimedOut
+	rep.Interrupted = cut && !runTimedOut // an interrupt that stopped nothing leaves the run whole
 	rep.Duration = time.Since(rep.StartedAt)
 	return rep, nil
 }
@@ -531,8 +531,9 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // job starts once ctx has ended or the run has stopped at
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones. names[i] are the transcript names of jobs[i]'s tries
-// (transcriptNames).
-func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) [][]report.Result {
+// (transcriptNames). cut reports whether ctx's end cut the run short:
+// it kept a job from starting, or came before a job ended (endedByRun).
+func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTranscripts, stop *failureStop) (_ [][]report.Result, cut bool) {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -540,6 +541,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 	defer cancelRun(nil)
 	results := make([][]report.Result, len(jobs))
 	var next atomic.Int64
+	var cutJob atomic.Bool // a job ended after ctx had ended runCtx (runTries)
 	var wg sync.WaitGroup
 	for range min(opts.Parallel, len(jobs)) {
 		wg.Go(func() {
@@ -548,7 +550,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 				if i >= len(jobs) || runCtx.Err() != nil || stop.stopped() {
 					return // interrupted, out of time or stopped: start nothing new
 				}
-				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped)
+				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped, &cutJob)
 				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
 					cancelRun(errFailFast)
 				}
@@ -556,7 +558,11 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 		})
 	}
 	wg.Wait()
-	return results
+	cut = cutJob.Load()
+	for _, rs := range results {
+		cut = cut || rs == nil && !stop.stopped() // kept from starting by ctx's end
+	}
+	return results, cut
 }
 
 // runTries runs job j, and runs it again while it errors or is invalid,
@@ -564,8 +570,10 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 // in order. Each try but the last is marked Retried; a passing last try
 // after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
-// tries (nil for none).
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool) []report.Result {
+// tries (nil for none). cut is set when the last try ended after the run's
+// end (an interrupt, its --timeout) had ended ctx (endedByRun), before
+// the observer is told it finished.
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool, cut *atomic.Bool) []report.Result {
 	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
@@ -588,6 +596,9 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
+		if !again && endedByRun(ctx) {
+			cut.Store(true) // before it is said to have finished
+		}
 		obs.call(func(o Observer) { o.ScenarioFinished(j.ref, r) })
 		out = append(out, r)
 		if !again {
@@ -1173,7 +1184,8 @@ func (r *scenarioRun) skipFrom(i int, why string) {
 
 // untilAbort returns a context derived from parent that also ends when
 // abort is closed (a second interrupt): the waits that outlast an
-// interrupt (grace periods, teardown) end at the abort.
+// interrupt (grace periods, the listing of a workspace's changes) end at
+// the abort; the teardown does not (scenarioRun.teardown).
 func untilAbort(parent context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {

@@ -104,6 +104,10 @@ type Result struct {
 	Err error
 }
 
+// ErrNotStarted is what Result.Err wraps when ctx had ended before Run
+// started the command: it never ran.
+var ErrNotStarted = errors.New("interrupted before the start")
+
 // started, when set, is told the process group id of each command Run
 // starts (tests).
 var started func(pgid int)
@@ -119,7 +123,7 @@ func Run(ctx context.Context, c Command) (res Result) {
 		return Result{Err: fmt.Errorf("timeout %v: want more than 0", c.Timeout)}
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{Err: fmt.Errorf("interrupted before the start: %w", err)}
+		return Result{Err: fmt.Errorf("%w: %w", ErrNotStarted, err)}
 	}
 	if c.Dir != "" {
 		// exec would blame /bin/sh for a missing directory.
