@@ -317,7 +317,8 @@ read -r line
 		{name: "session updates without an update or a string kind", sh: shHandshake + "read -r line\n" +
 			`printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1"}}' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":5}}}'` + "\n" + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
 			scenario: "{{agent}}\n" + oneTurn,
-			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: session/update: update.sessionUpdate: want a string, got number 5",
+			// A missing required field fails the scenario (results.md).
+			exit: 1, status: "failed", stops: []string{"end_turn"}, says: "protocol violation: session/update: update.sessionUpdate: want a string, got number 5",
 			check: func(t *testing.T, out report.Results, _ result) {
 				sc := out.Scenarios[0]
 				want := []string{"session/update: update is required", "session/update: update.sessionUpdate: want a string, got number 5"}

@@ -126,7 +126,7 @@ turns:
 	violations := []string{
 		`session/request_permission: toolCall.toolCallId: want a string, got number 7; refused`,
 		`session/request_permission: want an object, got an array; refused`,
-		`session/update: session update "usage_update": used: want a non-negative integer, got number -1`,
+		`session/update: update.used: want a non-negative integer, got number -1 (sessionUpdate "usage_update")`,
 	}
 	if diff := cmp.Diff(violations, sc.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)

@@ -31,8 +31,8 @@ func TestMalformedRequiredFails(t *testing.T) {
 		want := []string{
 			`session/request_permission: toolCall.toolCallId: want a string, got number 7; refused`,
 			`session/request_permission: want an object, got an array; refused`,
-			`session/update: session update "usage_update": used: want a non-negative integer, got number -1`,
-			`session/update: session update "usage_update": used: missing, and it is required`,
+			`session/update: update.used: want a non-negative integer, got number -1 (sessionUpdate "usage_update")`,
+			`session/update: update.used: missing, and it is required (sessionUpdate "usage_update")`,
 		}
 		if diff := cmp.Diff(want, res.Violations); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
