@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"
@@ -69,28 +66,6 @@ func TestReadLines(t *testing.T) {
 	cancel()
 	if _, err := readLines(ctx, strings.NewReader("a\n"), 1, -1, 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("readLines after its context ended: %v, want context.Canceled", err)
-	}
-}
-
-// TestJSONSize: jsonSize is the size of a string in the JSON acp sends
-// (its encoder, without HTML escaping), or more.
-func TestJSONSize(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{
-		"", "plain text\n", "tab\tquote\"backslash\\cr\r", "\x00\x01\x1f\x7f", "<a & b>",
-		"héllo, 世界, 🙂", "\u2028\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\b\f",
-	} {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		want := buf.Len() - len(`""`+"\n")
-		got := jsonSize([]byte(s))
-		if got < want || got > want+8 {
-			t.Errorf("jsonSize(%q) = %d, encoded %d (%s)", s, got, want, buf.Bytes())
-		}
 	}
 }
 

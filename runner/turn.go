@@ -6,18 +6,17 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"mime"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -442,33 +441,14 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// fileBlock embeds a file: as text when it is valid UTF-8 text, else as a
-// base64 blob. Its mime type comes from the extension, else from its first
-// bytes.
+// fileBlock embeds a file as attach.File decides: as text, or as a base64
+// blob.
 func fileBlock(uri, path string, data []byte) acp.ContentBlock {
-	mt := mime.TypeByExtension(filepath.Ext(path))
-	if mt == "" {
-		mt = sniffType(data)
+	f := attach.File(path, data)
+	if f.Text {
+		return acp.ResourceBlock(uri, f.MimeType, string(data))
 	}
-	if utf8.Valid(data) && isText(mt) {
-		if base, _, err := mime.ParseMediaType(mt); err == nil && base == "application/octet-stream" {
-			mt = "text/plain"
-		}
-		return acp.ResourceBlock(uri, mt, string(data))
-	}
-	return acp.BlobResourceBlock(uri, mt, base64.StdEncoding.EncodeToString(data))
-}
-
-// isText reports whether a mime type names text: text/*, JSON, XML,
-// YAML, JavaScript and shell scripts, or an unknown type (octet-stream of
-// valid UTF-8).
-func isText(mt string) bool {
-	base, _, err := mime.ParseMediaType(mt)
-	if err != nil {
-		return false
-	}
-	return strings.HasPrefix(base, "text/") || base == "application/octet-stream" ||
-		slices.ContainsFunc([]string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"}, func(s string) bool { return strings.Contains(base, s) })
+	return acp.BlobResourceBlock(uri, f.MimeType, base64.StdEncoding.EncodeToString(data))
 }
 
 // promptBlocks builds the prompt's content blocks within what the agent

@@ -1,0 +1,76 @@
+package e2e_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+)
+
+// promptResource is a content block of a session/prompt as a test reads it.
+type promptResource struct {
+	Type     string `json:"type"`
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType"`
+	Resource *struct {
+		URI      string  `json:"uri"`
+		MimeType string  `json:"mimeType"`
+		Text     *string `json:"text"`
+		Blob     *string `json:"blob"`
+	} `json:"resource"`
+}
+
+// sentPrompt returns the blocks of the first session/prompt in transcript.
+func sentPrompt(t *testing.T, transcript string) []promptResource {
+	t.Helper()
+	line := findTranscriptLine(t, transcript, `"method":"session/prompt"`, "c2a")
+	var msg struct {
+		Msg struct {
+			Params struct {
+				Prompt []promptResource `json:"prompt"`
+			} `json:"params"`
+		} `json:"msg"`
+	}
+	if err := json.Unmarshal([]byte(line), &msg); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	return msg.Msg.Params.Prompt
+}
+
+// TestPromptFileFormFromBytes: an attached file's form and mime type come
+// from acprun's own table and the file's bytes, not from the host's mime
+// database (where .ts may be a Qt translation or an MPEG stream): the
+// same scenario sends the same prompt on every machine. UTF-16 text, full
+// of NULs, goes as a blob, not as text/plain.
+func TestPromptFileFormFromBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {promptCapabilities: {embeddedContext: true}}\ndefault: {steps: [{text: hi}]}\n",
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns:
+  - prompt: [{file: a.ts}, {file: utf16.log}, {file: ansi.log}]
+`,
+		"a.ts":      "export const a: number = 1\n",
+		"utf16.log": "\xff\xfeh\x00i\x00\n\x00",
+		"ansi.log":  "\x1b[31mFAIL\x1b[0m\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	p := sentPrompt(t, filepath.Join(dir, "tr", "s.jsonl"))
+	if len(p) != 3 || p[0].Resource == nil || p[1].Resource == nil || p[2].Resource == nil {
+		t.Fatalf("prompt = %+v", p)
+	}
+	if r := p[0].Resource; r.Text == nil || r.MimeType != "text/x-typescript" {
+		t.Errorf("a.ts sent as %+v, want text/x-typescript text", *r)
+	}
+	if r := p[1].Resource; r.Blob == nil || r.Text != nil || r.MimeType != "application/octet-stream" {
+		t.Errorf("utf16.log sent as %+v, want an application/octet-stream blob", *r)
+	}
+	if r := p[2].Resource; r.Text == nil || *r.Text != "\x1b[31mFAIL\x1b[0m\n" || r.MimeType != "text/plain" {
+		t.Errorf("ansi.log sent as %+v, want text/plain text", *r)
+	}
+}
