@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -72,5 +73,49 @@ turns:
 	}
 	if r := p[2].Resource; r.Text == nil || *r.Text != "\x1b[31mFAIL\x1b[0m\n" || r.MimeType != "text/plain" {
 		t.Errorf("ansi.log sent as %+v, want text/plain text", *r)
+	}
+}
+
+// TestPromptAttachmentSizeAsSent: the 6 MiB a prompt may attach count
+// the bytes as sent: a 5.5 MiB UTF-16 log (NULs: a blob, base64) is an
+// error at its part before anything runs, exit 2.
+func TestPromptAttachmentSizeAsSent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":    "name: s\nagent: {command: [acprun, mock-agent]}\nturns:\n  - prompt: [{text: read it}, {file: utf16.log}]\n",
+		"utf16.log": strings.Repeat("h\x00", 11<<18),
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	want := "s.yaml:4:38: utf16.log: the files and images of this prompt take 7.3 MiB in its message, more than the 6 MiB"
+	if res.code != 2 || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", res.code, res.stderr, want)
+	}
+}
+
+// TestPromptImageTypeFromBytes: an image goes with the type its bytes
+// say (a JPEG named .png is image/jpeg); a file that is no image is an
+// error at its part before anything runs.
+func TestPromptImageTypeFromBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {promptCapabilities: {image: true}}\ndefault: {steps: [{text: hi}]}\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt: [{text: look}, {image: shot.png}]\n",
+		"bad.yaml":        "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt: [{text: look}, {image: fake.png}]\n",
+		"shot.png":        "\xff\xd8\xff\xe0 a JPEG",
+		"fake.png":        "png",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if p := sentPrompt(t, filepath.Join(dir, "tr", "s.jsonl")); len(p) != 2 || p[1].Type != "image" || p[1].MimeType != "image/jpeg" {
+		t.Errorf("prompt = %+v, want the image as image/jpeg", p)
+	}
+	res = acprun(t, dir, "validate", "bad.yaml")
+	want := `bad.yaml:4:36: image "fake.png" is not a PNG, JPEG, GIF or WEBP image (by its first bytes)`
+	if res.code != 2 || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", res.code, res.stderr, want)
 	}
 }

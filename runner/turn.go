@@ -483,8 +483,11 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 			blocks = append(blocks, link)
 		case p.File != "":
 			blocks = append(blocks, fileBlock(link.URI, p.File, data))
+		case attach.Image(data) == "":
+			warnings = append(warnings, fmt.Sprintf("%s: image %s is no longer a PNG, JPEG, GIF or WEBP image; sent as a link", p.Pos, filepath.Base(p.Image)))
+			blocks = append(blocks, link)
 		default:
-			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
+			blocks = append(blocks, acp.ImageBlock(attach.Image(data), base64.StdEncoding.EncodeToString(data)))
 		}
 	}
 	return blocks, warnings
