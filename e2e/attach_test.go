@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,5 +118,49 @@ func TestPromptImageTypeFromBytes(t *testing.T) {
 	want := `bad.yaml:4:36: image "fake.png" is not a PNG, JPEG, GIF or WEBP image (by its first bytes)`
 	if res.code != 2 || !strings.Contains(res.stderr, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", res.code, res.stderr, want)
+	}
+}
+
+// TestPromptFileLinkReadable: a file sent as a resource_link (the agent
+// takes no embedded context) can be read through fs/read_text_file even
+// outside the roots (here beside the scenario, with a workspace as the
+// session cwd): the scenario gave it to the agent. A file beside it
+// cannot.
+func TestPromptFileLinkReadable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec, other := filepath.Join(dir, "spec.md"), filepath.Join(dir, "other.md")
+	writeFiles(t, dir, map[string]string{
+		"spec.md":         "the spec: greet in French\n",
+		"other.md":        "not given\n",
+		"project/a.txt":   "x\n",
+		"link.mock.yaml":  "agentCapabilities: {promptCapabilities: {embeddedContext: false}}\ndefault: {steps: [{read: {path: " + spec + "}}]}\n",
+		"other.mock.yaml": "agentCapabilities: {promptCapabilities: {embeddedContext: false}}\ndefault: {steps: [{read: {path: " + other + "}}]}\n",
+		"s.yaml": `name: link
+agent: {command: [acprun, mock-agent, link.mock.yaml]}
+workspace: {from: project}
+permissions: {default: allow}
+turns:
+  - prompt: [{text: "Implement the attached spec."}, {file: spec.md}]
+    expect: {text: {contains: "greet in French"}}
+`,
+		"o.yaml": `name: other
+agent: {command: [acprun, mock-agent, other.mock.yaml]}
+workspace: {from: project}
+permissions: {default: allow}
+turns:
+  - prompt: [{text: "Implement the attached spec."}, {file: spec.md}]
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != 0 {
+		t.Errorf("the attached file: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	res := acprun(t, dir, "run", "o.yaml", "-o", "o.json")
+	out, err := os.ReadFile(filepath.Join(dir, "o.json"))
+	if err != nil {
+		t.Fatalf("exit %d: %v\n%s", res.code, err, res.stderr)
+	}
+	if !strings.Contains(string(out), other+" is outside the allowed roots") {
+		t.Errorf("a file beside it: not refused outside the roots\n%s", out)
 	}
 }

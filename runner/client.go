@@ -48,6 +48,11 @@ type ClientConfig struct {
 	// Elicitation advertises form elicitation: the scenario scripts
 	// answers to the agent's questions.
 	Elicitation bool
+	// Attached reads the files the scenario's prompts attach, by their
+	// absolute path as the prompt's resource_link has it:
+	// fs/read_text_file serves them, read-only, outside the roots too,
+	// since the scenario gave them to the agent.
+	Attached map[string]func() ([]byte, error)
 }
 
 // maxAnswer bounds the content of an answer: a file fs/read_text_file
@@ -261,11 +266,19 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 	if err := c.jailed(rec); err != nil {
 		return nil, err
 	}
-	f, err := c.jail.OpenRead(p.Path)
-	if err != nil {
+	var f io.Reader
+	if file, err := c.jail.OpenRead(p.Path); err == nil {
+		defer file.Close()
+		f = file
+	} else if read := c.cfg.Attached[filepath.Clean(p.Path)]; read != nil && errors.Is(err, jail.ErrOutside) {
+		data, err := read()
+		if err != nil {
+			return nil, fail(rec, acp.CodeInternalError, "%v", err)
+		}
+		f = bytes.NewReader(data)
+	} else {
 		return nil, c.jailError(rec, p.Path, err)
 	}
-	defer f.Close()
 	first, limit := 1, -1
 	if p.Line != nil && *p.Line > 1 {
 		first = *p.Line

@@ -131,3 +131,29 @@ func TestClientReadTooLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestClientReadAttached: a file the scenario attached is served to
+// fs/read_text_file by its path even outside the roots (the agent got a
+// resource_link to it), read-only; another file beside it is not.
+func TestClientReadAttached(t *testing.T) {
+	t.Parallel()
+	root, outside := clientTree(t)
+	spec, other := filepath.Join(outside, "spec.md"), filepath.Join(outside, "other.md")
+	for _, p := range []string{spec, other} {
+		if err := os.WriteFile(p, []byte("line 1\nline 2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root},
+		Attached: map[string]func() ([]byte, error){spec: func() ([]byte, error) { return os.ReadFile(spec) }}})
+	res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: spec, Line: clientInt(2)})
+	if got, _ := res["content"].(string); err != nil || got != "line 2\n" || rec.Refused != "" {
+		t.Errorf("attached file read: %q, %v, record %+v; want line 2", got, err, rec)
+	}
+	if _, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: other}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+		t.Errorf("a file beside it: %v, record %+v; want refused", err, rec)
+	}
+	if _, rec, err := clientCall(t, c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: spec, Content: "x"}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+		t.Errorf("a write to it: %v, record %+v; want refused", err, rec)
+	}
+}

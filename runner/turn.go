@@ -451,10 +451,26 @@ func fileBlock(uri, path string, data []byte) acp.ContentBlock {
 	return acp.BlobResourceBlock(uri, f.MimeType, base64.StdEncoding.EncodeToString(data))
 }
 
+// attached returns how the client reads each file sc's prompts attach
+// (ClientConfig.Attached): as the prompt does, the file pinned at the
+// start of the run.
+func (r *scenarioRun) attached(sc *scenario.Scenario) map[string]func() ([]byte, error) {
+	files := map[string]func() ([]byte, error){}
+	for _, t := range sc.Turns {
+		for _, p := range t.Prompt {
+			if p.File != "" {
+				files[p.File] = func() ([]byte, error) { return r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes) }
+			}
+		}
+	}
+	return files
+}
+
 // promptBlocks builds the prompt's content blocks within what the agent
 // accepts, with a warning for each part it had to change: a file or an
 // image it cannot take goes as a resource_link, which every agent
-// accepts, so no part is dropped and no prompt goes out empty.
+// accepts, so no part is dropped and no prompt goes out empty (the
+// client serves a linked file to fs/read_text_file: ClientConfig.Attached).
 func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
 	caps := r.init.AgentCapabilities.PromptCapabilities
 	var blocks []acp.ContentBlock
