@@ -161,7 +161,7 @@ func TestDocsYAMLValidates(t *testing.T) {
 			// What the examples name: session cwd and roots, prompt
 			// files, workspace sources, golden files.
 			writeFiles(t, dir, map[string]string{
-				"repo/.keep": "", "NOTES.md": "notes", "shot.png": "png", "fixtures/repo/.keep": "",
+				"repo/.keep": "", "NOTES.md": "notes", "shot.png": "\x89PNG\r\n\x1a\n", "fixtures/repo/.keep": "",
 				"golden/out.txt": "out", "prompts/nightly.md": "nightly",
 			})
 			var env []string

@@ -278,7 +278,7 @@ func TestPromptAttachmentsTooLarge(t *testing.T) {
 		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt:\n      - text: read\n      - file: ./big.txt\n",
 		"big.txt":         strings.Repeat(strings.Repeat("x", 99)+"\n", 120000),
 	})
-	want := "s.yaml:6:15: big.txt: the files and images of this prompt hold 11.4 MiB, more than the 6 MiB a prompt may attach"
+	want := "s.yaml:6:15: big.txt: the files and images of this prompt take at least 11.4 MiB in its message, more than the 6 MiB a prompt may attach"
 	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
 		res := acprun(t, dir, args...)
 		if res.code != exitUsage || !strings.Contains(res.stderr, want) {

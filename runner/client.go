@@ -20,6 +20,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
@@ -47,6 +48,11 @@ type ClientConfig struct {
 	// Elicitation advertises form elicitation: the scenario scripts
 	// answers to the agent's questions.
 	Elicitation bool
+	// Attached reads the files the scenario's prompts attach, by their
+	// absolute path as the prompt's resource_link has it:
+	// fs/read_text_file serves them, read-only, outside the roots too,
+	// since the scenario gave them to the agent.
+	Attached map[string]func() ([]byte, error)
 }
 
 // maxAnswer bounds the content of an answer: a file fs/read_text_file
@@ -260,11 +266,19 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 	if err := c.jailed(rec); err != nil {
 		return nil, err
 	}
-	f, err := c.jail.OpenRead(p.Path)
-	if err != nil {
+	var f io.Reader
+	if file, err := c.jail.OpenRead(p.Path); err == nil {
+		defer file.Close()
+		f = file
+	} else if read := c.cfg.Attached[filepath.Clean(p.Path)]; read != nil && errors.Is(err, jail.ErrOutside) {
+		data, err := read()
+		if err != nil {
+			return nil, fail(rec, acp.CodeInternalError, "%v", err)
+		}
+		f = bytes.NewReader(data)
+	} else {
 		return nil, c.jailError(rec, p.Path, err)
 	}
-	defer f.Close()
 	first, limit := 1, -1
 	if p.Line != nil && *p.Line > 1 {
 		first = *p.Line
@@ -311,7 +325,7 @@ func (e *answerTooLarge) Error() string {
 // readLines reads r to return limit lines from line first (1-based; limit
 // < 0: all), line endings kept: the last line may have none. It holds no
 // more than the answer: lines before first are read and dropped, and the
-// answer may take at most max bytes in a JSON string (jsonSize), else the
+// answer may take at most max bytes in a JSON string (attach.JSONSize), else the
 // error is an *answerTooLarge. It stops early with ctx's error when ctx
 // ends.
 func readLines(ctx context.Context, r io.Reader, first, limit, max int) (string, error) {
@@ -340,7 +354,7 @@ func readLines(ctx context.Context, r io.Reader, first, limit, max int) (string,
 			continue
 		}
 		if inLine && line >= first {
-			if size += jsonSize(buf[lineStart:]); size > max {
+			if size += attach.JSONSize(buf[lineStart:]); size > max {
 				return "", &answerTooLarge{max: max, first: first, line: line, nul: bytes.IndexByte(buf, 0) >= 0}
 			}
 			lineStart = len(buf)
@@ -356,46 +370,13 @@ func readLines(ctx context.Context, r io.Reader, first, limit, max int) (string,
 	return string(buf), nil
 }
 
-// jsonSize is how many bytes b takes inside a JSON string as acp sends it,
-// or a little more: a quote, a backslash, \t, \n and \r take two bytes,
-// another control byte six (\u0000), U+2028 and U+2029 six, a byte that
-// is not UTF-8 three (the U+FFFD it becomes).
-func jsonSize(b []byte) int {
-	n := 0
-	for len(b) > 0 {
-		if c := b[0]; c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\t' || c == '\n' || c == '\r':
-				n += 2
-			case c < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			b = b[1:]
-			continue
-		}
-		r, w := utf8.DecodeRune(b)
-		switch {
-		case r == utf8.RuneError && w == 1:
-			n += 3
-		case r == '\u2028' || r == '\u2029':
-			n += 6
-		default:
-			n += w
-		}
-		b = b[w:]
-	}
-	return n
-}
-
 // fitTail returns the longest end of s, starting at a character, that
-// takes at most max bytes in a JSON string (jsonSize).
+// takes at most max bytes in a JSON string (attach.JSONSize).
 func fitTail(s string, max int) string {
-	n := jsonSize([]byte(s))
+	n := attach.JSONSize([]byte(s))
 	for n > max {
 		_, w := utf8.DecodeRuneInString(s)
-		n -= jsonSize([]byte(s[:w]))
+		n -= attach.JSONSize([]byte(s[:w]))
 		s = s[w:]
 	}
 	return s

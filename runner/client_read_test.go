@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"
@@ -69,28 +66,6 @@ func TestReadLines(t *testing.T) {
 	cancel()
 	if _, err := readLines(ctx, strings.NewReader("a\n"), 1, -1, 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("readLines after its context ended: %v, want context.Canceled", err)
-	}
-}
-
-// TestJSONSize: jsonSize is the size of a string in the JSON acp sends
-// (its encoder, without HTML escaping), or more.
-func TestJSONSize(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{
-		"", "plain text\n", "tab\tquote\"backslash\\cr\r", "\x00\x01\x1f\x7f", "<a & b>",
-		"héllo, 世界, 🙂", "\u2028\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\b\f",
-	} {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		want := buf.Len() - len(`""`+"\n")
-		got := jsonSize([]byte(s))
-		if got < want || got > want+8 {
-			t.Errorf("jsonSize(%q) = %d, encoded %d (%s)", s, got, want, buf.Bytes())
-		}
 	}
 }
 
@@ -154,5 +129,31 @@ func TestClientReadTooLarge(t *testing.T) {
 				t.Errorf("err = %v, %d bytes, record %+v; want %d bytes served", err, len(got), rec, len(tt.want))
 			}
 		})
+	}
+}
+
+// TestClientReadAttached: a file the scenario attached is served to
+// fs/read_text_file by its path even outside the roots (the agent got a
+// resource_link to it), read-only; another file beside it is not.
+func TestClientReadAttached(t *testing.T) {
+	t.Parallel()
+	root, outside := clientTree(t)
+	spec, other := filepath.Join(outside, "spec.md"), filepath.Join(outside, "other.md")
+	for _, p := range []string{spec, other} {
+		if err := os.WriteFile(p, []byte("line 1\nline 2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root},
+		Attached: map[string]func() ([]byte, error){spec: func() ([]byte, error) { return os.ReadFile(spec) }}})
+	res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: spec, Line: clientInt(2)})
+	if got, _ := res["content"].(string); err != nil || got != "line 2\n" || rec.Refused != "" {
+		t.Errorf("attached file read: %q, %v, record %+v; want line 2", got, err, rec)
+	}
+	if _, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: other}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+		t.Errorf("a file beside it: %v, record %+v; want refused", err, rec)
+	}
+	if _, rec, err := clientCall(t, c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: spec, Content: "x"}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+		t.Errorf("a write to it: %v, record %+v; want refused", err, rec)
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,24 @@ func TestInputsPlantedLink(t *testing.T) {
 	wantFail := "s.yaml:3:7: files.golden: cannot read the golden file: " + golden + ": replaced by a symbolic link"
 	if len(fails) != 1 || !strings.HasPrefix(fails[0], wantFail) || strings.Contains(fails[0], "SECRET") {
 		t.Errorf("files.golden: %q; want %q…", fails, wantFail)
+	}
+}
+
+// TestFileBlockForm: an attached file is sent as its bytes say, whatever
+// the host's mime database says of its extension (here .ts as Apache's
+// mime.types has it, an MPEG stream): TypeScript as text; UTF-16 text,
+// full of NULs, as a blob, not as text/plain.
+func TestFileBlockForm(t *testing.T) {
+	if err := mime.AddExtensionType(".ts", "video/mp2t"); err != nil {
+		t.Fatal(err)
+	}
+	ts := fileBlock("file:///p/a.ts", "/p/a.ts", []byte("export const a = 1\n"))
+	if r := ts.Resource; r == nil || r.Text != "export const a = 1\n" || r.Blob != "" || r.MimeType != "text/x-typescript" {
+		t.Errorf("a.ts sent as %+v, want text/x-typescript text", r)
+	}
+	utf16 := []byte("\xff\xfeh\x00i\x00\n\x00")
+	log := fileBlock("file:///p/a.log", "/p/a.log", utf16)
+	if r := log.Resource; r == nil || r.Blob == "" || r.Text != "" || r.MimeType != "application/octet-stream" {
+		t.Errorf("a UTF-16 a.log sent as %+v, want an application/octet-stream blob", r)
 	}
 }

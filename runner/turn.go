@@ -6,18 +6,17 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"mime"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -442,39 +441,36 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// fileBlock embeds a file: as text when it is valid UTF-8 text, else as a
-// base64 blob. Its mime type comes from the extension, else from its first
-// bytes.
+// fileBlock embeds a file as attach.File decides: as text, or as a base64
+// blob.
 func fileBlock(uri, path string, data []byte) acp.ContentBlock {
-	mt := mime.TypeByExtension(filepath.Ext(path))
-	if mt == "" {
-		mt = sniffType(data)
+	f := attach.File(path, data)
+	if f.Text {
+		return acp.ResourceBlock(uri, f.MimeType, string(data))
 	}
-	if utf8.Valid(data) && isText(mt) {
-		if base, _, err := mime.ParseMediaType(mt); err == nil && base == "application/octet-stream" {
-			mt = "text/plain"
-		}
-		return acp.ResourceBlock(uri, mt, string(data))
-	}
-	return acp.BlobResourceBlock(uri, mt, base64.StdEncoding.EncodeToString(data))
+	return acp.BlobResourceBlock(uri, f.MimeType, base64.StdEncoding.EncodeToString(data))
 }
 
-// isText reports whether a mime type names text: text/*, JSON, XML,
-// YAML, JavaScript and shell scripts, or an unknown type (octet-stream of
-// valid UTF-8).
-func isText(mt string) bool {
-	base, _, err := mime.ParseMediaType(mt)
-	if err != nil {
-		return false
+// attached returns how the client reads each file sc's prompts attach
+// (ClientConfig.Attached): as the prompt does, the file pinned at the
+// start of the run.
+func (r *scenarioRun) attached(sc *scenario.Scenario) map[string]func() ([]byte, error) {
+	files := map[string]func() ([]byte, error){}
+	for _, t := range sc.Turns {
+		for _, p := range t.Prompt {
+			if p.File != "" {
+				files[p.File] = func() ([]byte, error) { return r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes) }
+			}
+		}
 	}
-	return strings.HasPrefix(base, "text/") || base == "application/octet-stream" ||
-		slices.ContainsFunc([]string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"}, func(s string) bool { return strings.Contains(base, s) })
+	return files
 }
 
 // promptBlocks builds the prompt's content blocks within what the agent
 // accepts, with a warning for each part it had to change: a file or an
 // image it cannot take goes as a resource_link, which every agent
-// accepts, so no part is dropped and no prompt goes out empty.
+// accepts, so no part is dropped and no prompt goes out empty (the
+// client serves a linked file to fs/read_text_file: ClientConfig.Attached).
 func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
 	caps := r.init.AgentCapabilities.PromptCapabilities
 	var blocks []acp.ContentBlock
@@ -503,8 +499,11 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 			blocks = append(blocks, link)
 		case p.File != "":
 			blocks = append(blocks, fileBlock(link.URI, p.File, data))
+		case attach.Image(data) == "":
+			warnings = append(warnings, fmt.Sprintf("%s: image %s is no longer a PNG, JPEG, GIF or WEBP image; sent as a link", p.Pos, filepath.Base(p.Image)))
+			blocks = append(blocks, link)
 		default:
-			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
+			blocks = append(blocks, acp.ImageBlock(attach.Image(data), base64.StdEncoding.EncodeToString(data)))
 		}
 	}
 	return blocks, warnings

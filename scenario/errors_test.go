@@ -402,7 +402,7 @@ turns:
 			want: []string{
 				`bad.yaml:5:15: prompt file "./testdata/NOPE.md" does not exist`,
 				`bad.yaml:6:16: image "testdata/missing.png" does not exist`,
-				`bad.yaml:7:16: image "testdata/NOTES.md": unsupported type ".md" (use .png, .jpg, .jpeg, .gif or .webp)`,
+				`bad.yaml:7:16: image "NOTES.md" is not a PNG, JPEG, GIF or WEBP image (by its first bytes)`,
 				`bad.yaml:8:15: prompt file "testdata" is not a regular file (a directory): give a file`,
 			},
 		},

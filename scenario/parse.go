@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"cmp"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
@@ -62,9 +64,6 @@ var (
 	// runCancelCauses are the causes of a cancel that come from outside the
 	// scenario (runner.ExternalCause): no expectation may name them.
 	runCancelCauses = []string{"interrupt", "runTimeout", "failFast"}
-
-	imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-		".gif": "image/gif", ".webp": "image/webp"}
 )
 
 // MaxFileBytes and MaxTurns bound what one scenario file may ask for, so
@@ -572,28 +571,24 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 			p.Errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
 		}
 		var parts []Part
-		var attached int64
+		var attached int64 // as sent; < 0 once reported
 		for _, item := range n.Content {
 			part, ok := p.part(yamlnode.Deref(item))
 			if !ok {
 				continue
 			}
-			parts = append(parts, part)
-			if path := cmp.Or(part.File, part.Image); path != "" {
-				fi, err := os.Stat(path)
-				if err != nil {
-					continue // part checked it a moment ago; the run reads it again
-				}
-				if attached += fi.Size(); attached > MaxAttachmentBytes {
-					size := fmt.Sprintf("%.1f MiB", float64(attached)/(1<<20))
-					if attached < MaxAttachmentBytes+(1<<20)/10 {
-						size = fmt.Sprintf("%d bytes", attached) // not "6.0 MiB, more than 6 MiB"
-					}
-					p.errorAt(part.Pos, "%s: the files and images of this prompt hold %s, more than the %s a prompt may attach (it travels in one message, base64 for an image or a binary file, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less",
-						filepath.Base(path), size, inputfile.Size(MaxAttachmentBytes))
+			limit := MaxAttachmentBytes - attached
+			if attached < 0 {
+				limit = MaxAttachmentBytes
+			}
+			size, atLeast, ok := p.attachment(&part, limit)
+			if ok && attached >= 0 {
+				if attached += size; attached > MaxAttachmentBytes {
+					p.attachedTooMuch(part, attached, atLeast)
 					attached = math.MinInt64 / 2 // reported once
 				}
 			}
+			parts = append(parts, part)
 		}
 		return parts
 	}
@@ -632,24 +627,66 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 	case "file":
 		part.File, ok = p.existingFile(v, "prompt file", s, -1) // its size: see prompt
 	case "image":
-		ext := strings.ToLower(filepath.Ext(s))
-		part.MimeType = imageTypes[ext]
-		if part.MimeType == "" {
-			p.Errorf(v, "image %q: unsupported type %q (use .png, .jpg, .jpeg, .gif or .webp)", s, ext)
-			ok = false
-		}
-		var exists bool
-		part.Image, exists = p.existingFile(v, "image", s, -1)
-		ok = ok && exists
+		part.Image, ok = p.existingFile(v, "image", s, -1) // its type and size: see attachment
 	}
 	return part, ok
 }
 
 // MaxAttachmentBytes bounds the files and images a turn's prompt attaches
-// (prompt: [{file: PATH}, {image: PATH}]), together: they travel in one
-// message to the agent, base64-encoded when not text (a third more), and
-// the Go ACP SDK drops a message over 10 MiB.
+// (prompt: [{file: PATH}, {image: PATH}]), together, as sent: they travel
+// in one message to the agent, a file as JSON-escaped text or base64 (as
+// attach.File decides), an image base64, and the Go ACP SDK drops a
+// message over 10 MiB.
 const MaxAttachmentBytes = 6 << 20
+
+// attachment returns the size a file or image part takes in the prompt's
+// message (attach.File's form for a file, base64 for an image), reading
+// it when its size on disk is at most limit; a larger one is not read,
+// and its size on disk is returned with atLeast set (the size as sent is
+// no smaller). It sets an image's mime type from its bytes: one that is
+// not a PNG, JPEG, GIF or WEBP image is an error at its position. ok is
+// false for a text part, a part that could not be read (the run reads it
+// again, and says why) and an image that is none of these.
+func (p *fileParser) attachment(part *Part, limit int64) (size int64, atLeast, ok bool) {
+	path := cmp.Or(part.File, part.Image)
+	if path == "" {
+		return 0, false, false
+	}
+	fi, err := inputfile.Stat(path)
+	if err != nil {
+		return 0, false, false // part checked it a moment ago
+	}
+	if fi.Size() > limit {
+		return fi.Size(), true, true
+	}
+	data, err := inputfile.Read(path, limit)
+	if err != nil {
+		return 0, false, false
+	}
+	if part.File != "" {
+		return int64(attach.File(path, data).Size(data)), false, true
+	}
+	if part.MimeType = attach.Image(data); part.MimeType == "" {
+		p.errorAt(part.Pos, "image %q is not a PNG, JPEG, GIF or WEBP image (by its first bytes)", filepath.Base(path))
+		return 0, false, false
+	}
+	return int64(base64.StdEncoding.EncodedLen(len(data))), false, true
+}
+
+// attachedTooMuch reports, at part, that the prompt's attachments take
+// attached bytes as sent (at least, when atLeast), more than
+// MaxAttachmentBytes.
+func (p *fileParser) attachedTooMuch(part Part, attached int64, atLeast bool) {
+	size := fmt.Sprintf("%.1f MiB", float64(attached)/(1<<20))
+	if attached < MaxAttachmentBytes+(1<<20)/10 {
+		size = fmt.Sprintf("%d bytes", attached) // not "6.0 MiB, more than 6 MiB"
+	}
+	if atLeast {
+		size = "at least " + size
+	}
+	p.errorAt(part.Pos, "%s: the files and images of this prompt take %s in its message, more than the %s a prompt may attach (text goes JSON-escaped, an image or a binary file base64, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less",
+		filepath.Base(cmp.Or(part.File, part.Image)), size, inputfile.Size(MaxAttachmentBytes))
+}
 
 // existingFile resolves path against the file's directory and checks that
 // it is a regular file (after symbolic links) of at most limit bytes

@@ -176,20 +176,25 @@ func TestPromptFilesBudget(t *testing.T) {
 }
 
 // TestPromptAttachmentsBounded: the files and images one prompt attaches
-// hold at most MaxAttachmentBytes together (they travel in one message):
-// more is an error at the part that goes over, before anything runs;
-// another turn has a budget of its own.
+// take at most MaxAttachmentBytes together as sent (they travel in one
+// message): text JSON-escaped, an image or a binary file base64. More is
+// an error at the part that goes over, before anything runs; another turn
+// has a budget of its own. A UTF-16 log of 5.5 MiB goes as a blob of 7.3
+// MiB; 3.5 MiB of quotes take 7 MiB escaped.
 func TestPromptAttachmentsBounded(t *testing.T) {
 	dir := t.TempDir()
-	for name, size := range map[string]int64{"a.txt": 4 << 20, "b.png": 4 << 20, "big.txt": scenario.MaxAttachmentBytes + 1, "c.txt": 1 << 20} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
+	png := "\x89PNG\r\n\x1a\n"
+	for name, data := range map[string]string{
+		"a.txt":      strings.Repeat("a", 4<<20),
+		"b.png":      png + strings.Repeat("\x00", 4<<20-len(png)),
+		"big.txt":    strings.Repeat("a", scenario.MaxAttachmentBytes+1),
+		"c.txt":      strings.Repeat("c", 1<<20),
+		"utf16.log":  strings.Repeat("h\x00", 11<<18),
+		"quotes.txt": strings.Repeat(`"`, 7<<19),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Truncate(size); err != nil { // sparse: nothing is written
-			t.Fatal(err)
-		}
-		f.Close()
 	}
 	src := `name: x
 agent: {command: [a]}
@@ -198,13 +203,49 @@ turns:
   - prompt: [{file: a.txt}, {text: hi}, {image: b.png}]
   - prompt: [{file: big.txt}]
   - prompt: [{image: b.png}]
+  - prompt: [{file: utf16.log}]
+  - prompt: [{file: quotes.txt}]
 `
 	_, _, err := scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte(src), opts)
-	over := "more than the 6 MiB a prompt may attach (it travels in one message, base64 for an image or a binary file, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less"
+	over := "in its message, more than the 6 MiB a prompt may attach (text goes JSON-escaped, an image or a binary file base64, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less"
 	want := []string{
-		"s.yaml:5:49: b.png: the files and images of this prompt hold 8.0 MiB, " + over,
-		"s.yaml:6:21: big.txt: the files and images of this prompt hold 6291457 bytes, " + over,
+		"s.yaml:5:49: b.png: the files and images of this prompt take at least 8.0 MiB " + over,
+		"s.yaml:6:21: big.txt: the files and images of this prompt take at least 6291457 bytes " + over,
+		"s.yaml:8:21: utf16.log: the files and images of this prompt take 7.3 MiB " + over,
+		"s.yaml:9:21: quotes.txt: the files and images of this prompt take 7.0 MiB " + over,
 	}
+	var got []string
+	for _, l := range errorLines(t, err) {
+		got = append(got, strings.TrimPrefix(l, dir+"/"))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestPromptImageTypeFromBytes: an image's mime type is what its bytes
+// say, not its extension; bytes that are not a PNG, JPEG, GIF or WEBP
+// image are an error at the image's position.
+func TestPromptImageTypeFromBytes(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"shot.png": "\xff\xd8\xff\xe0 a JPEG", "shot": "\x89PNG\r\n\x1a\n", "fake.png": "png",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: [{image: shot.png}, {image: shot}]\n"
+	scs, _, err := scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := scs[0].Turns[0].Prompt
+	if p[0].MimeType != "image/jpeg" || p[1].MimeType != "image/png" {
+		t.Errorf("mime types %q, %q; want image/jpeg, image/png", p[0].MimeType, p[1].MimeType)
+	}
+	_, _, err = scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte("name: x\nagent: {command: [a]}\nturns:\n  - prompt: [{text: hi}, {image: fake.png}]\n"), opts)
+	want := []string{`s.yaml:4:34: image "fake.png" is not a PNG, JPEG, GIF or WEBP image (by its first bytes)`}
 	var got []string
 	for _, l := range errorLines(t, err) {
 		got = append(got, strings.TrimPrefix(l, dir+"/"))
