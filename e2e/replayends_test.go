@@ -108,3 +108,22 @@ turns:
 		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
 	}
 }
+
+// TestByteOrderMarkIsRead: a results file and a transcript saved again by
+// an editor that starts them with a UTF-8 byte order mark are read as
+// acprun wrote them: merge takes the results, a replay plays the
+// transcript.
+func TestByteOrderMarkIsRead(t *testing.T) {
+	t.Parallel()
+	scenario := "name: fix\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {text: {contains: hi}}\n"
+	recDir, _ := replayRecord(t, "turns: [{steps: [{text: hi}]}]\n", scenario, nil)
+	results := "\ufeff" + string(replayRead(t, filepath.Join(recDir, "rec.json")))
+	transcript := append([]byte("\ufeff"), replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))...)
+	dir := replayDir(t, transcript, scenario, map[string]string{"rec.json": results})
+	if r := acprun(t, dir, "merge", "rec.json", "-o", "merged.json"); r.code != 0 {
+		t.Errorf("merge of results with a byte order mark: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); r.code != 0 {
+		t.Errorf("replay of a transcript with a byte order mark: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -199,6 +199,9 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		if errors.Is(rerr, errLineTooLong) {
 			return nil, &srcerr.Error{File: file, Line: n + 1, Msg: fmt.Sprintf("the line is longer than %d MiB, more than acprun records of one message: this is not a transcript acprun wrote; %s", maxLineBytes>>20, recordAgain)}
 		}
+		if n == 0 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // an editor's byte order mark: no part of line 1
+		}
 		if len(line) > 0 {
 			n++
 			complete := bytes.HasSuffix(line, []byte("\n"))

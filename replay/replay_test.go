@@ -491,6 +491,7 @@ func TestParseAcceptsARequestLeftAtTheEnd(t *testing.T) {
 		"the end":                  strings.Join(lines[:8], ""),
 		"answered later":           strings.Join(lines[:8], "") + lines[12] + lines[13] + lines[8],
 		"then session/close alone": strings.Join(lines[:8], "") + `{"t":30,"dir":"c2a","msg":{"jsonrpc":"2.0","id":9,"method":"session/close","params":{"sessionId":"s1"}}}` + "\n",
+		"after a byte order mark":  "\ufeff" + strings.Join(lines[:8], ""), // as an editor may save it
 	} {
 		if _, err := parse("t.jsonl", strings.NewReader(text), nil); err != nil {
 			t.Errorf("%s: Parse = %v", name, err)

@@ -29,6 +29,7 @@ func readFile(path string) (Results, error) {
 	if err != nil {
 		return Results{}, err
 	}
+	data = trimBOM(data)
 	res, derr := decode(data)
 	if derr != nil {
 		if off := derr.offset(data); off >= 0 {
@@ -63,12 +64,16 @@ func Read(r io.Reader) (Results, error) {
 	if len(data) > MaxResultsBytes {
 		return Results{}, fmt.Errorf("larger than %d MiB, the most acprun reads of a results file", MaxResultsBytes>>20)
 	}
-	res, derr := decode(data)
+	res, derr := decode(trimBOM(data))
 	if derr != nil {
 		return Results{}, derr
 	}
 	return res, nil
 }
+
+// trimBOM drops the UTF-8 byte order mark an editor may put before a
+// document: it is no part of the JSON, nor of line 1's columns.
+func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
 
 // decode is Read of data, its errors saying where (see dataError).
 func decode(data []byte) (Results, *dataError) {

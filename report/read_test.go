@@ -72,6 +72,7 @@ func TestReadTakesWhatAcprunWrites(t *testing.T) {
 		}
 		docs = append(docs, buf.String())
 	}
+	docs = append(docs, "\ufeff"+docs[len(docs)-1]) // as an editor may save it
 	for _, doc := range docs {
 		if _, err := report.Read(strings.NewReader(doc)); err != nil {
 			t.Errorf("Read(%.200s) = %v", doc, err)
@@ -99,6 +100,7 @@ func TestReadersSayWhere(t *testing.T) {
 		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{\"passAtK\": \"high\"}]}}", `2:39: not acprun results: summary.passRates.0.passAtK: want an object keyed by k ("1", "2"…), got string`},
 		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{\"passHatK\": {\"x\": 1}}]}}", `2:40: not acprun results: summary.passRates.0.passHatK: key "x": want k, "1" to "1"`},
 		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{}, {\"passAtK\": {\"1\": 1, \"2\": true}}]}}", `2:57: not acprun results: summary.passRates.1.passAtK.2: want a number, got bool`},
+		{"\ufeff{\"schemaVersion\": 1, é}", "1:22: not acprun results: invalid character 'é'"}, // a byte order mark is no column
 		{`{"scenarios": []}`, " not acprun results: no schemaVersion"},
 		{" \n", " empty file, not acprun results"},
 	} {
