@@ -164,3 +164,42 @@ turns:
 		t.Errorf("a file beside it: not refused outside the roots\n%s", out)
 	}
 }
+
+// TestPromptFileServedOnlyAsGiven: the client serves an attached file
+// only from the turn whose prompt gives it, and only as the prompt gave
+// it: a turn before it reads nothing, and a file the agent replaced since
+// is refused, not served as the agent left it.
+func TestPromptFileServedOnlyAsGiven(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	notes := filepath.Join(dir, "other", "NOTES.md")
+	writeFiles(t, dir, map[string]string{
+		"ws/a.txt":        "x\n",
+		"other/NOTES.md":  "the answer key\n",
+		"early.mock.yaml": "turns:\n  - steps: [{read: {path: " + notes + "}}]\n  - steps: [{text: ok}]\n",
+		"swap.mock.yaml":  "turns:\n  - steps: [{spawn: \"rm " + notes + " && echo planted > " + notes + "\"}, {read: {path: " + notes + "}}]\n",
+		"s.yaml": `name: early
+agent: {command: [acprun, mock-agent, early.mock.yaml], cwd: ws}
+client: {fs: true}
+permissions: {default: allow}
+turns:
+  - prompt: hello
+  - prompt: [{text: see}, {file: other/NOTES.md}]
+---
+name: swap
+agent: {command: [acprun, mock-agent, swap.mock.yaml], cwd: ws}
+client: {fs: true}
+permissions: {default: allow}
+turns:
+  - prompt: [{text: see}, {file: other/NOTES.md}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--run", "^early$")
+	if tr := out.Scenarios[0].Turns[0]; strings.Contains(tr.Text, "answer key") || len(tr.ClientRequests) != 1 || !strings.Contains(tr.ClientRequests[0].Refused, "outside the allowed roots") {
+		t.Errorf("a read in the turn before the prompt that gives the file: text %q, requests %+v; want refused\n%s", tr.Text, tr.ClientRequests, res.stderr)
+	}
+	res, out = runResults(t, dir, "s.yaml", "--run", "^swap$")
+	if tr := out.Scenarios[0].Turns[0]; strings.Contains(tr.Text, "planted") || len(tr.ClientRequests) != 1 || !strings.Contains(tr.ClientRequests[0].Refused, "the attached file has changed since its prompt gave it") {
+		t.Errorf("a read of the file the agent replaced: text %q, requests %+v; want refused\n%s", tr.Text, tr.ClientRequests, res.stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +49,59 @@ type ClientConfig struct {
 	// Elicitation advertises form elicitation: the scenario scripts
 	// answers to the agent's questions.
 	Elicitation bool
-	// Attached reads the files the scenario's prompts attach, by their
-	// absolute path as the prompt's resource_link has it:
-	// fs/read_text_file serves them, read-only, outside the roots too,
-	// since the scenario gave them to the agent.
-	Attached map[string]func() ([]byte, error)
+	// Attached are the files the scenario's prompts have given the agent
+	// so far, by their absolute path as the prompt's resource_link has
+	// it: fs/read_text_file serves them, read-only, outside the roots
+	// too, as the prompt gave them. nil: none.
+	Attached *Attachments
+}
+
+// Attachments are the files a session's prompts have given the agent
+// (ClientConfig.Attached). A file is given when the prompt that attaches
+// it is built, and served as it was then: one changed since is refused,
+// not served as it is now, and one a later turn attaches is not served
+// before that turn.
+type Attachments struct {
+	read  func(path string) ([]byte, error)
+	mu    sync.Mutex
+	given map[string][sha256.Size]byte
+}
+
+// NewAttachments returns the Attachments of a session whose files are
+// read with read.
+func NewAttachments(read func(path string) ([]byte, error)) *Attachments {
+	return &Attachments{read: read, given: map[string][sha256.Size]byte{}}
+}
+
+// Give records that a prompt gave the agent the file path, holding data;
+// on nil Attachments it does nothing.
+func (a *Attachments) Give(path string, data []byte) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.given[filepath.Clean(path)] = sha256.Sum256(data)
+}
+
+// serve reads the file path as a prompt gave it: given is false when no
+// prompt has given it; err says when it cannot be read, or has changed
+// since.
+func (a *Attachments) serve(path string) (data []byte, given bool, err error) {
+	if a == nil {
+		return nil, false, nil
+	}
+	a.mu.Lock()
+	sum, given := a.given[filepath.Clean(path)]
+	a.mu.Unlock()
+	if !given {
+		return nil, false, nil
+	}
+	data, err = a.read(path)
+	if err == nil && sha256.Sum256(data) != sum {
+		err = errors.New("the attached file has changed since its prompt gave it")
+	}
+	return data, true, err
 }
 
 // maxAnswer bounds the content of an answer: a file fs/read_text_file
@@ -267,16 +316,21 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 		return nil, err
 	}
 	var f io.Reader
-	if file, err := c.jail.OpenRead(p.Path); err == nil {
+	file, err := c.jail.OpenRead(p.Path)
+	switch {
+	case err == nil:
 		defer file.Close()
 		f = file
-	} else if read := c.cfg.Attached[filepath.Clean(p.Path)]; read != nil && errors.Is(err, jail.ErrOutside) {
-		data, err := read()
-		if err != nil {
-			return nil, fail(rec, acp.CodeInternalError, "%v", err)
+	case errors.Is(err, jail.ErrOutside):
+		data, given, aerr := c.cfg.Attached.serve(p.Path)
+		if !given {
+			return nil, c.jailError(rec, p.Path, err)
+		}
+		if aerr != nil {
+			return nil, refuse(rec, acp.CodeInvalidParams, "%s: %v", p.Path, aerr)
 		}
 		f = bytes.NewReader(data)
-	} else {
+	default:
 		return nil, c.jailError(rec, p.Path, err)
 	}
 	first, limit := 1, -1

@@ -132,9 +132,11 @@ func TestClientReadTooLarge(t *testing.T) {
 	}
 }
 
-// TestClientReadAttached: a file the scenario attached is served to
+// TestClientReadAttached: a file a prompt attached is served to
 // fs/read_text_file by its path even outside the roots (the agent got a
-// resource_link to it), read-only; another file beside it is not.
+// resource_link to it), read-only, once the prompt has given it and as
+// the prompt gave it; another file beside it is not, nor one changed
+// since.
 func TestClientReadAttached(t *testing.T) {
 	t.Parallel()
 	root, outside := clientTree(t)
@@ -144,16 +146,30 @@ func TestClientReadAttached(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root},
-		Attached: map[string]func() ([]byte, error){spec: func() ([]byte, error) { return os.ReadFile(spec) }}})
-	res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: spec, Line: clientInt(2)})
-	if got, _ := res["content"].(string); err != nil || got != "line 2\n" || rec.Refused != "" {
+	attached := NewAttachments(os.ReadFile)
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}, Attached: attached})
+	read := func(path string) (string, report.ClientRequest, *acp.Error) {
+		res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: path, Line: clientInt(2)})
+		got, _ := res["content"].(string)
+		return got, rec, err
+	}
+	if _, rec, err := read(spec); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+		t.Errorf("before a prompt gave it: %v, record %+v; want refused", err, rec)
+	}
+	attached.Give(spec, []byte("line 1\nline 2\n"))
+	if got, rec, err := read(spec); err != nil || got != "line 2\n" || rec.Refused != "" {
 		t.Errorf("attached file read: %q, %v, record %+v; want line 2", got, err, rec)
 	}
-	if _, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: other}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
+	if _, rec, err := read(other); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
 		t.Errorf("a file beside it: %v, record %+v; want refused", err, rec)
 	}
 	if _, rec, err := clientCall(t, c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: spec, Content: "x"}); err == nil || !strings.Contains(rec.Refused, "outside the allowed roots") {
 		t.Errorf("a write to it: %v, record %+v; want refused", err, rec)
+	}
+	if err := os.WriteFile(spec, []byte("planted\nby the agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, rec, err := read(spec); err == nil || got != "" || !strings.Contains(rec.Refused, "the attached file has changed since its prompt gave it") {
+		t.Errorf("changed since: %q, %v, record %+v; want refused", got, err, rec)
 	}
 }

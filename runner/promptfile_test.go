@@ -30,7 +30,7 @@ func TestPromptBlocksNotRegular(t *testing.T) {
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
 	}
-	r := &scenarioRun{opts: &Options{}}
+	r := &scenarioRun{opts: &Options{}, sess: &session{}}
 	r.init.AgentCapabilities.PromptCapabilities = acp.PromptCapabilities{EmbeddedContext: true, Image: true}
 	pos := scenario.Pos{File: "s.yaml", Line: 3, Col: 7}
 	done := make(chan struct{})
@@ -68,7 +68,7 @@ func TestPromptBlocksImageAsLink(t *testing.T) {
 	if err := os.WriteFile(img, []byte("\x89PNG\r\n\x1a\nxxxx"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &scenarioRun{opts: &Options{}}
+	r := &scenarioRun{opts: &Options{}, sess: &session{}}
 	pos := scenario.Pos{File: "s.yaml", Line: 8, Col: 16}
 	blocks, warnings := r.promptBlocks(scenario.Turn{Prompt: []scenario.Part{{Pos: pos, Image: img, MimeType: "image/png"}}})
 	want := []acp.ContentBlock{{Type: acp.ContentResourceLink, URI: fileURI(img), Name: "shot one.png", MimeType: "image/png"}}
@@ -110,7 +110,7 @@ func TestInputsPlantedLink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := &scenarioRun{opts: &Options{inputs: in}}
+	r := &scenarioRun{opts: &Options{inputs: in}, sess: &session{}}
 	r.init.AgentCapabilities.PromptCapabilities = acp.PromptCapabilities{EmbeddedContext: true}
 	blocks, warnings := r.promptBlocks(turn)
 	want := "s.yaml:3:7: " + spec + ": replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there); sent as a link"

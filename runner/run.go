@@ -882,7 +882,8 @@ func (r *scenarioRun) newSession() *session {
 		}
 	}
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill, red: r.red,
-		strict: sc.Enforce == scenario.EnforceStrict, judge: r.opts.judging != "", agent: &sc.Agent, answers: newAnswerBook(sc)}
+		strict: sc.Enforce == scenario.EnforceStrict, judge: r.opts.judging != "", agent: &sc.Agent, answers: newAnswerBook(sc),
+		attached: NewAttachments(func(path string) ([]byte, error) { return r.opts.inputs.read(path, scenario.MaxAttachmentBytes) })}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -895,7 +896,7 @@ func (r *scenarioRun) newSession() *session {
 		Env:      r.env(),
 		// Form elicitation is advertised only when there are answers to give.
 		Elicitation: sc.HasAnswers(),
-		Attached:    r.attached(sc),
+		Attached:    s.attached,
 	})
 	if err := s.client.jailErr; err != nil {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))

@@ -32,13 +32,16 @@ import (
 // stream, so that where it is recorded never depends on how goroutines are
 // scheduled (see Handle).
 type session struct {
-	policy *approve.Policy
-	cwd    string
-	obs    *jobObserver  // redacts what it passes on
-	told   permTold      // the order the Observer is told of permission answers in
-	client *clientServer // serves fs/* and terminal/*; nil serves nothing
-	act    *activity     // idle clock
-	delay  time.Duration // wait before answering a permission request
+	// attached are the files the prompts have given the agent, which the
+	// client serves (ClientConfig.Attached).
+	attached *Attachments
+	policy   *approve.Policy
+	cwd      string
+	obs      *jobObserver  // redacts what it passes on
+	told     permTold      // the order the Observer is told of permission answers in
+	client   *clientServer // serves fs/* and terminal/*; nil serves nothing
+	act      *activity     // idle clock
+	delay    time.Duration // wait before answering a permission request
 	// strict makes a tool call that ran unasked, which the policy would
 	// have denied, a failure of its turn (permissions.enforce: strict).
 	strict bool

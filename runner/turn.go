@@ -451,21 +451,6 @@ func fileBlock(uri, path string, data []byte) acp.ContentBlock {
 	return acp.BlobResourceBlock(uri, f.MimeType, base64.StdEncoding.EncodeToString(data))
 }
 
-// attached returns how the client reads each file sc's prompts attach
-// (ClientConfig.Attached): as the prompt does, the file pinned at the
-// start of the run.
-func (r *scenarioRun) attached(sc *scenario.Scenario) map[string]func() ([]byte, error) {
-	files := map[string]func() ([]byte, error){}
-	for _, t := range sc.Turns {
-		for _, p := range t.Prompt {
-			if p.File != "" {
-				files[p.File] = func() ([]byte, error) { return r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes) }
-			}
-		}
-	}
-	return files
-}
-
 // promptBlocks builds the prompt's content blocks within what the agent
 // accepts, with a warning for each part it had to change: a file or an
 // image it cannot take goes as a resource_link, which every agent
@@ -485,6 +470,12 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 		link.MimeType = p.MimeType // an image's; "" for a file
 		switch {
 		case p.File != "" && !caps.EmbeddedContext:
+			// The client serves the linked file, as it is now, from now on.
+			if data, err := r.opts.inputs.read(path, scenario.MaxAttachmentBytes); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v; the agent cannot read the file it is sent a link to", p.Pos, err))
+			} else {
+				r.sess.attached.Give(path, data)
+			}
 			blocks = append(blocks, link)
 			continue
 		case p.File == "" && !caps.Image:
@@ -498,6 +489,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 			warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
 			blocks = append(blocks, link)
 		case p.File != "":
+			r.sess.attached.Give(path, data) // the agent may read it too
 			blocks = append(blocks, fileBlock(link.URI, p.File, data))
 		case attach.Image(data) == "":
 			warnings = append(warnings, fmt.Sprintf("%s: image %s is no longer a PNG, JPEG, GIF or WEBP image; sent as a link", p.Pos, filepath.Base(p.Image)))
