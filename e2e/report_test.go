@@ -838,3 +838,38 @@ func TestReportAgentMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLVerifyVerdicts: the HTML report, written by run and again by
+// report, says a failed verify command failed (it said passed).
+func TestHTMLVerifyVerdicts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml": "turns:\n  - steps: [{text: fine}]\n",
+		"vf.yaml": `name: verify-fails
+agent: {command: [acprun, mock-agent, ok.mock.yaml]}
+permissions: {default: deny}
+verify: ["false", "true"]
+turns:
+  - prompt: hi
+`,
+	})
+	if r := acprun(t, dir, "run", "vf.yaml", "-o", "r.json", "--html", "r.html"); r.code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitFailed, r.stderr)
+	}
+	if r := acprun(t, dir, "report", "r.json", "-o", "rep.html"); r.code != 0 {
+		t.Fatalf("report: exit %d\n%s", r.code, r.stderr)
+	}
+	rows := regexp.MustCompile(`<tr[^>]*><td>\d+</td><td><code>(?:true|false)</code></td><td>exit \d+ · [^<]*`)
+	for _, name := range []string{"r.html", "rep.html"} {
+		page, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rows.FindAllString(string(page), -1)
+		if len(got) != 2 || !strings.HasPrefix(got[0], `<tr class="deny">`) || !strings.HasSuffix(got[0], "· failed") ||
+			!strings.HasPrefix(got[1], "<tr><td>") || !strings.HasSuffix(got[1], "· passed") {
+			t.Errorf("%s: verify rows %q, want false failed (a denial) and true passed", name, got)
+		}
+	}
+}

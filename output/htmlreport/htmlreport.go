@@ -377,8 +377,20 @@ var funcs = template.FuncMap{
 		}
 		return b.String()
 	},
-	"join":   strings.Join,
-	"deref":  func(p *int) int { return *p },
+	"join":  strings.Join,
+	"deref": func(p *int) int { return *p },
+	// verdict is a command's: "passed", "failed", or "" for one that has
+	// none (setup, teardown). A *bool in a template is true whenever it
+	// is not nil, false included.
+	"verdict": func(p *bool) string {
+		switch {
+		case p == nil:
+			return ""
+		case *p:
+			return "passed"
+		}
+		return "failed"
+	},
 	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },
 	"shortT": func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
 	"list":   func(v ...any) []any { return v },

@@ -634,3 +634,28 @@ func TestStyleLeavesStatusToCards(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyVerdicts: a verify command's row says whether it passed or
+// failed (a failed one marked as a denial), and a setup or teardown
+// command's, which has no verdict, says neither.
+func TestVerifyVerdicts(t *testing.T) {
+	yes, no := true, false
+	rep := sample()
+	rep.Scenarios[0].Verify = []report.CommandResult{
+		{Line: 5, Run: "make check", ExitCode: intp(0), Passed: &yes},
+		{Line: 6, Run: "false", ExitCode: intp(1), Passed: &no},
+		{Line: 7, Run: "echo v", Error: "not run: the scenario's timeout passed", Passed: &no},
+	}
+	rep.Scenarios[0].Teardown = []report.CommandResult{{Line: 9, Run: "docker compose down", ExitCode: intp(0)}}
+	page := render(t, rep, htmlreport.Options{})
+	for _, want := range []string{
+		"<tr><td>5</td><td><code>make check</code></td><td>exit 0 · 0ms · passed",
+		`<tr class="deny"><td>6</td><td><code>false</code></td><td>exit 1 · 0ms · failed`,
+		`<tr class="deny"><td>7</td><td><code>echo v</code></td><td>not run: the scenario&#39;s timeout passed · failed`,
+		"<tr><td>9</td><td><code>docker compose down</code></td><td>exit 0 · 0ms</td></tr>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
