@@ -84,13 +84,16 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 	resp, err := a.client.Do(out)
 	if err != nil {
 		switch {
-		case a.closing():
-			cutOff(w, false)
-		case ctx.Err() != nil:
-			// The agent went away (its turn cancelled) before the answer
-			// started: kept, for replay to hold the request as long.
+		case ctx.Err() != nil || a.closing():
+			// The agent went away (its turn cancelled), or the attempt
+			// ended, before the answer started: kept, for replay to hold
+			// the request as long. Which of the two this handler saw first
+			// depends on timing, never what the cassette keeps.
 			if a.cfg.Mode == Record && !c.probe {
 				a.keep(c, response{Events: []event{}, Abandoned: true})
+			}
+			if a.closing() {
+				cutOff(w, false)
 			}
 		default:
 			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err)))

@@ -5,10 +5,12 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -766,5 +768,46 @@ func TestUnendedLastEvent(t *testing.T) {
 				t.Errorf("record spent %+v, replay %+v: want the same, %d output tokens", recSpent, sp, c.output)
 			}
 		})
+	}
+}
+
+// TestCloseKeepsARequestNotAnswered: a request whose answer had not
+// started when the attempt closed is kept abandoned, as one the agent went
+// away from is: the two happen together at a run's end (an interrupt), and
+// which the request's handler sees first must not decide the cassette.
+func TestCloseKeepsARequestNotAnswered(t *testing.T) {
+	arrived := make(chan struct{})
+	var once sync.Once
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		once.Do(func() { close(arrived) })
+		<-r.Context().Done() // never answers
+	}))
+	defer up.Close()
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "c.json")
+	rec := open(t, Config{Mode: Record, Cassette: cas})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	got := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(route.URL()+"/v1/messages", "application/json", strings.NewReader(`{"messages":["x"]}`))
+		if err != nil {
+			got <- 0
+			return
+		}
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	<-arrived
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if status := <-got; status != http.StatusServiceUnavailable {
+		t.Errorf("the agent got %d, want 503 (the gateway's end)", status)
+	}
+	_, c := readCassetteFile(t, cas)
+	if len(c.Exchanges) != 1 || c.Exchanges[0].Response.Status != 0 || !c.Exchanges[0].Response.Abandoned {
+		t.Errorf("the cassette keeps %+v, want the request, abandoned before its answer", c.Exchanges)
 	}
 }
