@@ -575,10 +575,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	// The final outputs' readers are waited for until the next interrupt
 	// (after one that cut the run short, the one after it), whatever
 	// --timeout says; a FIFO's reader to open it, only until the first.
-	final, stop := g.untilNextInterrupt(interrupt)
+	untilNext, stop := g.untilNextInterrupt(interrupt)
 	defer stop()
-	context.AfterFunc(final, func() { endStderr(context.Cause(final)) })
-	final = outfile.WithOpenWait(final, interrupt)
+	context.AfterFunc(untilNext, func() { endStderr(context.Cause(untilNext)) })
+	final := outfile.WithOpenWait(untilNext, interrupt)
 	g.onInterrupt(nil)
 	printer.EndProgress()
 	if err != nil {
