@@ -141,7 +141,7 @@ turns: [{prompt: hi}]
 // every scenario has run to its end (the last said to have passed), while
 // the run ends or its outputs are written, stops nothing: the results are
 // whole, not interrupted, the outputs are written whole, the exit code is
-// the run's, and stderr says so.
+// the run's, and stderr says so if it says anything of the interrupt.
 func TestInterruptAfterTheRunStopsNothing(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -191,9 +191,13 @@ turns: [{prompt: hi, expect: {text: {contains: done}}}]
 			t.Errorf("%s: %v, or it does not name the scenario", name, err)
 		}
 	}
+	// The note is said when the interrupt reached acprun before its last
+	// look (the outputs written); one that came after finds the run ended
+	// and says nothing. Which of the two it is depends on when the signal
+	// lands; neither may say the run was cut short.
 	const note = "acprun: interrupted after every scenario had run to its end: nothing was cut short, and the outputs were written whole\n"
-	if !strings.Contains(stderr.String(), note) {
-		t.Errorf("stderr does not say %q:\n%s", note, stderr.String())
+	if got := stderr.String(); strings.Count(got, "interrupted") != strings.Count(note, "interrupted")*strings.Count(got, note) {
+		t.Errorf("stderr says more of the interrupt than %q:\n%s", note, got)
 	}
 }
 
