@@ -3,7 +3,6 @@ package scenario
 import (
 	"bytes"
 	"cmp"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -571,21 +570,22 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 			p.Errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
 		}
 		var parts []Part
-		var attached int64 // as sent; < 0 once reported
+		var attached int64 // as sent
+		reported := false  // that attached is too much, once
 		for _, item := range n.Content {
 			part, ok := p.part(yamlnode.Deref(item))
 			if !ok {
 				continue
 			}
-			limit := MaxAttachmentBytes - attached
-			if attached < 0 {
-				limit = MaxAttachmentBytes
+			limit := int64(MaxAttachmentBytes)
+			if !reported {
+				limit -= attached
 			}
 			size, atLeast, ok := p.attachment(&part, limit)
-			if ok && attached >= 0 {
+			if ok && !reported {
 				if attached += size; attached > MaxAttachmentBytes {
 					p.attachedTooMuch(part, attached, atLeast)
-					attached = math.MinInt64 / 2 // reported once
+					reported = true
 				}
 			}
 			parts = append(parts, part)
@@ -670,7 +670,7 @@ func (p *fileParser) attachment(part *Part, limit int64) (size int64, atLeast, o
 		p.errorAt(part.Pos, "image %q is not a PNG, JPEG, GIF or WEBP image (by its first bytes)", filepath.Base(path))
 		return 0, false, false
 	}
-	return int64(base64.StdEncoding.EncodedLen(len(data))), false, true
+	return int64(attach.Form{MimeType: part.MimeType}.Size(data)), false, true // a blob
 }
 
 // attachedTooMuch reports, at part, that the prompt's attachments take
