@@ -24,13 +24,13 @@ type Form struct {
 // File decides how the file name, holding data, is sent. The bytes decide
 // first: a known binary signature (PNG, JPEG, GIF, WEBP, PDF, zip, gzip)
 // is a blob of that type; text (valid UTF-8 without binary control
-// bytes, see IsText) is text, typed by the extension when textTypes knows
+// bytes, see isText) is text, typed by the extension when textTypes knows
 // it, else text/plain; anything else is an application/octet-stream blob.
 func File(name string, data []byte) Form {
 	if mt := signature(data); mt != "" {
 		return Form{MimeType: mt}
 	}
-	if !IsText(data) {
+	if !isText(data) {
 		return Form{MimeType: "application/octet-stream"}
 	}
 	if mt := textTypes[strings.ToLower(filepath.Ext(name))]; mt != "" {
@@ -58,11 +58,11 @@ func Image(data []byte) string {
 	return ""
 }
 
-// IsText reports whether data is text: valid UTF-8 without binary control
+// isText reports whether data is text: valid UTF-8 without binary control
 // bytes. Tab, newline, carriage return, form feed and escape (the colours
 // of a terminal's log) are text; NUL (UTF-16 text has them) and the other
 // C0 controls are not.
-func IsText(data []byte) bool {
+func isText(data []byte) bool {
 	for _, b := range data {
 		if b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != 0x1b {
 			return false
