@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -587,13 +588,7 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // too, which inherit it. (Go keeps an inherited SIG_IGN of SIGHUP and
 // SIGINT until signal.Notify asks for the signal; SIGTERM it does not.)
 func caught(sigs []os.Signal, ignored func(os.Signal) bool) []os.Signal {
-	var out []os.Signal
-	for _, s := range sigs {
-		if !ignored(s) {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(sigs), ignored)
 }
 
 // notifyInterrupts returns a context cancelled by the first of
