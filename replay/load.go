@@ -510,7 +510,7 @@ func requestKey(params json.RawMessage) string {
 }
 
 // idKey is the key a JSON-RPC id is matched by: "s" and a string's value,
-// "n" and a number as written; "" for anything else.
+// "n" and a number as written; "" for anything else (checkID says what).
 func idKey(id json.RawMessage) string {
 	id = bytes.TrimSpace(id)
 	if len(id) == 0 {
@@ -611,22 +611,16 @@ func (p *parser) checkID(n int, text []byte, w wire) (string, error) {
 	if len(w.ID) == 0 {
 		return "", nil
 	}
+	if key := idKey(w.ID); key != "" {
+		return key, nil
+	}
 	id := bytes.TrimSpace(w.ID)
-	switch id[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return "s" + s, nil
-		}
-	case 'n':
+	if id[0] == 'n' {
 		if w.Method == nil && len(w.Error) > 0 && string(bytes.TrimSpace(w.Error)) != "null" {
 			return "", nil
 		}
 		return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
 			`"id" is null: a JSON-RPC id is a string or a number (null only in an error response)`)
-	case 't', 'f', '{', '[':
-	default:
-		return "n" + string(id), nil
 	}
 	return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
 		`"id" is a JSON %s: a JSON-RPC id is a string or a number`, jsonKind(id))
