@@ -573,15 +573,15 @@ func selectOption(d *Decision, always bool, req Request) {
 // than o's (an unknown kind counts as another).
 func sharedID(o Option, opts []Option) (Option, bool) {
 	for _, other := range opts {
-		if other.ID == o.ID && verdictOf(other.Kind) != verdictOf(o.Kind) {
+		if other.ID == o.ID && VerdictOf(other.Kind) != VerdictOf(o.Kind) {
 			return other, true
 		}
 	}
 	return Option{}, false
 }
 
-// verdictOf is the verdict an option of kind gives, "" for an unknown kind.
-func verdictOf(kind string) Verdict {
+// VerdictOf is the verdict an option of kind gives, "" for an unknown kind.
+func VerdictOf(kind string) Verdict {
 	switch kind {
 	case AllowOnce, AllowAlways:
 		return Allow

@@ -83,15 +83,7 @@ type RecordedAnswer struct {
 // Verdict is the decision run's answer gave: allow or deny for an option
 // of an allow or a reject kind, "" for any other answer (cancelled, an
 // error, an option the request did not offer).
-func (a RecordedAnswer) Verdict() approve.Verdict {
-	switch a.OptionKind {
-	case approve.AllowOnce, approve.AllowAlways:
-		return approve.Allow
-	case approve.RejectOnce, approve.RejectAlways:
-		return approve.Deny
-	}
-	return ""
-}
+func (a RecordedAnswer) Verdict() approve.Verdict { return approve.VerdictOf(a.OptionKind) }
 
 // FieldSource names the message of a transcript that gave a field of a
 // tool call the value the policy saw.
