@@ -1020,6 +1020,35 @@ func TestTapWriteFailed(t *testing.T) {
 	}
 }
 
+// TestIDKey: an answer matches its request by the id's value for a
+// string (however escaped) and by its text for a number; null matches
+// nothing.
+func TestIDKey(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`1`, `n1`, true},
+		{` 1 `, `n1`, true},
+		{`1.0`, `n1.0`, true},
+		{`"1"`, `s1`, true},
+		{`"\u0031"`, `s1`, true},
+		{`null`, ``, false},
+	}
+	for _, tc := range tests {
+		var id ID
+		if err := json.Unmarshal([]byte(tc.in), &id); err != nil {
+			t.Fatalf("Unmarshal(%q): %v", tc.in, err)
+		}
+		if got, ok := id.Key(); got != tc.want || ok != tc.ok {
+			t.Errorf("Key of %s = %q, %t; want %q, %t", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := (ID{}).Key(); ok {
+		t.Error("the zero ID has a key; want none (null)")
+	}
+}
+
 func TestIDJSON(t *testing.T) {
 	tests := []struct {
 		in, want string // want "" means an error

@@ -78,6 +78,11 @@ func parseOurID(raw []byte) (int64, bool) {
 	return n, true
 }
 
+// Key is the key the id is matched by, as the Conn matches an answer to
+// its request: a string by its value, a number by its JSON text. ok is
+// false for null, which answers nothing.
+func (id ID) Key() (key string, ok bool) { return idKey(id.raw) }
+
 // idKey is the key an id is matched by: a string by its value, a number
 // by its JSON text. ok is false for no id and for null, which answers
 // nothing.

@@ -509,24 +509,15 @@ func requestKey(params json.RawMessage) string {
 	return idKey(p.RequestID)
 }
 
-// idKey is the key a JSON-RPC id is matched by: "s" and a string's value,
-// "n" and a number as written; "" for anything else (checkID says what).
-func idKey(id json.RawMessage) string {
-	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
+// idKey is the key a JSON-RPC id is matched by (see acp.ID.Key); "" for
+// null and for anything that is not an id (checkID says what).
+func idKey(raw json.RawMessage) string {
+	var id acp.ID
+	if id.UnmarshalJSON(raw) != nil {
 		return ""
 	}
-	switch id[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return "s" + s
-		}
-		return ""
-	case 't', 'f', '{', '[', 'n':
-		return ""
-	}
-	return "n" + string(id)
+	key, _ := id.Key()
+	return key
 }
 
 // sessionCwd is the cwd of the params of a session/new or session/load.
