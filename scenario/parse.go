@@ -213,14 +213,10 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	} else {
 		p.require(m, "name", "agent", "turns")
 	}
-	if s.Agent.Cwd == "" {
-		s.Agent.Cwd, s.Agent.CwdPos = p.dir, Pos{}
+	if s.Agent.Cwd == "" || s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir {
+		s.Agent.Cwd, s.Agent.CwdPos = s.defaultCwd(), Pos{} // no cwd key gave one
 	} else {
 		p.checkCwd(&s.Agent)
-	}
-	if w := s.Workspace; w != nil && s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir && w.Source() != "" {
-		// The runner maps the source to the attempt's copy.
-		s.Agent.Cwd = w.Source()
 	}
 	if s.Workspace == nil {
 		for _, k := range p.unchanged {
