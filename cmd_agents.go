@@ -27,7 +27,7 @@ the agents' env and of acprun's secret-looking environment variables.`
 }
 
 // Run prints the table, redacted as a run redacts its outputs
-// (runner.Redactor): of the secret-looking variables of the environment
+// (globals.redactor): of the secret-looking variables of the environment
 // and of the values of every agent's env, since any row may quote another
 // agent's secret, but for the agents' names, the words of the protocol and
 // acprun's own.
