@@ -27,12 +27,12 @@ the agents' env and of acprun's secret-looking environment variables.`
 }
 
 // Run prints the table, redacted as a run redacts its outputs
-// (runner.Redactor): of the secret-looking variables of the environment
+// (globals.redactor): of the secret-looking variables of the environment
 // and of the values of every agent's env, since any row may quote another
 // agent's secret, but for the agents' names, the words of the protocol and
 // acprun's own.
 func (c *agentsCmd) Run(g *globals) error {
-	cfg, err := c.config()
+	cfg, err := c.config(g)
 	if err != nil {
 		return usageError(g, nil, err)
 	}
@@ -50,6 +50,6 @@ func (c *agentsCmd) Run(g *globals) error {
 		rows = append(rows, output.AgentRow{Name: na.Name, Command: slices.Clone(na.Agent.Command), Auth: na.Agent.Auth,
 			AuthEnv: runner.AuthEnv(na.Agent, environ), Source: source, Description: na.Description})
 	}
-	runner.Redactor(runner.Options{Config: cfg, Environ: environ}, nil).Value(&rows)
+	g.redactor(nil).Value(&rows)
 	return output.Agents(g.Stdout, rows)
 }

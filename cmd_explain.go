@@ -120,7 +120,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	if err := output.Explain(&text, e); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(g.Stdout, runner.Redactor(runner.Options{}, []*scenario.Scenario{sc}).String(text.String())); err != nil {
+	if _, err := io.WriteString(g.Stdout, g.redactor([]*scenario.Scenario{sc}).String(text.String())); err != nil {
 		return err // exit 4: not a denial
 	}
 	if e.Verdict() != approve.Allow {
@@ -135,7 +135,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 func (c *explainCmd) scenario(g *globals) (*scenario.Scenario, error) {
 	sel := &selection{configFlag: c.configFlag, gateway: c.gatewayFlags}
 	if c.File == "" {
-		cfg, err := sel.config()
+		cfg, err := sel.config(g)
 		if err != nil {
 			return nil, usageError(g, nil, err)
 		}

@@ -80,7 +80,7 @@ func (c *probeCmd) withArgs(cfg *scenario.Config) error {
 
 // Run probes the agent.
 func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) error {
-	cfg, err := c.config()
+	cfg, err := c.config(g)
 	if err != nil {
 		return usageError(g, nil, err)
 	}

@@ -492,7 +492,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		if err := output.Plan(&plan, runner.DryRun(opts, scs)); err != nil {
 			return err
 		}
-		_, err := io.WriteString(g.Stdout, runner.Redactor(opts, scs).String(plan.String()))
+		_, err := io.WriteString(g.Stdout, g.redactor(scs).String(plan.String()))
 		return err
 	}
 	ctx, guard := startGuard(ctx)
@@ -582,7 +582,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	g.onInterrupt(nil)
 	printer.EndProgress()
 	if err != nil {
-		fmt.Fprintf(printer, "acprun: %v\n", loadRedactor(scs).Error(err)) // as commandExit would
+		fmt.Fprintf(printer, "acprun: %v\n", g.redactor(scs).Error(err)) // as commandExit would
 		return finishStderr(printer, stderr, exitError{code: exitOutput})
 	}
 	rep.BalancedBy = c.balancedBy
@@ -871,8 +871,8 @@ func (c *runCmd) options(g *globals) runner.Options {
 
 		KeepWorkspaces: c.KeepWorkspaces,
 
-		Loaded: c.loaded,
-		Config: c.cfg,
+		Loaded: g.loaded,
+		Config: g.cfg,
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()

@@ -39,7 +39,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 		return nil, exitError{code: exitUsage, err: errors.New(
 			"nothing to run: give scenario files or directories (acprun run suite/), or a prompt for an agent (acprun run --agent claude --prompt TEXT)")}
 	}
-	cfg, err := c.config()
+	cfg, err := c.config(g)
 	if err != nil {
 		return nil, usageError(g, nil, err)
 	}

@@ -71,7 +71,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.gatewayFlags.check(); err != nil {
 		return err
 	}
-	cfg, err := c.config()
+	cfg, err := c.config(g)
 	if err != nil {
 		return usageError(g, nil, err)
 	}

@@ -62,8 +62,9 @@ const (
 	exitInterrupted = 130
 )
 
-// globals holds what every subcommand may need: the process's streams and
-// the channel closed by a second interrupt.
+// globals holds what every subcommand may need: the process's streams,
+// the channel closed by a second interrupt, and what the command loaded,
+// whose secrets nothing acprun prints shows (redactor).
 type globals struct {
 	Stdin  io.Reader `kong:"-"`
 	Stdout io.Writer `kong:"-"`
@@ -75,6 +76,14 @@ type globals struct {
 	noteMu sync.Mutex
 	note   func(n int)   // said when the nth interrupt arrives (onInterrupt)
 	next   chan struct{} // closed by the next of stopSignals, then made anew
+
+	// cfg is the config file the command loaded (configFlag.config), as
+	// far as it could be read when it has problems, and loaded the
+	// scenarios it loaded before the flags selected some (choose); nil
+	// before and without. What acprun prints is redacted of their secrets
+	// (redactor), as a run's outputs are.
+	cfg    *scenario.Config
+	loaded []*scenario.Scenario
 }
 
 // onInterrupt has f(n) called when the first (n 1) and the second (n 2)
@@ -338,11 +347,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode // --help, --version
 	}
 	if err != nil { // an argument may be a secret of the environment
-		fmt.Fprintf(stderr, "acprun: %v\n%s\n", loadRedactor(nil).Error(err), usageHint(err))
+		fmt.Fprintf(stderr, "acprun: %v\n%s\n", g.redactor(nil).Error(err), usageHint(err))
 		return exitUsage
 	}
 	if err := checkFlags(kctx); err != nil {
-		fmt.Fprintf(stderr, "acprun: %v\n", loadRedactor(nil).Error(err))
+		fmt.Fprintf(stderr, "acprun: %v\n", g.redactor(nil).Error(err))
 		return exitUsage
 	}
 	setColor(root.Color, stderr)
@@ -351,7 +360,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !errors.As(err, &ee) && stdoutGone(err) {
 		return exitOK // agents | head: the reader had what it wanted
 	}
-	return commandExit(err, stderr)
+	return commandExit(g, err, stderr)
 }
 
 // usageHint points a command-line error at the help of the command it
@@ -555,14 +564,16 @@ func stdoutGone(err error) bool {
 // commandExit is the exit code of a command that returned err, which it
 // prints: an error without an exit code of its own (an exitError) is
 // unexpected, acprun failed internally (a write to stdout, say), and
-// never means that a scenario failed. The secrets of the environment
-// are redacted from what it prints.
-func commandExit(err error, stderr io.Writer) int {
+// never means that a scenario failed. What it prints is redacted as all
+// acprun prints is (globals.redactor): of the secrets of the environment
+// and of what the command loaded.
+func commandExit(g *globals, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	// A path or value in it may hold a secret of the environment.
-	red := loadRedactor(nil)
+	// A path or value in it may hold a secret of the environment or of a
+	// file the command loaded.
+	red := g.redactor(nil)
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {

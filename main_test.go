@@ -185,7 +185,7 @@ func TestCommandExitRedactsTheEnvironment(t *testing.T) {
 		{errors.New("write /tmp/" + secret + ": no space left on device"), exitOutput},
 	} {
 		var b bytes.Buffer
-		if code := commandExit(c.err, &b); code != c.code || strings.Contains(b.String(), secret) || !strings.Contains(b.String(), "[REDACTED]") {
+		if code := commandExit(&globals{}, c.err, &b); code != c.code || strings.Contains(b.String(), secret) || !strings.Contains(b.String(), "[REDACTED]") {
 			t.Errorf("commandExit(%v) = %d, printed %q; want %d, the secret redacted", c.err, code, b.String(), c.code)
 		}
 	}

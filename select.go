@@ -45,11 +45,6 @@ type selection struct {
 	// turnTimeout is run's --turn-timeout, set before it loads: loading
 	// warns about the turn timeouts that apply.
 	turnTimeout time.Duration `kong:"-"`
-	// loaded are the scenarios loaded, before the flags select some, and
-	// cfg the config they were loaded with (nil for none): a run redacts
-	// the secrets of them all, whichever it runs (runner.Options.Loaded).
-	loaded []*scenario.Scenario `kong:"-"`
-	cfg    *scenario.Config     `kong:"-"`
 }
 
 // words are the words of the values of a list flag, --tag or --agent,
@@ -77,10 +72,11 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 }
 
 // choose returns the scenarios of scs, loaded from paths with lopts, that
-// the flags select, as pick does. It keeps scs and lopts.Config (loaded,
-// cfg).
+// the flags select, as pick does. It keeps scs in g.loaded: what acprun
+// prints from here on, a run's outputs among it, is redacted of the
+// secrets of them all, whichever run (globals.redactor).
 func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string, lopts scenario.LoadOptions) ([]*scenario.Scenario, error) {
-	s.loaded, s.cfg = scs, lopts.Config
+	g.loaded = scs
 	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
@@ -137,7 +133,7 @@ func (s *selection) durations(g *globals) (map[string]time.Duration, error) {
 
 // load loads the config and the scenarios of paths.
 func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scenario.LoadOptions, error) {
-	cfg, err := s.config()
+	cfg, err := s.config(g)
 	if err != nil {
 		return nil, scenario.LoadOptions{}, usageError(g, nil, err)
 	}
@@ -177,7 +173,10 @@ type configFlag struct {
 }
 
 // config loads the config file --config names, or without it the config
-// file (acprun.yaml) of the working directory when there is one. It
+// file (acprun.yaml) of the working directory when there is one, and
+// keeps it in g.cfg: what acprun prints from here on, the config's own
+// problems among it, is redacted of its agents' secrets (globals.redactor);
+// when the config has problems, of those of what could be read of it. It
 // returns nil, nil when there is no config: the built-in agents only and
 // no defaults. Problems in the file are a scenario.Errors; a --config
 // file that cannot be read (it does not exist, it is a directory) is an
@@ -186,7 +185,18 @@ type configFlag struct {
 // directory) is a scenario.Errors naming it, as is an acprun.yml: acprun
 // reads only acprun.yaml, and a config the user believes is read must
 // not be ignored silently.
-func (f configFlag) config() (*scenario.Config, error) {
+func (f configFlag) config(g *globals) (*scenario.Config, error) {
+	cfg, err := f.read()
+	g.cfg = cfg // as far as read when err: for its secrets
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// read reads the config file of config: as far as it could be read, with
+// its problems.
+func (f configFlag) read() (*scenario.Config, error) {
 	if f.Config == "" {
 		if _, err := os.Lstat(scenario.ConfigFileYML); err == nil {
 			msg := "not read: acprun reads its config from " + scenario.ConfigFile + "; rename it, or pass --config " + scenario.ConfigFileYML
@@ -215,10 +225,11 @@ func (f configFlag) config() (*scenario.Config, error) {
 // its source line with a caret under the column, errors wrapped in more
 // context as one line each, with that context (see srcerr.Print). What
 // it prints, or returns to be printed, is redacted as a run of scs would
-// redact it (loadRedactor): a path or URL that ${VAR} filled in may hold a
-// secret.
+// redact it (globals.redactor): a path or URL that ${VAR} filled in, or a
+// source line, may hold a secret of the environment, of a scenario or of
+// the config's agents.
 func usageError(g *globals, scs []*scenario.Scenario, err error) error {
-	red := loadRedactor(scs)
+	red := g.redactor(scs)
 	if _, ok := errors.AsType[*srcerr.Error](err); !ok {
 		return exitError{code: exitUsage, err: red.Error(err)}
 	}
@@ -228,12 +239,12 @@ func usageError(g *globals, scs []*scenario.Scenario, err error) error {
 
 // printWarnings prints the warnings of loading scenario or config files
 // to stderr, one per line, file:line:col: warning: message, redacted as
-// a run of scs would redact them (loadRedactor).
+// a run of scs would redact them (globals.redactor).
 func printWarnings(g *globals, scs []*scenario.Scenario, warnings []scenario.Warning) {
 	if len(warnings) == 0 {
 		return
 	}
-	red := loadRedactor(scs)
+	red := g.redactor(scs)
 	for _, w := range warnings {
 		pos := w.Pos
 		pos.File = red.String(pos.File)
@@ -241,10 +252,14 @@ func printWarnings(g *globals, scs []*scenario.Scenario, warnings []scenario.War
 	}
 }
 
-// loadRedactor is the redactor of what loading scenarios prints on
-// stderr, their errors and warnings: a run's (runner.Redactor), of the
-// secrets of scs (those loaded; none when loading failed) and of
-// acprun's environment.
-func loadRedactor(scs []*scenario.Scenario) *redact.Redactor {
-	return runner.Redactor(runner.Options{}, scs)
+// redactor is the redactor of everything acprun prints, a run's outputs
+// and what comes before or besides them alike (errors, warnings, plans,
+// explanations, tables): a run's (runner.Redactor) of scs, of the
+// scenarios loaded (g.loaded) and of every agent of the config (g.cfg:
+// its named agents and defaults.agent, whether or not a scenario uses
+// them), and of the secret-looking variables of acprun's environment.
+// Before anything is loaded, it knows the environment's alone; when the
+// config does not load, the secrets of what could be read of it.
+func (g *globals) redactor(scs []*scenario.Scenario) *redact.Redactor {
+	return runner.Redactor(runner.Options{Loaded: g.loaded, Config: g.cfg}, scs)
 }

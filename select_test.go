@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/scenario"
 )
 
 // TestConfigFlagUnreadable: a --config file that cannot be read is an
@@ -17,24 +19,24 @@ import (
 func TestConfigFlagUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope.yaml")
-	if _, err := (configFlag{Config: missing}).config(); err == nil || err.Error() != "--config "+missing+": no such file or directory" {
+	if _, err := (configFlag{Config: missing}).config(&globals{}); err == nil || err.Error() != "--config "+missing+": no such file or directory" {
 		t.Errorf("missing --config: error %v, want it to name --config", err)
 	}
-	if _, err := (configFlag{Config: dir}).config(); err == nil || err.Error() != "--config "+dir+": not a regular file (a directory): give a file" {
+	if _, err := (configFlag{Config: dir}).config(&globals{}); err == nil || err.Error() != "--config "+dir+": not a regular file (a directory): give a file" {
 		t.Errorf("--config DIR: error %v, want it to name --config", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (configFlag{Config: fifo}).config(); err == nil || err.Error() != "--config "+fifo+": not a regular file (a FIFO): give a file" {
+	if _, err := (configFlag{Config: fifo}).config(&globals{}); err == nil || err.Error() != "--config "+fifo+": not a regular file (a FIFO): give a file" {
 		t.Errorf("--config FIFO: error %v, want it refused at once", err)
 	}
 	file := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(file, []byte("agents: {mine: {command: [x]}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := (configFlag{Config: file}).config()
+	cfg, err := (configFlag{Config: file}).config(&globals{})
 	if err != nil || cfg == nil || cfg.File != file {
 		t.Errorf("--config %s: %+v, %v; want it loaded", file, cfg, err)
 	}
@@ -101,5 +103,59 @@ func TestLoadOutputsRedacted(t *testing.T) {
 				t.Errorf("acprun %s: stderr\n%s\nwant it to hold %q", strings.Join(tt.args, " "), got, w)
 			}
 		}
+	}
+}
+
+// TestRedactorKnowsTheConfig: once the config is loaded, what acprun
+// prints (a file's problem with its source line, a warning, a command's
+// error, explain's output: globals.redactor) is redacted of the env
+// values of every agent of the config, named or defaults.agent, used by a
+// scenario or not, as a run's outputs are; a config with problems, of
+// those of what could be read of it, its own problems' lines among what
+// is redacted. They were redacted of the scenarios' secrets and the
+// environment only.
+func TestRedactorKnowsTheConfig(t *testing.T) {
+	const named, dflt = "namedAgentSecret-0a1b2c", "defaultAgentSecret-3d4e5f"
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"good.yaml": "agents:\n  keyed: {command: [x], env: {KEY: " + named + "}}\ndefaults:\n  agent: {command: [y], env: {OTHER: " + dflt + "}}\n",
+		"bad.yaml":  "agents:\n  keyed: {command: [x], env: {KEY: " + named + "}}\n  bad name: {command: [z], description: " + named + "}\n",
+		"s.yaml":    "name: s\nagent: {command: [z]}\nturns: [{prompt: \"" + named + " " + dflt + "\", bogus: 1}]\n",
+	})
+	said := "told " + named + " and " + dflt
+	const want = "told [REDACTED] and [REDACTED]"
+
+	g := &globals{}
+	if got := g.redactor(nil).String(said); got != said {
+		t.Errorf("before the config: redactor = %q, want nothing of it redacted", got)
+	}
+	cfg, err := (configFlag{Config: filepath.Join(dir, "good.yaml")}).config(g)
+	if err != nil || cfg == nil {
+		t.Fatalf("config: %v", err)
+	}
+	if got := g.redactor(nil).String(said); got != want {
+		t.Errorf("redactor(nil) = %q, want %q", got, want)
+	}
+	var stderr bytes.Buffer
+	g.Stderr = &stderr
+	_, _, lerr := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{Config: cfg})
+	_ = usageError(g, nil, lerr)
+	printWarnings(g, nil, []scenario.Warning{{Pos: scenario.Pos{File: "s.yaml", Line: 1, Col: 1}, Msg: said}})
+	commandExit(g, errors.New(said), &stderr)
+	if got := stderr.String(); strings.Contains(got, named) || strings.Contains(got, dflt) ||
+		!strings.Contains(got, `[{prompt: "[REDACTED] [REDACTED]", bogus: 1}]`) || strings.Count(got, want) != 2 {
+		t.Errorf("printed:\n%s\nwant the source line, the warning and the error with the config's secrets redacted", got)
+	}
+
+	g = &globals{}
+	stderr.Reset()
+	g.Stderr = &stderr
+	if _, err := (configFlag{Config: filepath.Join(dir, "bad.yaml")}).config(g); err == nil {
+		t.Fatal("a config with a bad agent name loaded")
+	} else {
+		_ = usageError(g, nil, err)
+	}
+	if got := stderr.String(); strings.Contains(got, named) || !strings.Contains(got, "description: [REDACTED]}") {
+		t.Errorf("the config's own problem printed:\n%s\nwant its line with the secret of the agent read redacted", got)
 	}
 }

@@ -89,7 +89,11 @@ var (
 // LoadConfig reads a config file (see the package documentation). Every
 // problem is reported at once as an Errors, positioned like the problems of
 // scenario files. opts.LookupEnv expands variables; opts.Config is
-// ignored.
+// ignored. With problems, the config is returned as far as it could be
+// read (nil when the file could not be, nothing of it after a YAML
+// syntax error): it is fit for nothing but knowing the secrets it holds,
+// its agents' env values, which the problems' source lines may repeat and
+// the caller redacts from them.
 func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 	data, err := inputfile.Read(path, MaxFileBytes)
 	if err != nil {
@@ -99,14 +103,15 @@ func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 }
 
 // LoadConfigBytes is LoadConfig for a file's contents; relative paths in it
-// resolve against filepath.Dir(file).
+// resolve against filepath.Dir(file). With problems, it returns the config
+// as far as it was read too, for its secrets only.
 func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error) {
 	c := &Config{File: file, dir: absOr(filepath.Dir(file)), read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
 	p.config(c)
 	if len(p.Errs) > 0 {
-		return nil, sorted(p.Errs)
+		return c, sorted(p.Errs) // as far as read, for its secrets
 	}
 	return c, nil
 }

@@ -140,6 +140,33 @@ agents:
 	}
 }
 
+// TestLoadConfigProblemsKeepSecrets: a config with problems is returned
+// with them as far as it was read, so that the caller can redact its
+// agents' env values from the problems' source lines, which may repeat
+// them; a syntax error leaves nothing read, a file that cannot be read no
+// config.
+func TestLoadConfigProblemsKeepSecrets(t *testing.T) {
+	const src = "agents:\n  keyed:\n    command: [a]\n    env: {KEY: sk-partial-123456}\n    descripton: \"uses sk-partial-123456\"\n" +
+		"defaults:\n  agent: {command: [b], env: {OTHER: sk-default-654321}}\n  timeout: nope\n"
+	cfg, err := scenario.LoadConfigBytes("c.yaml", []byte(src), scenario.LoadOptions{})
+	if err == nil || cfg == nil {
+		t.Fatalf("LoadConfigBytes = %v, %v; want the config as read and its problems", cfg, err)
+	}
+	if got := cfg.Agents["keyed"].Agent.Env["KEY"]; got != "sk-partial-123456" {
+		t.Errorf("agent keyed's env KEY = %q, want it read despite the problems", got)
+	}
+	if cfg.Defaults.Agent == nil || cfg.Defaults.Agent.Env["OTHER"] != "sk-default-654321" {
+		t.Errorf("defaults.agent = %+v, want it read despite the problems", cfg.Defaults.Agent)
+	}
+	cfg, err = scenario.LoadConfigBytes("c.yaml", []byte("agents:\n  keyed: {env: {KEY: sk-partial-123456}\n"), scenario.LoadOptions{})
+	if err == nil || cfg == nil || len(cfg.Agents) != 0 {
+		t.Errorf("LoadConfigBytes(syntax error) = %+v, %v; want an empty config and the error", cfg, err)
+	}
+	if cfg, err := scenario.LoadConfig(filepath.Join(t.TempDir(), "nope.yaml"), scenario.LoadOptions{}); err == nil || cfg != nil {
+		t.Errorf("LoadConfig(missing) = %+v, %v; want no config and the error", cfg, err)
+	}
+}
+
 func TestLoadConfigEmpty(t *testing.T) {
 	for _, src := range []string{"", "# nothing\n", "---\n", "defaults:\nagents:\n"} {
 		cfg := loadConfig(t, src)
@@ -237,12 +264,9 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := scenario.LoadConfigBytes("c.yaml", []byte(tt.src), opts)
+			_, err := scenario.LoadConfigBytes("c.yaml", []byte(tt.src), opts)
 			if diff := cmp.Diff(tt.want, errorLines(t, err)); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-			if cfg != nil {
-				t.Errorf("LoadConfigBytes returned a config with errors")
 			}
 		})
 	}
