@@ -78,7 +78,7 @@ func TestExplainRequestViolationsRedacted(t *testing.T) {
 	if code := run([]string{"explain", file, "--request", "-"}, strings.NewReader(req), &stdout, &stderr); code != exitOK {
 		t.Fatalf("acprun explain: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
-	want := `stdin:2:39: warning: protocol violation: session/request_permission t: toolCall.locations[0].line: want an integer, got string "[REDACTED]"; the field took its default` + "\n"
+	want := `stdin:2:39: warning: protocol violation: session/request_permission t: toolCall.locations[0].line: want a non-negative integer, got string "[REDACTED]"; the field took its default` + "\n"
 	if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "ABCDEF") {
 		t.Errorf("acprun explain stderr:\n%s\nwant %q, and the secret redacted", stderr.String(), want)
 	}

@@ -142,13 +142,13 @@ func object(raw json.RawMessage, path string, w any) error {
 }
 
 // fields decodes the members of one object, keeping the first error of a
-// required member. counts are the object's members that are counts (see
-// counts).
+// required member. unsigned are the object's members that the schema
+// bounds at minimum 0 (see unsigned).
 type fields struct {
-	l      *lax
-	path   string
-	counts map[string]bool
-	err    error
+	l        *lax
+	path     string
+	unsigned map[string]bool
+	err      error
 }
 
 // fail records err, the error of a required member, unless one came first.
@@ -184,47 +184,66 @@ var laxRoles = map[reflect.Type]map[string]role{
 	reflect.TypeFor[RequestPermissionRequest](): {"sessionId": required, "toolCall": required, "options": strict},
 }
 
-// counts gives, for each type that holds token counts, those members:
-// integers the schema bounds at minimum 0 (format uint64), held as int64
-// so that they add up as the results' do. A negative one is malformed, and
-// so is a null or missing one that laxRoles says is required; both
-// decodings check them, the lenient one member by member (fields.scalar)
-// and the strict one with the type's own decoding (decodeCounts), so that
-// a well-formed count takes the fast path and a malformed one is said.
-var counts = map[reflect.Type]map[string]bool{
+// unsigned gives, for each type that has them, the members the schema
+// bounds at minimum 0 (format uint16 to uint64): token counts, a tool call
+// location's line, a read's line and limit, a terminal's output limit.
+// They are held as signed integers (counts as int64, so that they add up
+// as the results' do), and a negative one is malformed, as is a null or
+// missing one that laxRoles says is required. Both decodings check them:
+// the lenient one member by member (fields.scalar) and the strict one with
+// the type's own decoding (decodeUnsigned, through its UnmarshalJSON, or
+// strictOrLax or decodeRequired), so that a well-formed value takes the
+// fast path and a malformed one is said. TestSchemaUnsignedCovered checks
+// that every such member of what the agent sends is here.
+var unsigned = map[reflect.Type]map[string]bool{
 	reflect.TypeFor[Usage](): {"totalTokens": true, "inputTokens": true, "outputTokens": true,
 		"thoughtTokens": true, "cachedReadTokens": true, "cachedWriteTokens": true},
-	reflect.TypeFor[UsageUpdate](): {"used": true, "size": true},
+	reflect.TypeFor[UsageUpdate]():           {"used": true, "size": true},
+	reflect.TypeFor[ToolCallLocation]():      {"line": true},
+	reflect.TypeFor[ReadTextFileRequest]():   {"line": true, "limit": true},
+	reflect.TypeFor[CreateTerminalRequest](): {"outputByteLimit": true},
 }
 
-// countKind is what the schema wants of a count.
-const countKind = "a non-negative integer"
+// unsignedKind is what the schema wants of an unsigned member.
+const unsignedKind = "a non-negative integer"
 
-// countProblem says what is wrong with raw, the value of a count (see
-// counts), required or not: missing or null when required, or negative;
-// "" when none of these, and the count's decoding checks the rest.
-func countProblem(raw json.RawMessage, required bool) string {
+// unsignedProblem says what is wrong with raw, the value of an unsigned
+// member (see unsigned), required or not: missing or null when required,
+// or negative; "" when none of these, and the member's decoding checks
+// the rest.
+func unsignedProblem(raw json.RawMessage, required bool) string {
 	switch {
 	case len(raw) == 0 && required:
 		return "missing, and it is required"
 	case isNull(raw) && required:
-		return wrongType(countKind, raw)
+		return wrongType(unsignedKind, raw)
 	case len(raw) > 0 && raw[0] == '-':
 		if x, err := strconv.ParseFloat(string(raw), 64); err == nil && x < 0 {
-			return wrongType(countKind, raw)
+			return wrongType(unsignedKind, raw)
 		}
 	}
 	return ""
 }
 
-// decodeCounts decodes the JSON object data into v, a pointer to a type
-// of counts without this check (its UnmarshalJSON's plain type), and
-// fails when one of the counts of t, v's type, is wrong (see
-// countProblem): the strict decoding of counts, which lets a well-formed
-// value through and leaves a malformed one to the lenient decoding to say.
-func decodeCounts(data []byte, v any, t reflect.Type) error {
+// decodeUnsigned decodes the JSON object data into v, a pointer to t or
+// to a type like t without its methods (its UnmarshalJSON's plain type),
+// and fails as checkUnsigned says: the strict decoding of t's unsigned
+// members, which lets a well-formed value through and leaves a malformed
+// one to the lenient decoding to say.
+func decodeUnsigned(data []byte, v any, t reflect.Type) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return err
+	}
+	return checkUnsigned(data, t)
+}
+
+// checkUnsigned fails when one of the unsigned members of t (see
+// unsigned) in data, a JSON object that decodes as a t, is wrong (see
+// unsignedProblem), naming the first such member.
+func checkUnsigned(data []byte, t reflect.Type) error {
+	members := unsigned[t]
+	if members == nil {
+		return nil
 	}
 	s := shapeOf(t)
 	w := reflect.New(s.raw)
@@ -233,10 +252,10 @@ func decodeCounts(data []byte, v any, t reflect.Type) error {
 	}
 	roles := laxRoles[t]
 	for i, name := range s.names {
-		if !counts[t][name] {
+		if !members[name] {
 			continue
 		}
-		if p := countProblem(w.Elem().Field(i).Bytes(), roles[name] == required); p != "" {
+		if p := unsignedProblem(w.Elem().Field(i).Bytes(), roles[name] == required); p != "" {
 			return errors.New(at(name, p))
 		}
 	}
@@ -295,8 +314,8 @@ func laxStruct(l *lax, raw json.RawMessage, path string, v reflect.Value, roles 
 	if err := object(raw, path, w.Interface()); err != nil {
 		return err
 	}
-	f := &fields{l: l, path: path, counts: counts[v.Type()]}
-	quiet := &fields{l: &lax{quiet: true}, path: path, counts: f.counts}
+	f := &fields{l: l, path: path, unsigned: unsigned[v.Type()]}
+	quiet := &fields{l: &lax{quiet: true}, path: path, unsigned: f.unsigned}
 	for i, name := range s.names {
 		r, ok := roles[name]
 		if !ok {
@@ -374,12 +393,12 @@ func (f *fields) member(raw json.RawMessage, name string, r role, v reflect.Valu
 }
 
 // scalar decodes a JSON scalar member into v, a T or a *T (absent and null
-// leave it as it is) according to its role. A count (see counts) is
-// checked as countProblem says too.
+// leave it as it is) according to its role. An unsigned member (see
+// unsigned) is checked as unsignedProblem says too.
 func (f *fields) scalar(raw json.RawMessage, name string, r role, v reflect.Value) {
 	problem := ""
-	if f.counts[name] {
-		problem = countProblem(raw, r == required)
+	if f.unsigned[name] {
+		problem = unsignedProblem(raw, r == required)
 	}
 	if absent(raw) && problem == "" {
 		return
@@ -396,8 +415,8 @@ func (f *fields) scalar(raw json.RawMessage, name string, r role, v reflect.Valu
 		}
 		if err != nil {
 			want := kindOf(t)
-			if f.counts[name] {
-				want = countKind
+			if f.unsigned[name] {
+				want = unsignedKind
 			}
 			problem = wrongType(want, raw)
 		}
@@ -584,12 +603,13 @@ func laxDecode(data []byte, v any) ([]string, error) {
 
 // strictOrLax decodes the JSON object data into *r, whose type has a
 // Malformed field: through plain, r as its type without methods, when data
-// is well-formed (the fast path), and else leniently, setting Malformed to
-// what was replaced. *r is left as it was when both fail.
+// is well-formed (the fast path, which checks T's unsigned members too),
+// and else leniently, setting Malformed to what was replaced. *r is left
+// as it was when both fail.
 func strictOrLax[T any](data []byte, r *T, plain any) error {
 	old := *r
 	*r = *new(T)
-	if json.Unmarshal(data, plain) == nil {
+	if decodeUnsigned(data, plain, reflect.TypeFor[T]()) == nil {
 		return nil
 	}
 	*r = old
@@ -705,16 +725,19 @@ func valueKind(v string) string {
 // required members
 
 // decodeRequired decodes the JSON object data into v (a pointer to a type
-// without this check) and fails when one of names, the members the schema
-// requires, is missing or null: a plain decode would take it as its zero
-// value, and serve a write without content as one that empties the file.
-// The error names the first such member, at path ("env: value is
+// like t without this check) and fails when one of names, the members the
+// schema requires, is missing or null: a plain decode would take it as its
+// zero value, and serve a write without content as one that empties the
+// file. The error names the first such member, at path ("env: value is
 // required"); one of a malformed member is said in the schema's words, not
-// Go's (strictError: "path: want a string, got a number").
-func decodeRequired(data []byte, v any, path string, names ...string) error {
+// Go's (strictError: "path: want a string, got a number"), and so is a
+// negative unsigned one of t's ("line: want a non-negative integer, got
+// number -1", see unsigned).
+func decodeRequired(data []byte, v any, t reflect.Type, path string, names ...string) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return strictError(path, err, data)
 	}
+
 	var given map[string]present
 	if err := json.Unmarshal(data, &given); err != nil {
 		return err
@@ -723,6 +746,9 @@ func decodeRequired(data []byte, v any, path string, names ...string) error {
 		if !given[n] {
 			return errors.New(at(path, n+" is required"))
 		}
+	}
+	if err := checkUnsigned(data, t); err != nil {
+		return errors.New(at(path, err.Error()))
 	}
 	return nil
 }

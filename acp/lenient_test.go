@@ -26,14 +26,14 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":"3"},{"path":"/p/b","line":4}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}, {Path: "/p/b", Line: ptr(4)}}}},
-			malformed: []string{`locations[0].line: want an integer, got string "3"; the field took its default`},
+			malformed: []string{`locations[0].line: want a non-negative integer, got string "3"; the field took its default`},
 		},
 		{
 			name: "tool_call location line not an integer",
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":1.5}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}}}},
-			malformed: []string{`locations[0].line: want an integer, got number 1.5; the field took its default`},
+			malformed: []string{`locations[0].line: want a non-negative integer, got number 1.5; the field took its default`},
 		},
 		{
 			// JSON Schema's integer is any number without a fractional part.
@@ -41,7 +41,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":3.0},{"path":"/p/b","line":4e0},{"path":"/p/c","line":"3"}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
 				Locations: []acp.ToolCallLocation{{Path: "/p/a", Line: ptr(3)}, {Path: "/p/b", Line: ptr(4)}, {Path: "/p/c"}}}},
-			malformed: []string{`locations[2].line: want an integer, got string "3"; the field took its default`},
+			malformed: []string{`locations[2].line: want a non-negative integer, got string "3"; the field took its default`},
 		},
 		{
 			name: "tool_call location without a valid path is skipped",
@@ -114,7 +114,7 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 				Locations: []acp.ToolCallLocation{{Path: "/p/a"}}}},
 			malformed: []string{
 				`content: want an array, got number 3; the field took its default`,
-				`locations[0].line: want an integer, got string "3"; the field took its default`,
+				`locations[0].line: want a non-negative integer, got string "3"; the field took its default`,
 			},
 		},
 		{
@@ -299,7 +299,7 @@ func TestPermissionRequestToolCallLenient(t *testing.T) {
 		SessionID: "s1",
 		ToolCall:  acp.ToolCallUpdate{ToolCallID: "t", Title: ptr("Write"), Kind: ptr(acp.KindEdit), Locations: []acp.ToolCallLocation{{Path: "/p/a"}}},
 		Options:   []acp.PermissionOption{{OptionID: "allow", Name: "Allow", Kind: acp.AllowOnce}},
-		Malformed: []string{`toolCall.locations[0].line: want an integer, got string "3"; the field took its default`},
+		Malformed: []string{`toolCall.locations[0].line: want a non-negative integer, got string "3"; the field took its default`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded request (-want +got):\n%s", diff)
@@ -365,7 +365,7 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 		{"location skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5,"line":"3"},{"path":"/p/b","line":"4"}]}`,
 			[]string{
 				`locations[0].path: want a string, got number 5 (item skipped)`,
-				`locations[1].line: want an integer, got string "4"; the field took its default`,
+				`locations[1].line: want a non-negative integer, got string "4"; the field took its default`,
 			}},
 		{"content item skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":[{"type":"diff","oldText":1,"newText":"n","path":2}]}`,
 			[]string{`content[0].path: want a string, got number 2 (item skipped)`}},

@@ -1,7 +1,10 @@
 package acp_test
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -318,5 +321,178 @@ func TestSchemaRejectsBadShapes(t *testing.T) {
 				t.Errorf("Validate(%s, %s) = nil; want a violation", tt.def, tt.msg)
 			}
 		})
+	}
+}
+
+// TestSchemaUnsignedCovered checks that every integer member the schema
+// bounds at minimum 0 (format uint16 to uint64), in what the agent sends
+// (the params of its requests and notifications, its answers to the
+// client's), is checked as token counts are when acprun decodes it: its
+// type (the Go type of the schema definition's name, among those reachable
+// from agentSends) lists it among its unsigned members, and the type's own
+// decoding checks them. One acprun does not decode, or checks otherwise,
+// must be in notChecked with the reason, so that a member the schema adds
+// cannot be forgotten. Conversely, every unsigned member is one the schema
+// bounds (Usage is of the unstable schema, which the vendored one is not).
+func TestSchemaUnsignedCovered(t *testing.T) {
+	notChecked := map[string]string{
+		"InitializeResponse.protocolVersion": "any version but acprun's own fails the handshake (errorCause protocolVersion)",
+		"StringPropertySchema.minLength":     "acp.ElicitationProperty does not decode it",
+		"StringPropertySchema.maxLength":     "acp.ElicitationProperty does not decode it",
+		"MultiSelectPropertySchema.minItems": "acp.ElicitationProperty does not decode it",
+		"MultiSelectPropertySchema.maxItems": "acp.ElicitationProperty does not decode it",
+	}
+	var schema struct {
+		Defs map[string]map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(acpschema.SchemaJSON(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(s map[string]any) (string, map[string]any) {
+		ref, _ := s["$ref"].(string)
+		name, ok := strings.CutPrefix(ref, "#/$defs/")
+		if !ok {
+			return "", nil
+		}
+		return name, schema.Defs[name]
+	}
+	isUnsigned := func(s map[string]any) bool {
+		alts := []map[string]any{s}
+		if _, d := resolve(s); d != nil {
+			alts = append(alts, d)
+		}
+		for _, key := range []string{"anyOf", "allOf"} {
+			list, _ := s[key].([]any)
+			for _, a := range list {
+				if m, ok := a.(map[string]any); ok {
+					alts = append(alts, m)
+					if _, d := resolve(m); d != nil {
+						alts = append(alts, d)
+					}
+				}
+			}
+		}
+		for _, a := range alts {
+			typ := fmt.Sprint(a["type"])
+			if min, ok := a["minimum"].(float64); ok && min == 0 && strings.Contains(typ, "integer") {
+				return true
+			}
+		}
+		return false
+	}
+	// bounded holds "Def.member" for every unsigned member reachable from
+	// what the agent sends.
+	bounded := map[string]bool{}
+	seen := map[string]bool{}
+	var walk func(def string, s map[string]any)
+	walk = func(def string, s map[string]any) {
+		if name, d := resolve(s); d != nil {
+			if !seen[name] {
+				seen[name] = true
+				walk(name, d)
+			}
+			return
+		}
+		props, _ := s["properties"].(map[string]any)
+		for name, p := range props {
+			p, _ := p.(map[string]any)
+			if isUnsigned(p) {
+				bounded[def+"."+name] = true
+			}
+			walk(def, p)
+		}
+		for _, key := range []string{"items", "additionalProperties"} {
+			if m, ok := s[key].(map[string]any); ok {
+				walk(def, m)
+			}
+		}
+		for _, key := range []string{"anyOf", "oneOf", "allOf"} {
+			list, _ := s[key].([]any)
+			for _, m := range list {
+				if m, ok := m.(map[string]any); ok {
+					walk(def, m)
+				}
+			}
+		}
+	}
+	for name, d := range schema.Defs {
+		side, _ := d["x-side"].(string)
+		if _, ok := d["x-method"]; !ok {
+			continue
+		}
+		agentSent := side == "client" && (strings.HasSuffix(name, "Request") || strings.HasSuffix(name, "Notification")) ||
+			side == "agent" && strings.HasSuffix(name, "Response")
+		if agentSent && !seen[name] {
+			seen[name] = true
+			walk(name, d)
+		}
+	}
+	if len(bounded) == 0 {
+		t.Fatal("the schema bounds no member at minimum 0")
+	}
+
+	// The Go types acprun decodes what the agent sends into, by name.
+	types := map[string]reflect.Type{}
+	var goWalk func(reflect.Type)
+	goWalk = func(rt reflect.Type) {
+		switch rt.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			goWalk(rt.Elem())
+		case reflect.Struct:
+			if _, ok := types[rt.Name()]; ok || rt.PkgPath() != reflect.TypeFor[acp.SessionUpdate]().PkgPath() {
+				return
+			}
+			types[rt.Name()] = rt
+			for i := range rt.NumField() {
+				if rt.Field(i).IsExported() {
+					goWalk(rt.Field(i).Type)
+				}
+			}
+		}
+	}
+	for _, c := range agentSends() {
+		goWalk(reflect.TypeOf(c.v))
+	}
+	members := func(rt reflect.Type) map[string]bool {
+		out := map[string]bool{}
+		for i := range rt.NumField() {
+			f := rt.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "-" {
+				out[cmp.Or(name, f.Name)] = true
+			}
+		}
+		return out
+	}
+
+	for key := range bounded {
+		def, name, _ := strings.Cut(key, ".")
+		rt, decoded := types[def]
+		decoded = decoded && members(rt)[name]
+		_, exempt := notChecked[key]
+		switch {
+		case exempt:
+		case !decoded:
+			t.Errorf("the schema bounds %s at minimum 0, and acprun decodes no member of that name: list it in notChecked, saying why", key)
+		case !acp.Unsigned(rt)[name]:
+			t.Errorf("the schema bounds %s at minimum 0: acp.%s's %s must be among its unsigned members (lenient.go)", key, def, name)
+		}
+	}
+	for key := range notChecked {
+		if !bounded[key] {
+			t.Errorf("notChecked lists %s, which the schema does not bound at minimum 0 in what the agent sends", key)
+		}
+	}
+	for _, rt := range acp.UnsignedTypes() {
+		if _, ok := reflect.New(rt).Interface().(json.Unmarshaler); !ok {
+			t.Errorf("acp.%s has unsigned members and no UnmarshalJSON that checks them", rt.Name())
+		}
+		if _, inSchema := schema.Defs[rt.Name()]; !inSchema {
+			continue // Usage: of the unstable schema
+		}
+		for name := range acp.Unsigned(rt) {
+			if !bounded[rt.Name()+"."+name] {
+				t.Errorf("acp.%s's %s is among its unsigned members, and the schema does not bound it at minimum 0", rt.Name(), name)
+			}
+		}
 	}
 }

@@ -339,7 +339,7 @@ type EnvVariable struct {
 // (see decodeRequired).
 func (e *EnvVariable) UnmarshalJSON(data []byte) error {
 	type plain EnvVariable
-	return decodeRequired(data, (*plain)(e), "env", "name", "value")
+	return decodeRequired(data, (*plain)(e), reflect.TypeFor[EnvVariable](), "env", "name", "value")
 }
 
 // HttpHeader is one HTTP header for an MCP http/sse server.
@@ -636,7 +636,7 @@ type Usage struct {
 // that is not is an error. A PromptResponse's lenient decoding says which.
 func (u *Usage) UnmarshalJSON(data []byte) error {
 	type plain Usage
-	return decodeCounts(data, (*plain)(u), reflect.TypeFor[Usage]())
+	return decodeUnsigned(data, (*plain)(u), reflect.TypeFor[Usage]())
 }
 
 // UnmarshalJSON decodes the update (a type of update.go), whose used and
@@ -644,7 +644,7 @@ func (u *Usage) UnmarshalJSON(data []byte) error {
 // A SessionUpdate's lenient decoding says which.
 func (u *UsageUpdate) UnmarshalJSON(data []byte) error {
 	type plain UsageUpdate
-	return decodeCounts(data, (*plain)(u), reflect.TypeFor[UsageUpdate]())
+	return decodeUnsigned(data, (*plain)(u), reflect.TypeFor[UsageUpdate]())
 }
 
 // CancelNotification is the params of the "session/cancel" notification.
@@ -769,7 +769,7 @@ type ReadTextFileRequest struct {
 // requires (see decodeRequired).
 func (r *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	type plain ReadTextFileRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "path")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[ReadTextFileRequest](), "", "sessionId", "path")
 }
 
 // ReadTextFileResponse is the result of "fs/read_text_file".
@@ -790,7 +790,7 @@ type WriteTextFileRequest struct {
 // requires (see decodeRequired).
 func (r *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	type plain WriteTextFileRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "path", "content")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[WriteTextFileRequest](), "", "sessionId", "path", "content")
 }
 
 // WriteTextFileResponse is the result of "fs/write_text_file".
@@ -816,7 +816,7 @@ type CreateTerminalRequest struct {
 // requires (see decodeRequired).
 func (r *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	type plain CreateTerminalRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "command")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[CreateTerminalRequest](), "", "sessionId", "command")
 }
 
 // CreateTerminalResponse is the result of "terminal/create".
@@ -836,7 +836,7 @@ type TerminalOutputRequest struct {
 // requires (see decodeRequired).
 func (r *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	type plain TerminalOutputRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[TerminalOutputRequest](), "", "sessionId", "terminalId")
 }
 
 // TerminalOutputResponse is the result of "terminal/output". ExitStatus is set only
@@ -867,7 +867,7 @@ type WaitForTerminalExitRequest struct {
 // requires (see decodeRequired).
 func (r *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	type plain WaitForTerminalExitRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[WaitForTerminalExitRequest](), "", "sessionId", "terminalId")
 }
 
 // WaitForTerminalExitResponse is the result of "terminal/wait_for_exit".
@@ -888,7 +888,7 @@ type KillTerminalRequest struct {
 // requires (see decodeRequired).
 func (r *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	type plain KillTerminalRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[KillTerminalRequest](), "", "sessionId", "terminalId")
 }
 
 // KillTerminalResponse is the result of "terminal/kill".
@@ -907,7 +907,7 @@ type ReleaseTerminalRequest struct {
 // requires (see decodeRequired).
 func (r *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	type plain ReleaseTerminalRequest
-	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+	return decodeRequired(data, (*plain)(r), reflect.TypeFor[ReleaseTerminalRequest](), "", "sessionId", "terminalId")
 }
 
 // ReleaseTerminalResponse is the result of "terminal/release".

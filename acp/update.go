@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 
 	json "github.com/go-json-experiment/json/v1"
 )
@@ -61,7 +62,7 @@ type SessionUpdate struct {
 	// left out (the schema's x-deserialize-default-on-error and
 	// x-deserialize-skip-invalid-items). Each entry names the field by its
 	// JSON path in the update and says what was wrong, e.g.
-	// `locations[0].line: want an integer, got string "3"; the field took
+	// `locations[0].line: want a non-negative integer, got string "3"; the field took
 	// its default`. An item left out (or an optional object ignored) has
 	// one entry, with the reason:
 	// `locations[0].path: want a string, got number 5 (item skipped)`, and
@@ -510,6 +511,14 @@ type ToolCallLocation struct {
 	Path string          `json:"path"`
 	Line *int            `json:"line,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the location, whose line is an integer of at
+// least 0: a negative one is an error. A SessionUpdate's or a permission
+// request's lenient decoding says which, and the line takes its default.
+func (l *ToolCallLocation) UnmarshalJSON(data []byte) error {
+	type plain ToolCallLocation
+	return decodeUnsigned(data, (*plain)(l), reflect.TypeFor[ToolCallLocation]())
 }
 
 // ---------------------------------------------------------------------------

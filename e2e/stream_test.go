@@ -141,7 +141,7 @@ turns: [{prompt: go}]
 	w := strings.Join(out.Scenarios[0].Warnings, "\n")
 	for _, want := range []string{
 		`session/update tool_call: locations[0].path: want a string, got number 5 (item skipped)`,
-		`session/update tool_call: locations[1].line: want an integer, got string "3"; the field took its default`,
+		`session/update tool_call: locations[1].line: want a non-negative integer, got string "3"; the field took its default`,
 	} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings = %q, want %q", w, want)

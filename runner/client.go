@@ -223,17 +223,23 @@ func fail(rec *report.ClientRequest, code int, format string, args ...any) error
 }
 
 // decode reads the request's params into v. Params that do not decode
-// are refused, recorded with their path when they have one.
+// are refused, recorded with their path (a terminal's command) when they
+// have one.
 func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	if len(req.Params) == 0 {
 		return refuse(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
 	if err := req.DecodeParams(v); err != nil {
 		var named struct {
-			Path string `json:"path"`
+			Path    string   `json:"path"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
 		}
 		if req.DecodeParams(&named) == nil {
 			rec.Path = named.Path
+			if named.Command != "" {
+				rec.Command = commandLine(named.Command, named.Args)
+			}
 		}
 		return refuse(rec, acp.CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -305,12 +311,6 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 	rec.Path = p.Path
 	if err := checkPath(rec, "path", p.Path); err != nil {
 		return nil, err
-	}
-	if p.Line != nil && *p.Line < 0 {
-		return nil, refuse(rec, acp.CodeInvalidParams, "line must not be negative")
-	}
-	if p.Limit != nil && *p.Limit < 0 {
-		return nil, refuse(rec, acp.CodeInvalidParams, "limit must not be negative")
 	}
 	if err := c.jailed(rec); err != nil {
 		return nil, err
@@ -485,9 +485,6 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 	}
 	limit := terminal.DefaultOutputLimit
 	if n := p.OutputByteLimit; n != nil {
-		if *n < 0 {
-			return nil, refuse(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
-		}
 		// 0 keeps none, as the agent asked; more than maxAnswer never
 		// fits an answer (a byte takes at least one in JSON).
 		limit = int(min(*n, maxAnswer))

@@ -188,9 +188,9 @@ func TestClientReadTextFile(t *testing.T) {
 		{"directory", acp.ReadTextFileRequest{Path: filepath.Join(root, "sub")}, "", acp.CodeInvalidParams, "not a regular file",
 			report.ClientRequest{Path: filepath.Join(root, "sub"), Error: "" + filepath.Join(root, "sub") + " is not a regular file"}},
 		{"negative limit", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(-1)}, "", acp.CodeInvalidParams, "limit",
-			report.ClientRequest{Path: lines, Refused: "limit must not be negative"}},
+			report.ClientRequest{Path: lines, Refused: "invalid params: limit: want a non-negative integer, got number -1"}},
 		{"negative line", acp.ReadTextFileRequest{Path: lines, Line: clientInt(-1)}, "", acp.CodeInvalidParams, "line",
-			report.ClientRequest{Path: lines, Refused: "line must not be negative"}},
+			report.ClientRequest{Path: lines, Refused: "invalid params: line: want a non-negative integer, got number -1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -506,7 +506,7 @@ func TestClientTerminalRefusals(t *testing.T) {
 		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
 			report.ClientRequest{Refused: "empty command"}, ""},
 		{"negative outputByteLimit", acp.CreateTerminalRequest{Command: "ls", OutputByteLimit: ptr(int64(-1))}, acp.CodeInvalidParams, "negative",
-			report.ClientRequest{Command: "ls", Refused: "outputByteLimit must not be negative"}, ""},
+			report.ClientRequest{Command: "ls", Refused: "invalid params: outputByteLimit: want a non-negative integer, got number -1"}, ""},
 		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
 			report.ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
 		{"env name with =", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "OK", Value: "1"}, {Name: "INJ=EVIL", Value: "x"}}},

@@ -86,7 +86,7 @@ func TestRecordedPermissionRequestViolations(t *testing.T) {
 		{`{"params": {"toolCall": {"toolCallId": "t", "kind": "read", "locations": [{"path": 5}, {"path": "a", "line": "x"}]}}}`,
 			approve.Request{ToolCallID: "t", Kind: "read", Locations: []string{"a"}}, []string{"5}", `"x"`},
 			[]string{"session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)",
-				`session/request_permission t: toolCall.locations[1].line: want an integer, got string "x"; the field took its default`}},
+				`session/request_permission t: toolCall.locations[1].line: want a non-negative integer, got string "x"; the field took its default`}},
 		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": "a", "name": "B", "kind": "reject_once"}]}`,
 			approve.Request{ToolCallID: "t", Options: []approve.Option{{ID: "a", Name: "A", Kind: "allow_once"}, {ID: "a", Name: "B", Kind: "reject_once"}}},
 			[]string{`{"optionId": "a", "name": "B"`},

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -104,6 +105,76 @@ func TestClientRequestErrorsInSchemaWords(t *testing.T) {
 		var te *json.UnmarshalTypeError
 		if err != nil && !errors.As(err, &te) {
 			t.Errorf("Unmarshal(%s) = %v; want it to wrap the decoding's error", tt.in, err)
+		}
+	}
+}
+
+// TestNegativeUnsignedMembers: every member the schema bounds at minimum
+// 0 is checked as token counts are: a negative tool call location line
+// takes its default (it is optional), listed in Malformed with its path,
+// in a tool_call, a tool_call_update and a permission request's toolCall;
+// a negative line, limit or outputByteLimit fails the request's params,
+// naming the member. 0 is well-formed.
+func TestNegativeUnsignedMembers(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []acp.ToolCallLocation
+		problem  string
+	}{
+		{"tool_call", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/x","line":-5},{"path":"/y","line":0}]}`,
+			[]acp.ToolCallLocation{{Path: "/x"}, {Path: "/y", Line: ptr(0)}},
+			`locations[0].line: want a non-negative integer, got number -5; the field took its default`},
+		{"tool_call_update whole float", `{"sessionUpdate":"tool_call_update","toolCallId":"t","locations":[{"path":"/y","line":3},{"path":"/x","line":-1.0}]}`,
+			[]acp.ToolCallLocation{{Path: "/y", Line: ptr(3)}, {Path: "/x"}},
+			`locations[1].line: want a non-negative integer, got number -1.0; the field took its default`},
+	} {
+		var u acp.SessionUpdate
+		if err := json.Unmarshal([]byte(tt.in), &u); err != nil {
+			t.Fatalf("%s: Unmarshal: %v", tt.name, err)
+		}
+		var got []acp.ToolCallLocation
+		if u.ToolCall != nil {
+			got = u.ToolCall.Locations
+		} else {
+			got = u.ToolCallUpdate.Locations
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: locations (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff([]string{tt.problem}, u.Malformed); diff != "" {
+			t.Errorf("%s: malformed (-want +got):\n%s", tt.name, diff)
+		}
+	}
+
+	var p acp.RequestPermissionRequest
+	in := `{"sessionId":"s1","toolCall":{"toolCallId":"t","locations":[{"path":"/x","line":-7}]},"options":[]}`
+	if err := json.Unmarshal([]byte(in), &p); err != nil {
+		t.Fatalf("Unmarshal(%s): %v", in, err)
+	}
+	want := []string{`toolCall.locations[0].line: want a non-negative integer, got number -7; the field took its default`}
+	if diff := cmp.Diff(want, p.Malformed); diff != "" || p.ToolCall.Locations[0].Line != nil {
+		t.Errorf("permission request: line %v; malformed (-want +got):\n%s", p.ToolCall.Locations[0].Line, diff)
+	}
+
+	var l acp.ToolCallLocation
+	if err := json.Unmarshal([]byte(`{"path":"/x","line":-1}`), &l); err == nil || err.Error() != "line: want a non-negative integer, got number -1" {
+		t.Errorf("a ToolCallLocation on its own with line -1: err %v; want line: want a non-negative integer, got number -1", err)
+	}
+
+	for _, tt := range []struct {
+		in   string
+		v    any
+		want string
+	}{
+		{`{"sessionId":"s1","path":"/a","line":-1}`, new(acp.ReadTextFileRequest), `line: want a non-negative integer, got number -1`},
+		{`{"sessionId":"s1","path":"/a","line":1,"limit":-2}`, new(acp.ReadTextFileRequest), `limit: want a non-negative integer, got number -2`},
+		{`{"sessionId":"s1","command":"ls","outputByteLimit":-1}`, new(acp.CreateTerminalRequest), `outputByteLimit: want a non-negative integer, got number -1`},
+		{`{"sessionId":"s1","path":"/a","line":0,"limit":0}`, new(acp.ReadTextFileRequest), ``},
+		{`{"sessionId":"s1","command":"ls","outputByteLimit":0}`, new(acp.CreateTerminalRequest), ``},
+	} {
+		err := json.Unmarshal([]byte(tt.in), tt.v)
+		if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && got != tt.want {
+			t.Errorf("Unmarshal(%s) = %v; want %q", tt.in, err, tt.want)
 		}
 	}
 }
