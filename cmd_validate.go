@@ -77,7 +77,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
 	c.gatewayFlags.setIn(&opts)
-	scs, warnings, err := scenario.Load(c.Paths, opts)
+	scs, warnings, err := loadScenarios(g, c.Paths, opts)
 	// Every scenario may run: those without permissions are warned about,
 	// and so are the variables that are unset here (a run that selects
 	// their scenarios stops on them), unless --strict makes them errors.

@@ -79,7 +79,8 @@ type globals struct {
 
 	// cfg is the config file the command loaded (configFlag.config), as
 	// far as it could be read when it has problems, and loaded the
-	// scenarios it loaded before the flags selected some (choose); nil
+	// scenarios it loaded before the flags selected some (loadScenarios,
+	// choose), as far as they could be read when they have problems; nil
 	// before and without. What acprun prints is redacted of their secrets
 	// (redactor), as a run's outputs are.
 	cfg    *scenario.Config

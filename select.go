@@ -138,12 +138,25 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 		return nil, scenario.LoadOptions{}, usageError(g, nil, err)
 	}
 	opts := s.loadOptions(cfg)
-	scs, warnings, err := scenario.Load(paths, opts)
+	scs, warnings, err := loadScenarios(g, paths, opts)
 	printWarnings(g, scs, warnings)
 	if err != nil {
 		return nil, opts, usageError(g, nil, err)
 	}
 	return scs, opts, nil
+}
+
+// loadScenarios loads the scenarios of paths with opts (scenario.Load)
+// and keeps them in g.loaded, as far as they could be read when they have
+// problems: what acprun prints from here on, their problems' source lines
+// among it, is redacted of their secrets (globals.redactor).
+func loadScenarios(g *globals, paths []string, opts scenario.LoadOptions) ([]*scenario.Scenario, []scenario.Warning, error) {
+	scs, warnings, err := scenario.Load(paths, opts)
+	g.loaded = scs
+	if err != nil {
+		g.loaded = scenario.ReadScenarios(err) // for their secrets only
+	}
+	return scs, warnings, err
 }
 
 // loadOptions are the options scenarios are loaded with: the config cfg,
@@ -259,7 +272,8 @@ func printWarnings(g *globals, scs []*scenario.Scenario, warnings []scenario.War
 // its named agents and defaults.agent, whether or not a scenario uses
 // them), and of the secret-looking variables of acprun's environment.
 // Before anything is loaded, it knows the environment's alone; when the
-// config does not load, the secrets of what could be read of it.
+// config or the scenarios do not load, the secrets of what could be read
+// of them.
 func (g *globals) redactor(scs []*scenario.Scenario) *redact.Redactor {
 	return runner.Redactor(runner.Options{Loaded: g.loaded, Config: g.cfg}, scs)
 }

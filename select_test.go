@@ -159,3 +159,41 @@ func TestRedactorKnowsTheConfig(t *testing.T) {
 		t.Errorf("the config's own problem printed:\n%s\nwant its line with the secret of the agent read redacted", got)
 	}
 }
+
+// TestRedactorKnowsTheFailedScenarios: when scenario files do not load,
+// what acprun prints from then on (their problems with their source lines,
+// a warning, a command's error: globals.redactor) is redacted of the
+// secrets of the scenarios as far as they were read, found as a run finds
+// them (runner.Redactor): the failing file's own, defined before or after
+// the line of its problem, in its agent's env or its MCP servers', and
+// those of a file loaded with it that has no problem. They were printed
+// in clear: a load with problems gives no scenarios.
+func TestRedactorKnowsTheFailedScenarios(t *testing.T) {
+	const own, mcp, other = "ownSecret-0a1b2c", "mcpSecret-3d4e5f", "otherSecret-6a7b8c"
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"a.yaml": "name: a\nagent: {command: [x], env: {KEY: " + other + "}}\nturns: [{prompt: hi}]\n",
+		"b.yaml": "name: b\nturns: [{bogus: 1, prompt: \"" + own + " " + mcp + " " + other + "\"}]\n" +
+			"agent:\n  command: [x]\n  env: {KEY: " + own + "}\n  mcpServers: [{name: m, command: /bin/m, env: [{name: TOKEN, value: " + mcp + "}]}]\n",
+	})
+	var stderr bytes.Buffer
+	g := &globals{Stderr: &stderr}
+	_, _, err := (&selection{}).load(g, []string{dir})
+	if err == nil {
+		t.Fatal("b.yaml loaded")
+	}
+	said := "told " + own + ", " + mcp + " and " + other
+	const want = "told [REDACTED], [REDACTED] and [REDACTED]"
+	commandExit(g, err, &stderr)
+	printWarnings(g, nil, []scenario.Warning{{Pos: scenario.Pos{File: "b.yaml", Line: 1, Col: 1}, Msg: said}})
+	commandExit(g, errors.New(said), &stderr)
+	got := stderr.String()
+	for _, s := range []string{own, mcp, other} {
+		if strings.Contains(got, s) {
+			t.Errorf("printed %q:\n%s", s, got)
+		}
+	}
+	if !strings.Contains(got, `[{bogus: 1, prompt: "[REDACTED] [REDACTED] [REDACTED]"}]`) || strings.Count(got, want) != 2 {
+		t.Errorf("printed:\n%s\nwant the source line, the warning and the error with the secrets redacted", got)
+	}
+}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -57,6 +58,38 @@ func (es Errors) Unwrap() []error {
 		errs[i] = e
 	}
 	return errs
+}
+
+// loadErrors is the error of Load and LoadBytes: their problems, which
+// errors.As finds as an Errors, and the scenarios they read
+// (ReadScenarios).
+type loadErrors struct {
+	Errors
+	read []*Scenario
+}
+
+// As makes errors.As find the problems as an Errors.
+func (e *loadErrors) As(target any) bool {
+	if t, ok := target.(*Errors); ok {
+		*t = e.Errors
+		return true
+	}
+	return false
+}
+
+// ReadScenarios returns the scenarios that Load or LoadBytes read before
+// returning err, their problems (or an error that wraps them): those of
+// every file they loaded, a file with problems among them, as far as each
+// could be read (none of a file that could not be read, nor of a document
+// with a YAML syntax error or after it); nil for any other error. They
+// are fit for nothing but knowing the secrets they hold (their agents'
+// env values, as for a run), which the problems' source lines may repeat
+// and the caller redacts from them: they are neither to run nor to show.
+func ReadScenarios(err error) []*Scenario {
+	if le, ok := errors.AsType[*loadErrors](err); ok {
+		return le.read
+	}
+	return nil
 }
 
 // Warning is a problem that does not stop the scenario from running.

@@ -87,7 +87,9 @@ func newLoader(opts LoadOptions) *loader {
 // nothing is an error, as a path that does not exist is.
 //
 // Load reports every problem of every file at once: the error is then an
-// Errors, sorted by file, line and column, and no scenarios are returned.
+// Errors (errors.As finds it), sorted by file, line and column, and no
+// scenarios are returned; the scenarios it read, for the secrets the
+// problems' source lines may repeat, are ReadScenarios of the error.
 // Warnings are returned in either case.
 //
 // A file that a directory walk or a glob found inside the workspace source
@@ -158,7 +160,8 @@ func insideAny(path string, dirs []string) bool {
 }
 
 // LoadBytes is Load for one file's contents; relative paths in it resolve
-// against filepath.Dir(file).
+// against filepath.Dir(file). With problems, what it read is ReadScenarios
+// of its error too.
 func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
 	l.add(l.parse(file, data))
@@ -219,7 +222,7 @@ func (l *loader) result() ([]*Scenario, []Warning, error) {
 	}
 	l.warns = SortWarnings(l.warns)
 	if len(l.errs) > 0 {
-		return nil, l.warns, sorted(l.errs)
+		return nil, l.warns, &loadErrors{Errors: sorted(l.errs), read: l.scens}
 	}
 	return l.scens, l.warns, nil
 }

@@ -1,6 +1,8 @@
 package scenario_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -613,6 +615,67 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	// The warnings of the files are returned with their errors.
 	if len(warns) != 1 || warns[0].String() != "c.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s" {
 		t.Errorf("warnings = %v, want c.yaml's turn timeout warning only", warns)
+	}
+}
+
+// TestReadScenariosOfProblems: Load and LoadBytes return no scenarios with
+// their problems, but the error tells which were read, as far as each file
+// could be (ReadScenarios), for the secrets they hold, which the problems'
+// source lines may repeat: an agent's env value written before or after a
+// problem, the scenarios of a file without problems loaded with one that
+// has some, the documents of a file before a YAML syntax error; nothing of
+// a document with a syntax error, nor of a file that cannot be read.
+func TestReadScenariosOfProblems(t *testing.T) {
+	const key = "sk-live-1234567890abcdef"
+	envOf := func(scs []*scenario.Scenario) []string {
+		var out []string
+		for _, s := range scs {
+			out = append(out, s.Name+" "+s.Agent.Env["API_KEY"])
+		}
+		return out
+	}
+	tests := []struct {
+		name, src string
+		want      []string // each scenario read: its name and API_KEY
+	}{
+		{"template error before the env", "name: tmpl\nvars: [{x: one}]\nturns: [{prompt: \"use " + key + " {{oops\"}]\n" +
+			"agent: {command: [a], env: {API_KEY: \"" + key + "\"}}\n", []string{"tmpl[x=one] " + key}},
+		{"bad key in the agent", "name: bad\nagent: {command: [a], env: {API_KEY: " + key + "}, bogus: 1}\nturns: [{prompt: hi}]\n", []string{"bad " + key}},
+		{"syntax error in a later document", "name: one\nagent: {command: [a], env: {API_KEY: " + key + "}}\nturns: [{prompt: hi}]\n---\n" +
+			"name: two\nagent: {command: [a], env: {API_KEY: other-secret-value}}\nturns: [{prompt: \"use " + key + "\"}\n", []string{"one " + key}},
+		{"syntax error", "name: one\nagent: {command: [a], env: {API_KEY: " + key + "}}\nturns: [{prompt: \"use " + key + "\"}\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scs, _, err := scenario.LoadBytes("s.yaml", []byte(tt.src), opts)
+			if scs != nil || len(errorLines(t, err)) == 0 {
+				t.Fatalf("LoadBytes = %d scenarios, %v; want none and the problems", len(scs), err)
+			}
+			if diff := cmp.Diff(tt.want, envOf(scenario.ReadScenarios(err))); diff != "" {
+				t.Errorf("ReadScenarios (-want +got):\n%s", diff)
+			}
+			if got := scenario.ReadScenarios(fmt.Errorf("context: %w", err)); len(got) != len(tt.want) {
+				t.Errorf("ReadScenarios(wrapped) = %d scenarios, want %d", len(got), len(tt.want))
+			}
+		})
+	}
+	root := t.TempDir()
+	for name, src := range map[string]string{
+		"a.yaml": "name: a\nagent: {command: [a], env: {API_KEY: " + key + "}}\nturns: [{prompt: hi}]\n",
+		"b.yaml": "name: b\nagent: {command: []}\nturns: [{prompt: " + key + "}]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := scenario.Load([]string{root, filepath.Join(root, "missing.yaml")}, opts)
+	if diff := cmp.Diff([]string{"a " + key, "b "}, envOf(scenario.ReadScenarios(err))); diff != "" {
+		t.Errorf("ReadScenarios of Load (-want +got):\n%s", diff)
+	}
+	for _, err := range []error{nil, errors.New("other")} {
+		if got := scenario.ReadScenarios(err); got != nil {
+			t.Errorf("ReadScenarios(%v) = %v, want nil", err, got)
+		}
 	}
 }
 
