@@ -1,8 +1,12 @@
 // Package proc starts the processes acprun runs for a scenario (its agent,
 // the agent's terminals, setup, verify and teardown commands, the git
 // commands of its workspace) and supervises them, one way for all:
-//   - each starts in a process group of its own, with the environment and
-//     working directory it is given;
+//   - each starts in a session of its own (setsid), and so in a process
+//     group of its own, with no controlling terminal, with the environment
+//     and working directory it is given: whatever it runs cannot open the
+//     terminal acprun may run in (/dev/tty fails with ENXIO), to prompt a
+//     person who is not there and wait for keystrokes, to write to it past
+//     acprun, or to push input into it (TIOCSTI);
 //   - when its leader exits, the whole group is killed (SIGKILL) before the
 //     leader is reaped, so that the group's id cannot have been reused;
 //     once the leader is reaped the group is never signalled again;
@@ -77,10 +81,7 @@ type Config struct {
 	// command line, environment and files it returns for Args (Path first,
 	// when set) and Env (marked, with Reap), with Env's mark (reap.Var)
 	// set in that environment too: the processes that run the sandbox
-	// carry the command's mark, whatever environment they start with. The
-	// process then also gets a session of its own (setsid), not only a
-	// process group: it has no controlling terminal, so that it cannot
-	// reach the terminal acprun runs in (TIOCSTI).
+	// carry the command's mark, whatever environment they start with.
 	Sandbox Wrap
 }
 
@@ -108,7 +109,7 @@ type Reader interface {
 	Unread() int
 }
 
-// Process is a process in a process group of its own.
+// Process is a process in a session, and a process group, of its own.
 type Process struct {
 	cmd     *exec.Cmd
 	pid     int // also the process group id
@@ -180,9 +181,9 @@ func Start(cfg Config) (*Process, error) {
 		cmd.Stderr = cfg.Stderr
 	}
 	cmd.ExtraFiles = extra
-	// A new session is a new process group too (setpgid would fail in it).
-	newSession := cfg.Sandbox != nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !newSession, Setsid: newSession}
+	// A new session, with no controlling terminal, is a new process group
+	// too, whose id is the leader's pid (setpgid would fail in it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	dieWithAcprun(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -22,6 +22,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv(parentEnv) == "1" {
 		os.Exit(startAndWait())
 	}
+	switch os.Getenv(ttyEnv) {
+	case "1":
+		os.Exit(openTTYs())
+	case "child":
+		fmt.Println(openTTY())
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -586,7 +586,7 @@ func TestSigtermReachesTheCommand(t *testing.T) {
 			got := filepath.Join(work, "got")
 			script := `trap 'echo term; read line; echo "$line" > "$GOT"; exit 7' TERM; echo ready; while :; do sleep 1; done`
 			cmd := command(t, a, []string{"/bin/sh", "-c", script}, append(os.Environ(), "GOT="+got))
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as acprun starts agents
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // as acprun starts agents
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
