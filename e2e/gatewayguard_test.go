@@ -1,11 +1,14 @@
 package e2e_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -263,5 +266,75 @@ func TestGatewayRequestNamingNoModel(t *testing.T) {
 		"so the turns' cost (and what budget.maxCost counted) is a lower bound"}
 	if diff := gocmp.Diff(want, r.Warnings); diff != "" || !strings.Contains(res.stderr, want[0]) {
 		t.Errorf("warnings (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
+	}
+}
+
+// TestGatewayInterruptedStreamKeptTruncated: Ctrl-C while the model's
+// answer streams through the gateway keeps it in the partial recording
+// truncated, with what had been relayed, whether the gateway saw the agent
+// let go of it first (acprun cancelled the turn, the agent aborted its
+// request) or its own end (the attempt closed): never abandoned, which
+// replay would hold open. (An interrupt that lands before the answer's
+// headers reach the gateway keeps the request abandoned, with status 0.)
+func TestGatewayInterruptedStreamKeptTruncated(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const start = "event: message_start\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
+		"event: content_block_start\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+		"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"half"}}` + "\n\n"
+	streaming := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, start)
+		w.(http.Flusher).Flush()
+		once.Do(func() { close(streaming) })
+		<-r.Context().Done() // the rest never comes
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"Q: {{prompt}}\"}}]\n",
+		"s.yaml": fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+turns:
+  - prompt: one
+`, srv.URL),
+	})
+	run := runFollowingTranscript(t, t.Context(), dir, "g")
+	run.waitFor("the prompt was sent", `"session/prompt"`)
+	<-streaming
+	run.interrupt()
+	out := run.waitInterrupted()
+	partial := filepath.Join(dir, "cassettes", "g.cassette.json.partial")
+	var doc struct {
+		Exchanges []struct {
+			Response struct {
+				Status int `json:"status"`
+				Events []struct {
+					Data string `json:"data"`
+				} `json:"events"`
+				Truncated bool `json:"truncated"`
+				Abandoned bool `json:"abandoned"`
+			} `json:"response"`
+		} `json:"exchanges"`
+	}
+	readJSON(t, partial, &doc)
+	if len(doc.Exchanges) != 1 {
+		t.Fatalf("%s holds %d exchanges, want the one interrupted (status %s)\n%s", partial, len(doc.Exchanges), out.Scenarios[0].Status, run.stderr.String())
+	}
+	r := doc.Exchanges[0].Response
+	var kept strings.Builder
+	for _, e := range r.Events {
+		kept.WriteString(e.Data)
+	}
+	relayed := r.Status == http.StatusOK && r.Truncated && !r.Abandoned && strings.HasPrefix(start, kept.String())
+	notStarted := r.Status == 0 && r.Abandoned && !r.Truncated && len(r.Events) == 0
+	if !relayed && !notStarted {
+		t.Errorf("the answer is kept with status %d, truncated %v, abandoned %v, events %q; want it truncated with what was relayed",
+			r.Status, r.Truncated, r.Abandoned, kept.String())
 	}
 }

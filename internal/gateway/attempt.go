@@ -26,6 +26,7 @@ type Attempt struct {
 	paths  *pathNames
 	ctx    context.Context
 	stop   context.CancelFunc // cuts off the requests in flight (Close)
+	run    context.Context    // Open's: its end says the run was stopped (see ending)
 
 	// admitting serialises Admit and the counting of the request it
 	// admits, so that two requests cannot both pass a budget of one.
@@ -48,10 +49,12 @@ type Attempt struct {
 // Open makes the attempt. In replay it reads the cassette: a missing,
 // unreadable or other-version cassette is an error that names it and says
 // how to record one. In record the cassette is written with ctx's values
-// (outfile.WithTemps: the run's guard hears of its temporary file); ctx's
-// end does not end the attempt, Close does.
+// (outfile.WithTemps: the run's guard hears of its temporary file).
+// ctx's end does not end the attempt, Close does: it says that the run was
+// stopped (an interrupt, the run's time limit), and an answer the agent
+// lets go of from then on is kept truncated, as one Close cuts off.
 func Open(ctx context.Context, cfg Config) (*Attempt, error) {
-	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths, cfg.Redact)}
+	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths, cfg.Redact), run: ctx}
 	switch cfg.Mode {
 	case Record:
 		if cfg.Cassette == "" {
@@ -181,8 +184,12 @@ func (a *Attempt) Written() string {
 // answer was streaming has its connection broken, so that the agent sees
 // an unfinished answer, not a short one. Requests that reach the attempt
 // after Close get a 503. In record, an answer cut off is kept as far as it
-// went, marked truncated (replay breaks it off at the same point). Close
-// may be called more than once; later calls return the first one's error.
+// went, marked truncated (replay breaks it off at the same point); so is
+// one whose agent let go of it after Open's ctx ended (the run was
+// stopped, and its turn cancelled for that), whichever end the request's
+// handler saw first, and a request not answered then is kept abandoned
+// either way. Close may be called more than once; later calls return the
+// first one's error.
 func (a *Attempt) Close() error {
 	a.closeOnce.Do(func() {
 		a.mu.Lock()
@@ -326,6 +333,15 @@ func (a *Attempt) event(kind EventKind, msg string) bool {
 // closing reports whether the attempt is being closed (its requests are
 // being cut off).
 func (a *Attempt) closing() bool { return a.ctx.Err() != nil }
+
+// ending reports whether the recording is ending: the attempt is being
+// closed, or the run was stopped (Open's ctx ended: an interrupt, the
+// run's time limit), after which the runner cancels the agent's turn and
+// then closes the attempt. An answer broken off now was cut off by that
+// end, whichever of the agent's end (its turn cancelled, it aborts the
+// request) and the gateway's (Close) the request's handler saw first:
+// the run's stop comes before both.
+func (a *Attempt) ending() bool { return a.closing() || a.run.Err() != nil }
 
 // cutOff ends a request that Close cut off: a 503 if its answer had not
 // started, else a broken connection.

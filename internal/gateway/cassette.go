@@ -39,14 +39,16 @@ import (
 // since the previous entry (the first: since the request was sent
 // upstream), and its bytes are "data" when they are UTF-8, else "base64".
 // "truncated" marks an answer that broke off (the upstream, or the
-// attempt's end, cut it): replay breaks it off too. "abandoned" marks one
-// the agent went away from first (its turn cancelled, say by its
-// timeout, while the upstream stalled), kept as far as it went, with
-// status 0 and no events when no headers had come: replay holds it open
-// there until the agent goes away again. No header is kept but
-// the content type; everything kept went through the attempt's redactor
-// and the request's own credentials, and has the attempt's paths replaced
-// by their names.
+// recording's end, cut it: Close, or the agent's turn cancelled because
+// the run was stopped): replay breaks it off too. "abandoned" marks one
+// the agent went away from first while the run went on (its turn
+// cancelled, say by its timeout, while the upstream stalled), or a
+// request whose answer had not started when the recording ended, kept as
+// far as it went, with status 0 and no events when no headers had come:
+// replay holds it open there until the agent goes away again. No header
+// is kept but the content type; everything kept went through the
+// attempt's redactor and the request's own credentials, and has the
+// attempt's paths replaced by their names.
 type cassette struct {
 	Version   int        `json:"version"`
 	Exchanges []exchange `json:"exchanges"`
@@ -79,8 +81,9 @@ type response struct {
 	Events      []event `json:"events"`
 	Truncated   bool    `json:"truncated,omitempty"`
 	// Abandoned marks an answer the agent went away from before it ended
-	// (its turn cancelled while the upstream stalled): Status is 0 when
-	// it went away before the answer's headers.
+	// while the run went on (its turn cancelled while the upstream
+	// stalled), or one whose headers had not come when the recording
+	// ended: Status is 0 when there were no headers.
 	Abandoned bool `json:"abandoned,omitempty"`
 }
 

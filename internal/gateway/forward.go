@@ -154,16 +154,17 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 			t.add(whole)
 		}
 	}
-	// Broken off by the agent going away (its turn cancelled), not by
-	// Close or the upstream: replay holds it open as the upstream did.
-	abandoned := broken && ctx.Err() != nil && !a.closing()
+	// Broken off by the agent going away (its turn cancelled) while the
+	// run went on, not by the upstream nor by the recording's end (ending:
+	// an interrupt, then Close): replay holds it open as the upstream did.
+	abandoned := broken && ctx.Err() != nil && !a.ending()
 	if a.cfg.Mode == Record && !c.probe {
 		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse, broken),
 			Truncated: broken && !abandoned, Abandoned: abandoned})
 	}
 	if broken && !abandoned {
-		// Cut off by Close, or by the upstream: the agent must not take
-		// what it got for the whole answer.
+		// Cut off by the recording's end, or by the upstream: the agent
+		// must not take what it got for the whole answer.
 		panic(http.ErrAbortHandler)
 	}
 }

@@ -811,3 +811,85 @@ func TestCloseKeepsARequestNotAnswered(t *testing.T) {
 		t.Errorf("the cassette keeps %+v, want the request, abandoned before its answer", c.Exchanges)
 	}
 }
+
+// TestInterruptKeepsAStreamingAnswerTruncated: an answer whose headers
+// and first events were relayed when the run was stopped (an interrupt:
+// the context Open was given ends, acprun cancels the agent's turn, then
+// closes the attempt) is kept truncated, as far as it went, whichever end
+// the request's handler sees let go first: the agent's (it aborts its
+// request on the cancel) or the gateway's (Close). One the agent let go
+// of while the run went on (its turn cancelled by a timeout) is kept
+// abandoned.
+func TestInterruptKeepsAStreamingAnswerTruncated(t *testing.T) {
+	first := strings.SplitAfter(anthropicStream, "\n\n")[0]
+	s := startServer(t)
+	for _, tc := range []struct {
+		name                  string
+		interrupt, agentFirst bool
+		truncated, abandoned  bool
+	}{
+		{"interrupt/the agent's end first", true, true, true, false},
+		{"interrupt/the gateway's end first", true, false, true, false},
+		{"no interrupt/the agent's end", false, true, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The upstream stalls after its first event, served in the
+			// process (handlerTransport): when its write returns, the
+			// gateway has read it.
+			written := make(chan struct{})
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, first)
+				w.(http.Flusher).Flush()
+				close(written)
+				<-r.Context().Done()
+			})
+			run, stop := context.WithCancel(t.Context())
+			defer stop()
+			cas := filepath.Join(t.TempDir(), "c.json")
+			a, err := Open(run, Config{Mode: Record, Cassette: cas})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.client = &http.Client{Transport: handlerTransport{upstream}}
+			route := s.NewRoute("http://upstream.invalid")
+			route.Bind(a)
+			agent, leave := context.WithCancel(t.Context())
+			defer leave()
+			done := make(chan any, 1)
+			go func() {
+				defer func() { done <- recover() }()
+				s.serveHTTP(newTimedWriter(), httptest.NewRequest("POST", "/r/"+route.id+"/v1/messages", strings.NewReader(anthropicRequest)).WithContext(agent))
+			}()
+			<-written
+			if tc.interrupt {
+				stop()
+				a.CutShort()
+				cas += PartialSuffix
+			}
+			if tc.agentFirst {
+				leave()
+				<-done // the handler has kept what it saw
+			}
+			if err := a.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.agentFirst {
+				leave()
+				<-done
+			}
+			_, c := readCassetteFile(t, cas)
+			if len(c.Exchanges) != 1 {
+				t.Fatalf("the cassette keeps %d exchanges, want 1", len(c.Exchanges))
+			}
+			r := c.Exchanges[0].Response
+			if r.Status != http.StatusOK || r.Truncated != tc.truncated || r.Abandoned != tc.abandoned {
+				t.Errorf("the answer is kept with status %d, truncated %v, abandoned %v; want 200, %v, %v", r.Status, r.Truncated, r.Abandoned, tc.truncated, tc.abandoned)
+			}
+			if len(r.Events) != 1 || r.Events[0].Data != first {
+				t.Errorf("the answer kept is %+v, want its first event", r.Events)
+			}
+		})
+	}
+}
