@@ -25,13 +25,15 @@ import (
 
 // unreadScenario is a scenario on agent.mock.yaml whose one turn has a
 // turn timeout: a run that waits for a reader who does not read while the
-// turn runs cannot finish it in time.
+// turn runs cannot finish it in time. The timeout is far from what the
+// turn takes (a -race build on a loaded machine streamed 5000 chunks in
+// more than 10s) and within readerGuard.
 const unreadScenario = `name: unread
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 turns:
   - prompt: hi
-    timeout: 10s
+    timeout: 30s
 `
 
 // readerGuard is how long a test waits for acprun to get where it gets
