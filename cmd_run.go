@@ -147,8 +147,9 @@ Exit codes:
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated, or this
        host cannot enforce its required sandbox
-  4    acprun could not write its results, JUnit, HTML report, events or
-       transcripts, or failed internally; the summary still goes to stderr
+  4    acprun could not write its results, JUnit, HTML report, events,
+       transcripts, cassettes or session state files, or failed internally;
+       the summary still goes to stderr
   5    no scenario selected, or nothing to rerun (see --allow-empty)
   6    another run holds the lock of a state file (--lock fail, or --timeout
        passed while waiting for it); nothing ran
@@ -769,12 +770,15 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	if events != nil {
 		if err := events.Close(); err != nil {
-			lose(err, "--events %s: %v; the events file is incomplete", c.Events, err)
+			lose(err, "--events %s: %v; the events file %s", c.Events, err, outfile.Fate(err))
 		}
 	}
 	for _, r := range rep.Scenarios {
 		for _, msg := range r.LostTranscripts {
 			lose(nil, "--transcripts %s: %s: %s", c.Transcripts, r.Label(), msg)
+		}
+		for _, msg := range r.LostOutputs {
+			lose(nil, "%s: %s", r.Label(), msg)
 		}
 	}
 	if c.Print {
