@@ -371,8 +371,9 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// checkOutputPaths checks that every output file and the transcripts
-// directory can be written, before any agent starts: it creates missing
+// checkOutputPaths checks that every output file, the transcripts
+// directory and the cassette directories of the scenarios of scs that
+// record can be written, before any agent starts: it creates missing
 // parent directories and tries a temporary file where each will go. Every
 // output file is pinned (c.pins), which locks it until the run ends,
 // whatever flag names it, so that another run given it is refused; the
@@ -382,7 +383,7 @@ func sameDir(a, b string) bool {
 //
 // The temporary files it tries are told to ctx's outfile.WithTemps hooks
 // (the run's guard).
-func (c *runCmd) checkOutputPaths(ctx context.Context) error {
+func (c *runCmd) checkOutputPaths(ctx context.Context, scs []*scenario.Scenario) error {
 	c.pins = map[string]*outfile.Pinned{}
 	for _, f := range c.files() {
 		if f.Path == outfile.Stdout {
@@ -399,7 +400,7 @@ func (c *runCmd) checkOutputPaths(ctx context.Context) error {
 			return fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)
 		}
 	}
-	return nil
+	return runner.CheckCassetteDirs(ctx, scs)
 }
 
 // Run runs the scenarios.
@@ -499,7 +500,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	ctx, guard := startGuard(ctx)
 	defer guard.Close()
 	opts.Guard = guard
-	err = c.checkOutputPaths(ctx)
+	err = c.checkOutputPaths(ctx, scs)
 	defer func() {
 		for _, pin := range c.pins {
 			pin.Close()
