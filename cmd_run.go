@@ -403,6 +403,29 @@ func (c *runCmd) checkOutputPaths(ctx context.Context, scs []*scenario.Scenario)
 	return runner.CheckCassetteDirs(ctx, scs)
 }
 
+// checkTempDir checks, before any agent starts, that acprun can write in
+// its own temporary area, the system's temporary directory (TMPDIR),
+// when the run of scs makes something there (runner.TempUses), as
+// --workspace-dir is checked: the error says what needs it and how to
+// mend it, and names no temporary file.
+func (c *runCmd) checkTempDir(ctx context.Context, opts runner.Options, scs []*scenario.Scenario) error {
+	opts.WorkspaceDir = c.WorkspaceDir // set once checked, after the state files' locks
+	uses, movable := runner.TempUses(opts, scs)
+	if len(uses) == 0 {
+		return nil
+	}
+	tmp := os.TempDir()
+	err := outfile.CheckDir(ctx, tmp)
+	if err == nil {
+		return nil
+	}
+	fix := "set TMPDIR to a directory it can write in"
+	if movable {
+		fix += ", or give --workspace-dir DIR"
+	}
+	return fmt.Errorf("the temporary directory %s (TMPDIR): %w: acprun makes %s there: %s", tmp, err, strings.Join(uses, " and "), fix)
+}
+
 // Run runs the scenarios.
 func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkOutputFlags(g); err != nil {
@@ -506,6 +529,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			pin.Close()
 		}
 	}()
+	if err == nil {
+		err = c.checkTempDir(ctx, opts, scs)
+	}
 	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}

@@ -728,3 +728,53 @@ func TestGatewayCassetteDirUnwritable(t *testing.T) {
 		t.Errorf("an unwritable gateway.dir: results were written; want nothing run")
 	}
 }
+
+// TestTempDirUnwritable: acprun's own temporary area, the system's
+// temporary directory, that cannot be written is an error before anything
+// runs (exit 2), as an unwritable --workspace-dir is, when a scenario
+// needs it: for its workspace (fix TMPDIR, or give --workspace-dir), for
+// the model gateway's socket (fix TMPDIR). No agent starts, and the message
+// names no temporary file. A run that needs nothing there runs.
+func TestTempDirUnwritable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], "http://127.0.0.1:1", "second")
+	files["g.yaml"] = files["s.yaml"] // refused before its agent starts
+	files["w.yaml"] = strings.Replace(mockScenario, "name: s", "name: w\nworkspace: {from: src}", 1)
+	files["s.yaml"] = mockScenario
+	files["agent.mock.yaml"] = mockScript
+	files["src/f.txt"] = "x"
+	writeFiles(t, dir, files)
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReadOnlyDir(t, tmp)
+	env := []string{"TMPDIR=" + tmp}
+
+	res := acprunEnv(t, dir, env, "run", "w.yaml", "-o", "r.json")
+	want := "acprun: the temporary directory " + tmp + " (TMPDIR): write " + tmp + ": " // then the errno
+	tail := `: acprun makes the workspaces (scenario "w") there: set TMPDIR to a directory it can write in, or give --workspace-dir DIR` + "\n"
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) || !strings.HasSuffix(res.stderr, tail) {
+		t.Errorf("a workspace: exit %d, stderr:\n%s\nwant %d, with %q, ending %q", res.code, res.stderr, exitUsage, want, tail)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Errorf("a workspace: results were written; want nothing run")
+	}
+
+	res = acprunEnv(t, dir, env, "run", "w.yaml", "-o", "r.json", "--workspace-dir", "wsd")
+	if res.code != exitOK {
+		t.Errorf("a workspace in --workspace-dir: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+
+	res = acprunEnv(t, dir, env, "run", "g.yaml", "-o", "r2.json", "--workspace-dir", "wsd")
+	tail = `: acprun makes the model gateway's socket (scenario "g") there: set TMPDIR to a directory it can write in` + "\n"
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) || !strings.HasSuffix(res.stderr, tail) {
+		t.Errorf("a gateway: exit %d, stderr:\n%s\nwant %d, with %q, ending %q", res.code, res.stderr, exitUsage, want, tail)
+	}
+
+	res = acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r3.json")
+	if res.code != exitOK {
+		t.Errorf("nothing in TMPDIR: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+}
