@@ -147,8 +147,9 @@ Exit codes:
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated, or this
        host cannot enforce its required sandbox
-  4    acprun could not write its results, JUnit, HTML report, events or
-       transcripts, or failed internally; the summary still goes to stderr
+  4    acprun could not write its results, JUnit, HTML report, events,
+       transcripts, cassettes or session state files, or failed internally;
+       the summary still goes to stderr
   5    no scenario selected, or nothing to rerun (see --allow-empty)
   6    another run holds the lock of a state file (--lock fail, or --timeout
        passed while waiting for it); nothing ran
@@ -370,8 +371,9 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// checkOutputPaths checks that every output file and the transcripts
-// directory can be written, before any agent starts: it creates missing
+// checkOutputPaths checks that every output file, the transcripts
+// directory and the cassette directories of the scenarios of scs that
+// record can be written, before any agent starts: it creates missing
 // parent directories and tries a temporary file where each will go. Every
 // output file is pinned (c.pins), which locks it until the run ends,
 // whatever flag names it, so that another run given it is refused; the
@@ -381,7 +383,7 @@ func sameDir(a, b string) bool {
 //
 // The temporary files it tries are told to ctx's outfile.WithTemps hooks
 // (the run's guard).
-func (c *runCmd) checkOutputPaths(ctx context.Context) error {
+func (c *runCmd) checkOutputPaths(ctx context.Context, scs []*scenario.Scenario) error {
 	c.pins = map[string]*outfile.Pinned{}
 	for _, f := range c.files() {
 		if f.Path == outfile.Stdout {
@@ -398,7 +400,30 @@ func (c *runCmd) checkOutputPaths(ctx context.Context) error {
 			return fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)
 		}
 	}
-	return nil
+	return runner.CheckCassetteDirs(ctx, scs)
+}
+
+// checkTempDir checks, before any agent starts, that acprun can write in
+// its own temporary area, the system's temporary directory (TMPDIR),
+// when the run of scs makes something there (runner.TempUses), as
+// --workspace-dir is checked: the error says what needs it and how to
+// mend it, and names no temporary file.
+func (c *runCmd) checkTempDir(ctx context.Context, opts runner.Options, scs []*scenario.Scenario) error {
+	opts.WorkspaceDir = c.WorkspaceDir // set once checked, after the state files' locks
+	uses, movable := runner.TempUses(opts, scs)
+	if len(uses) == 0 {
+		return nil
+	}
+	tmp := os.TempDir()
+	err := outfile.CheckDir(ctx, tmp)
+	if err == nil {
+		return nil
+	}
+	fix := "set TMPDIR to a directory it can write in"
+	if movable {
+		fix += ", or give --workspace-dir DIR"
+	}
+	return fmt.Errorf("the temporary directory %s (TMPDIR): %w: acprun makes %s there: %s", tmp, err, strings.Join(uses, " and "), fix)
 }
 
 // Run runs the scenarios.
@@ -498,12 +523,15 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	ctx, guard := startGuard(ctx)
 	defer guard.Close()
 	opts.Guard = guard
-	err = c.checkOutputPaths(ctx)
+	err = c.checkOutputPaths(ctx, scs)
 	defer func() {
 		for _, pin := range c.pins {
 			pin.Close()
 		}
 	}()
+	if err == nil {
+		err = c.checkTempDir(ctx, opts, scs)
+	}
 	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
@@ -769,12 +797,15 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	if events != nil {
 		if err := events.Close(); err != nil {
-			lose(err, "--events %s: %v; the events file is incomplete", c.Events, err)
+			lose(err, "--events %s: %v; the events file %s", c.Events, err, outfile.Fate(err))
 		}
 	}
 	for _, r := range rep.Scenarios {
 		for _, msg := range r.LostTranscripts {
 			lose(nil, "--transcripts %s: %s: %s", c.Transcripts, r.Label(), msg)
+		}
+		for _, msg := range r.LostOutputs {
+			lose(nil, "%s: %s", r.Label(), msg)
 		}
 	}
 	if c.Print {

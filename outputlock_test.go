@@ -52,7 +52,7 @@ func withOutput(flag, path string) *runCmd {
 // it pins them (c.pins), then opens the events file, which it returns
 // (nil without one). The caller closes both.
 func takeOutputs(c *runCmd) (*progress.Events, error) {
-	if err := c.checkOutputPaths(context.Background()); err != nil {
+	if err := c.checkOutputPaths(context.Background(), nil); err != nil {
 		return nil, err
 	}
 	return c.openEvents(context.Background(), &globals{Stdout: io.Discard, Stderr: io.Discard})

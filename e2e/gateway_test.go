@@ -672,3 +672,109 @@ func TestGatewayReplayPlantedLink(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayCassetteDirUnwritable: a gateway.dir that record cannot
+// write its cassettes in is an output-path error before anything runs
+// (exit 2, at the scenario's gateway), as an unwritable --transcripts
+// directory is: no agent starts and no model request is made. One that is
+// removed during the run (here by the scenario's setup) loses the
+// recording: an output lost (exit 4, named after the summary), not the
+// agent's failure, whose scenario passes.
+func TestGatewayCassetteDirUnwritable(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	defer up.Close()
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
+	files["s.yaml"] = strings.Replace(files["s.yaml"], "gateway: {mode: meter,", "gateway: {mode: record, dir: cas,", 1)
+	files["f.yaml"] = strings.Replace(files["s.yaml"], "dir: cas,", "dir: file/cas,", 1)
+	files["r.yaml"] = strings.Replace(files["s.yaml"], "name: g\n", "name: g\nsetup: [rm -rf cas]\n", 1)
+	files["file"] = ""
+	writeFiles(t, dir, files)
+	if err := os.Mkdir(filepath.Join(dir, "cas"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	res := acprun(t, dir, "run", "f.yaml", "-o", "r.json")
+	want := "acprun: f.yaml:3:10: gateway: cassettes: mkdir " + filepath.Join(dir, "file") + ": not a directory\n"
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+		t.Errorf("a file in the way of gateway.dir: exit %d, stderr:\n%s\nwant %d, with %q", res.code, res.stderr, exitUsage, want)
+	}
+
+	res = acprun(t, dir, "run", "r.yaml", "-q", "-o", "r.json")
+	cassette := filepath.Join(dir, "cas", "g.cassette.json")
+	want = "\nacprun: g: gateway: write cassette " + cassette + ": no such file or directory; the recording was lost\n"
+	if res.code != exitOutput || !strings.HasSuffix(res.stderr, want) {
+		t.Errorf("gateway.dir removed during the run: exit %d, stderr:\n%s\nwant %d, ending %q", res.code, res.stderr, exitOutput, want)
+	}
+	if got := readResults(t, filepath.Join(dir, "r.json")); got.Summary.Passed != 1 {
+		t.Errorf("gateway.dir removed during the run: %d passed in the results, want 1", got.Summary.Passed)
+	}
+
+	if err := os.MkdirAll(filepath.Join(dir, "cas"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReadOnlyDir(t, filepath.Join(dir, "cas"))
+	served := len(up.Requests())
+	res = acprun(t, dir, "run", "s.yaml", "-o", "r2.json")
+	want = "acprun: s.yaml:3:10: gateway: cassettes: write " + filepath.Join(dir, "cas") + ": "
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+		t.Errorf("an unwritable gateway.dir: exit %d, stderr:\n%s\nwant %d, with %q", res.code, res.stderr, exitUsage, want)
+	}
+	if n := len(up.Requests()) - served; n > 0 {
+		t.Errorf("an unwritable gateway.dir: the agent made %d model requests; want none: nothing runs", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r2.json")); err == nil {
+		t.Errorf("an unwritable gateway.dir: results were written; want nothing run")
+	}
+}
+
+// TestTempDirUnwritable: acprun's own temporary area, the system's
+// temporary directory, that cannot be written is an error before anything
+// runs (exit 2), as an unwritable --workspace-dir is, when a scenario
+// needs it: for its workspace (fix TMPDIR, or give --workspace-dir), for
+// the model gateway's socket (fix TMPDIR). No agent starts, and the message
+// names no temporary file. A run that needs nothing there runs.
+func TestTempDirUnwritable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], "http://127.0.0.1:1", "second")
+	files["g.yaml"] = files["s.yaml"] // refused before its agent starts
+	files["w.yaml"] = strings.Replace(mockScenario, "name: s", "name: w\nworkspace: {from: src}", 1)
+	files["s.yaml"] = mockScenario
+	files["agent.mock.yaml"] = mockScript
+	files["src/f.txt"] = "x"
+	writeFiles(t, dir, files)
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReadOnlyDir(t, tmp)
+	env := []string{"TMPDIR=" + tmp}
+
+	res := acprunEnv(t, dir, env, "run", "w.yaml", "-o", "r.json")
+	want := "acprun: the temporary directory " + tmp + " (TMPDIR): write " + tmp + ": " // then the errno
+	tail := `: acprun makes the workspaces (scenario "w") there: set TMPDIR to a directory it can write in, or give --workspace-dir DIR` + "\n"
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) || !strings.HasSuffix(res.stderr, tail) {
+		t.Errorf("a workspace: exit %d, stderr:\n%s\nwant %d, with %q, ending %q", res.code, res.stderr, exitUsage, want, tail)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Errorf("a workspace: results were written; want nothing run")
+	}
+
+	res = acprunEnv(t, dir, env, "run", "w.yaml", "-o", "r.json", "--workspace-dir", "wsd")
+	if res.code != exitOK {
+		t.Errorf("a workspace in --workspace-dir: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+
+	res = acprunEnv(t, dir, env, "run", "g.yaml", "-o", "r2.json", "--workspace-dir", "wsd")
+	tail = `: acprun makes the model gateway's socket (scenario "g") there: set TMPDIR to a directory it can write in` + "\n"
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) || !strings.HasSuffix(res.stderr, tail) {
+		t.Errorf("a gateway: exit %d, stderr:\n%s\nwant %d, with %q, ending %q", res.code, res.stderr, exitUsage, want, tail)
+	}
+
+	res = acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r3.json")
+	if res.code != exitOK {
+		t.Errorf("nothing in TMPDIR: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+}

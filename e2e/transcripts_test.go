@@ -225,3 +225,36 @@ func TestJudgeTranscriptsHaveTheirOwnNames(t *testing.T) {
 		t.Errorf("an output at the judge's transcript: exit %d, stderr %q; want %d, %q", res.code, res.stderr, exitUsage, want)
 	}
 }
+
+// TestLostOutputsMidRun: an output whose file (or directory) is removed
+// while the run writes it is lost, as a transcript is: the run exits 4
+// and says which after the summary, and the results keep the verdicts
+// the agents earned. So for the --events file (removed by a setup
+// command), and for the session state file, whose directory a setup
+// command removes before the session id is saved.
+func TestLostOutputsMidRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	removing := strings.Replace(mockScenario, "name: s", "name: r\nsetup: [rm -f ev.jsonl]", 1)
+	resuming := strings.Replace(mockScenario, "name: s", "name: n\nsession: {resume: true}\nsetup: [rm -rf .acprun]", 1)
+	writeFiles(t, dir, map[string]string{"r.yaml": removing, "n.yaml": resuming, "agent.mock.yaml": mockScript})
+
+	res := acprun(t, dir, "run", "r.yaml", "-q", "--events", "ev.jsonl", "-o", "r1.json")
+	want := "\nacprun: --events ev.jsonl: write ev.jsonl: the file was removed while it was written; the events file was lost\n"
+	if res.code != exitOutput || !strings.HasSuffix(res.stderr, want) {
+		t.Errorf("the events file removed: exit %d, stderr:\n%s\nwant %d, ending %q", res.code, res.stderr, exitOutput, want)
+	}
+	if got := readResults(t, filepath.Join(dir, "r1.json")); got.Summary.Passed != 1 {
+		t.Errorf("the events file removed: %d passed in the results, want 1", got.Summary.Passed)
+	}
+
+	res = acprun(t, dir, "run", "n.yaml", "-q", "-o", "r2.json")
+	state := filepath.Join(dir, ".acprun", "state.json")
+	want = "\nacprun: n: session: state file " + state + ": write " + state + ": no such file or directory; the session id was not saved: the next run will start a new session\n"
+	if res.code != exitOutput || !strings.HasSuffix(res.stderr, want) {
+		t.Errorf("the state file's directory removed: exit %d, stderr:\n%s\nwant %d, ending %q", res.code, res.stderr, exitOutput, want)
+	}
+	if got := readResults(t, filepath.Join(dir, "r2.json")); got.Summary.Passed != 1 {
+		t.Errorf("the state file's directory removed: %d passed in the results, want 1", got.Summary.Passed)
+	}
+}

@@ -334,6 +334,12 @@ type Result struct {
 	// for want of a reader after an interrupt is not lost so: the scenario
 	// is interrupted.
 	LostTranscripts []string `json:"-"`
+	// LostOutputs say which other outputs of the try could not be
+	// written, or not whole, and why, each naming the output: its
+	// cassette (a gateway that records), its entry of the session state
+	// file. As for LostTranscripts, the run exits 4, the warnings say the
+	// same in the results file, and the verdict is the agent's alone.
+	LostOutputs []string `json:"-"`
 	// Workspace is the attempt's own copy, when the scenario has one.
 	Workspace *WorkspaceResult `json:"workspace,omitempty"`
 	// Sandbox is what the OS sandbox around the agent enforced, when the

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -155,16 +156,49 @@ func describeRef(ref Ref) string {
 	return s
 }
 
-// openCassetteDirs opens the directory of every scenario that records
-// cassettes (made when missing), by its gateway.dir: what record writes in
-// is fixed before any agent starts (see Options.cassetteDirs).
-func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, error) {
-	dirs := map[string]*os.Root{}
+// recordDirs are the gateways of the scenarios that record cassettes,
+// the first of each gateway.dir.
+func recordDirs(scenarios []*scenario.Scenario) []*scenario.Gateway {
+	var gws []*scenario.Gateway
+	seen := map[string]bool{}
 	for _, sc := range scenarios {
 		g := sc.Gateway
-		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Record) || dirs[g.Dir] != nil {
+		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Record) || seen[g.Dir] {
 			continue
 		}
+		seen[g.Dir] = true
+		gws = append(gws, g)
+	}
+	return gws
+}
+
+// CheckCassetteDirs checks, before any agent starts, that record can
+// write its cassettes in the gateway.dir of every scenario that records,
+// as the run's other output directories are checked (outfile.CheckDir):
+// one missing is made, and a temporary file is tried in each, told to
+// ctx's outfile.WithTemps hooks. The error is at the scenario's gateway.
+func CheckCassetteDirs(ctx context.Context, scenarios []*scenario.Scenario) error {
+	for _, g := range recordDirs(scenarios) {
+		if err := outfile.CheckDir(ctx, g.Dir); err != nil {
+			return cassetteDirError(g, err)
+		}
+	}
+	return nil
+}
+
+// cassetteDirError is err, met making, opening or trying the cassette
+// directory of g, at g.
+func cassetteDirError(g *scenario.Gateway, err error) error {
+	return fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
+}
+
+// openCassetteDirs opens the directory of every scenario that records
+// cassettes (made when missing), by its gateway.dir: what record writes in
+// is fixed before any agent starts (see Options.cassetteDirs). A run
+// checks that it can write in them first (CheckCassetteDirs).
+func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, error) {
+	dirs := map[string]*os.Root{}
+	for _, g := range recordDirs(scenarios) {
 		err := os.MkdirAll(g.Dir, 0o755)
 		var d *os.Root
 		if err == nil {
@@ -172,7 +206,7 @@ func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, erro
 		}
 		if err != nil {
 			closeCassetteDirs(dirs)
-			return nil, fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
+			return nil, cassetteDirError(g, err)
 		}
 		dirs[g.Dir] = d
 	}
@@ -249,9 +283,11 @@ func (r *scenarioRun) openGateway(ctx context.Context) error {
 
 // closeGateway ends the attempt's share of the gateway once its agent has
 // stopped or gone back to its pool, and records what went through it. A
-// recording that could not be written fails the attempt; one that the
-// run's end cut short (see cutShort) does not replace the cassette, and a
-// warning says where it is.
+// recording that could not be written (its directory removed during the
+// run, a full disk) is an output lost, as a transcript is (LostOutputs:
+// the run exits 4), not the agent's failure; one that the run's end cut
+// short (see cutShort) does not replace the cassette, and a warning says
+// where it is.
 func (r *scenarioRun) closeGateway() {
 	if r.gw == nil {
 		return
@@ -271,8 +307,10 @@ func (r *scenarioRun) closeGateway() {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
 	}
 	r.res.Warnings = append(r.res.Warnings, unpricedWarnings(r.sc, sp)...)
-	if err != nil {
-		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %v", r.sc.Gateway.Pos, err))
+	if err != nil { // Close's only error: the recording not written
+		msg := fmt.Sprintf("gateway: %v; the recording was lost", err)
+		r.res.Warnings = append(r.res.Warnings, msg)
+		r.res.LostOutputs = append(r.res.LostOutputs, msg)
 	}
 	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))

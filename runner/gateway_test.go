@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -588,6 +589,65 @@ func TestCassetteDirUnopenable(t *testing.T) {
 	dirs, err := openCassetteDirs([]*scenario.Scenario{sc})
 	if err == nil || !strings.Contains(err.Error(), "gateway: cassettes: ") {
 		t.Fatalf("openCassetteDirs: %v, %v; want the gateway's error", dirs, err)
+	}
+}
+
+// TestCassetteLostIsNotTheAgents: a cassette that record cannot write
+// when the attempt ends (its gateway.dir removed during the run, here by
+// the scenario's setup) is an output lost: named in LostOutputs (the run
+// exits 4) and in a warning, not a failure of the scenario, whose verdict
+// stays what the agent earned.
+func TestCassetteLostIsNotTheAgents(t *testing.T) {
+	t.Parallel()
+	up, _ := anthropicUpstream(t)
+	dir := filepath.Join(t.TempDir(), "cassettes")
+	rep := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", fmt.Sprintf("setup: [rm -rf %s]", dir)))
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusPassed || len(r.Failures) > 0 {
+		t.Fatalf("%s, failures %q; want passed: the agent did its part", r.Status, r.Failures)
+	}
+	cassette := filepath.Join(dir, "g.cassette.json")
+	want := "gateway: write cassette " + cassette + ": no such file or directory; the recording was lost"
+	if !slices.Equal(r.LostOutputs, []string{want}) || !slices.Contains(r.Warnings, want) {
+		t.Errorf("lost outputs %q, warnings %q; want both to hold %q", r.LostOutputs, r.Warnings, want)
+	}
+}
+
+// TestCheckCassetteDirs: a gateway.dir that record could not write its
+// cassettes in is an error before anything runs, at the scenario's
+// gateway: one that cannot be made (a file in the way), one that cannot
+// be written. A missing one is made; replay and meter write none.
+func TestCheckCassetteDirs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{"file": ""})
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReadOnlyDir(t, ro)
+	pos := scenario.Pos{File: "s.yaml", Line: 3, Col: 10}
+	gw := func(mode, d string) *scenario.Scenario {
+		return &scenario.Scenario{Gateway: &scenario.Gateway{Pos: pos, Mode: mode, Dir: d, Targets: []scenario.GatewayTarget{{}}}}
+	}
+	for _, c := range []struct {
+		name string
+		sc   *scenario.Scenario
+		want string // "" for no error
+	}{
+		{"made", gw("record", filepath.Join(dir, "new", "cassettes")), ""},
+		{"a file in the way", gw("record", filepath.Join(dir, "file", "cassettes")), "s.yaml:3:10: gateway: cassettes: mkdir " + filepath.Join(dir, "file") + ": not a directory"},
+		{"read-only", gw("record", ro), "s.yaml:3:10: gateway: cassettes: write " + ro + ": "},
+		{"replay", gw("replay", ro), ""},
+		{"meter", gw("meter", ro), ""},
+	} {
+		err := CheckCassetteDirs(t.Context(), []*scenario.Scenario{c.sc})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new", "cassettes")); err != nil {
+		t.Errorf("the missing gateway.dir was not made: %v", err)
 	}
 }
 

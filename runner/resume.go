@@ -342,6 +342,8 @@ var errSecretSessionID = errors.New("the agent's session id holds a secret, so i
 // redacted without making it useless, so it is not written: the entry is
 // written without a session id, which makes the next run start a new
 // session rather than continue an older one, and a warning says so.
+// A state file that cannot be written is an output lost (LostOutputs):
+// the run exits 4, whatever the scenario's verdict.
 func (r *scenarioRun) saveSession() {
 	s := r.res.Session
 	if s == nil || r.state == nil || r.sess == nil {
@@ -361,13 +363,18 @@ func (r *scenarioRun) saveSession() {
 		SessionID: saved, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
 		Cwd: r.sc.Agent.Cwd, Method: s.Method, UpdatedAt: time.Now().UTC(),
 	})
-	if err == nil && saved == "" {
-		err = errSecretSessionID
-	}
-	if err != nil {
+	switch {
+	case err != nil:
+		// The state file is an output: one that cannot be written is
+		// lost, as a transcript is (the run exits 4).
 		s.SaveError = err.Error()
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %v; the next run will start a new session", err))
-		return
+		msg := fmt.Sprintf("session: %v; the session id was not saved: the next run will start a new session", err)
+		r.res.Warnings = append(r.res.Warnings, msg)
+		r.res.LostOutputs = append(r.res.LostOutputs, msg)
+	case saved == "":
+		s.SaveError = errSecretSessionID.Error()
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %v; the next run will start a new session", errSecretSessionID))
+	default:
+		s.Saved = true
 	}
-	s.Saved = true
 }

@@ -246,6 +246,9 @@ turns: [{prompt: hi}]
 			!strings.Contains(s.SaveError, "holds a secret") || s.SessionID != "sess-"+redact.Marker {
 			t.Fatalf("run %d: status %s, session %+v; want a new session, not saved because its id holds a secret", i+1, r.Status, s)
 		}
+		if len(r.LostOutputs) > 0 {
+			t.Errorf("run %d: lost outputs %q; want none: a session id left out on purpose is no output lost", i+1, r.LostOutputs)
+		}
 		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "holds a secret") }) {
 			t.Errorf("run %d: warnings %q, want one saying the session id holds a secret", i+1, r.Warnings)
 		}
@@ -355,5 +358,61 @@ func TestOpenStatesOrderWhateverTheSpelling(t *testing.T) {
 		if err == nil || first != p {
 			t.Errorf("state files %q: first waited for %q (%v), want %s", paths, first, err, p)
 		}
+	}
+}
+
+// TestSessionNotSavedIsLost: a state file that cannot be written when
+// the session is saved (its directory removed during the run, here by
+// the scenario's setup) is an output lost, as a transcript is: the
+// result names it in LostOutputs (the run exits 4), with the warning and
+// session.saveError, and the verdict stays the agent's.
+func TestSessionNotSavedIsLost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {loadSession: true}\nsessionId: sess-1\n",
+		"s.yaml": `name: nightly
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {}
+session: {resume: true}
+setup: [rm -rf .acprun]
+turns: [{prompt: hi}]
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Self: agentBin(t)}
+	states, err := OpenStates(t.Context(), opts, scs, sessionstate.Wait, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, f := range states {
+			f.Close()
+		}
+	}()
+	opts.States = states
+	rep, err := Run(t.Context(), opts, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Scenarios[0]
+	path := filepath.Join(dir, ".acprun", "state.json")
+	if r.Status != report.StatusPassed || r.Session == nil || r.Session.Saved || !strings.Contains(r.Session.SaveError, "state file "+path) {
+		t.Fatalf("status %s, session %+v; want passed, the session not saved", r.Status, r.Session)
+	}
+	want := []string{"session: " + r.Session.SaveError + "; the session id was not saved: the next run will start a new session"}
+	if diff := cmp.Diff(want, r.LostOutputs); diff != "" {
+		t.Errorf("lost outputs (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(r.Warnings, want[0]) {
+		t.Errorf("warnings %q, want %q", r.Warnings, want[0])
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -280,10 +279,7 @@ func incomplete(res *report.Result, t *transcript, what string) {
 		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%s; %s is incomplete", dropped, what))
 	}
 	if err != nil {
-		how := "is incomplete"
-		if errors.Is(err, errRemoved) {
-			how = "was lost"
-		}
+		how := outfile.Fate(err)
 		res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v; it %s", err, how))
 		if ue, ok := errors.AsType[*outfile.UnreadError](err); ok && !errors.Is(ue.Cause, ErrRunTimeout) {
 			return // an interrupt
@@ -532,10 +528,6 @@ func setString(msg []byte, s string, path ...string) []byte {
 	return out
 }
 
-// errRemoved is the error of a transcript whose file was removed while it
-// was written.
-var errRemoved = errors.New("the file was removed while it was written")
-
 // close waits until every line is written, closes the file, and returns
 // the first error its writes met, naming the file: nil when every line
 // was written.
@@ -544,12 +536,10 @@ func (t *transcript) close() error {
 	defer t.mu.Unlock()
 	t.release(true)
 	err := t.q.Close()
-	if fi, serr := t.f.Stat(); serr == nil && err == nil {
+	if err == nil {
 		// Its directory, or the file, removed while it was written (by
 		// an agent, a setup command): the lines went nowhere.
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
-			err = errRemoved
-		}
+		err = outfile.Removed(t.f, t.path)
 	}
 	if cerr := t.f.Close(); cerr != nil && err == nil {
 		err = cerr

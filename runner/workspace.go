@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,13 +87,46 @@ func (e *WorkspaceError) Error() string { return posMsg(e.Pos, e.Err.Error()) }
 func (e *WorkspaceError) Unwrap() error { return e.Err }
 
 // workspaceError is err, what workspace.Create or Check says of w, at
-// the value it is about.
+// the value it is about. A workspace that could not be made where
+// workspaces go (a *workspace.DirError: a directory that cannot be
+// written, a full disk) is at no value of the scenario, which is not
+// wrong: the error says what to do.
 func workspaceError(w *scenario.Workspace, err error) *WorkspaceError {
+	if de := (*workspace.DirError)(nil); errors.As(err, &de) {
+		return &WorkspaceError{Err: fmt.Errorf("%w; acprun could not make the attempt's workspace in %s, where workspaces go: "+
+			"make it writable (or free space there), or give another directory (--workspace-dir, or TMPDIR)", err, de.Dir)}
+	}
 	pos := cmp.Or(w.SourcePos, w.Pos)
 	if ref := (*workspace.RefError)(nil); errors.As(err, &ref) && w.RefPos != (scenario.Pos{}) {
 		pos = w.RefPos
 	}
 	return &WorkspaceError{Pos: pos, Err: err}
+}
+
+// TempUses says what a run of scenarios with opts makes in the system's
+// temporary directory (os.TempDir()), each named with the first scenario
+// that needs it, for a message: the workspaces, the sandboxes' temporary
+// directories and the reused agent processes' directory, unless
+// opts.WorkspaceDir takes them elsewhere, and the model gateway's UNIX
+// socket (on Linux), which it does not; movable reports whether
+// WorkspaceDir would take all of them. None when the run makes nothing
+// there that it needs (its spill directory for long texts is optional).
+func TempUses(opts Options, scenarios []*scenario.Scenario) (uses []string, movable bool) {
+	first := func(what string, needs func(sc *scenario.Scenario) bool) {
+		if i := slices.IndexFunc(scenarios, needs); i >= 0 {
+			uses = append(uses, fmt.Sprintf("%s (scenario %q)", what, scenarios[i].Name))
+		}
+	}
+	if opts.WorkspaceDir == "" {
+		first("the workspaces", func(sc *scenario.Scenario) bool { return sc.Workspace != nil })
+		first("the sandboxes' temporary directories", func(sc *scenario.Scenario) bool { return sc.Sandbox != nil })
+		first("the reused agent processes' directory", func(sc *scenario.Scenario) bool { return sc.Agent.Reuse || opts.ReuseAgents })
+	}
+	n := len(uses)
+	if runtime.GOOS == "linux" {
+		first("the model gateway's socket", func(sc *scenario.Scenario) bool { return sc.Gateway != nil && len(sc.Gateway.Targets) > 0 })
+	}
+	return uses, len(uses) == n
 }
 
 // workspaceSpec is what to make for w.

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -81,6 +82,60 @@ func TestWorkspaceErrorAt(t *testing.T) {
 			t.Errorf("%s: %s (%q), want passed", r.Name, r.Status, r.Error)
 		case w != "" && (r.Status != report.StatusError || !strings.HasPrefix(r.Error, r.File+w)):
 			t.Errorf("%s: %s %q, want an error beginning %q", r.Name, r.Status, r.Error, r.File+w)
+		}
+	}
+}
+
+// TestWorkspaceDirErrorIsNotTheScenarios: a workspace that cannot be
+// made where workspaces go (a directory that cannot be written, a full
+// disk) errors its attempt, which a retry may mend, but is not put at the
+// scenario's workspace key as if the scenario were wrong: the error names
+// the directory and says what to do.
+func TestWorkspaceDirErrorIsNotTheScenarios(t *testing.T) {
+	t.Parallel()
+	ro := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReadOnlyDir(t, ro)
+	src := t.TempDir()
+	doc := fmt.Sprintf("name: w\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {}\nturns: [{prompt: hi}]\nworkspace: {from: %q}\n", src)
+	rep := runScenarios(t, Options{WorkspaceDir: ro}, doc, map[string]string{"a.mock.yaml": "turns:\n  - steps: [{text: hi}]\n"})
+	r := rep.Scenarios[0]
+	want := "workspace: mkdir " + filepath.Join(ro, "acprun-workspaces-") // then the uid
+	tail := "; acprun could not make the attempt's workspace in " + ro + ", where workspaces go: make it writable (or free space there), or give another directory (--workspace-dir, or TMPDIR)"
+	if r.Status != report.StatusError || !strings.HasPrefix(r.Error, want) || !strings.HasSuffix(r.Error, tail) {
+		t.Errorf("%s %q; want an error beginning %q, ending %q", r.Status, r.Error, want, tail)
+	}
+}
+
+// TestTempUses: what a run makes in the system's temporary directory,
+// and whether --workspace-dir would take it elsewhere.
+func TestTempUses(t *testing.T) {
+	t.Parallel()
+	ws := &scenario.Scenario{Name: "ws", Workspace: &scenario.Workspace{From: "/src"}}
+	sb := &scenario.Scenario{Name: "sb", Sandbox: &scenario.Sandbox{}}
+	reuse := &scenario.Scenario{Name: "reuse", Agent: scenario.Agent{Reuse: true}}
+	gw := &scenario.Scenario{Name: "gw", Gateway: &scenario.Gateway{Mode: "meter", Targets: []scenario.GatewayTarget{{}}}}
+	plain := &scenario.Scenario{Name: "plain"}
+	for _, c := range []struct {
+		name    string
+		opts    Options
+		scs     []*scenario.Scenario
+		uses    []string
+		movable bool
+	}{
+		{"nothing", Options{}, []*scenario.Scenario{plain}, nil, true},
+		{"workspace", Options{}, []*scenario.Scenario{plain, ws}, []string{`the workspaces (scenario "ws")`}, true},
+		{"workspace elsewhere", Options{WorkspaceDir: "/w"}, []*scenario.Scenario{ws, sb, reuse}, nil, true},
+		{"sandbox", Options{}, []*scenario.Scenario{sb}, []string{`the sandboxes' temporary directories (scenario "sb")`}, true},
+		{"reuse", Options{ReuseAgents: true}, []*scenario.Scenario{plain}, []string{`the reused agent processes' directory (scenario "plain")`}, true},
+		{"gateway", Options{WorkspaceDir: "/w"}, []*scenario.Scenario{ws, gw}, []string{`the model gateway's socket (scenario "gw")`}, false},
+		{"all", Options{}, []*scenario.Scenario{ws, gw, sb, reuse}, []string{`the workspaces (scenario "ws")`, `the sandboxes' temporary directories (scenario "sb")`, `the reused agent processes' directory (scenario "reuse")`, `the model gateway's socket (scenario "gw")`}, false},
+	} {
+		uses, movable := TempUses(c.opts, c.scs)
+		if !slices.Equal(uses, c.uses) || movable != c.movable {
+			t.Errorf("%s: %q, %v; want %q, %v", c.name, uses, movable, c.uses, c.movable)
 		}
 	}
 }

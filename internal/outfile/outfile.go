@@ -220,6 +220,37 @@ func probeIn(ctx context.Context, dir *os.Root, base, name string) error {
 	return untemp(h.remove(dir, tmp), name)
 }
 
+// ErrRemoved is the error of a file written in place (a transcript, the
+// events) that was removed, or its directory, while it was written: what
+// was written went nowhere.
+var ErrRemoved = errors.New("the file was removed while it was written")
+
+// Removed returns ErrRemoved, as writing path (the file's name for
+// messages), when f, a file written in place, has no name left: it, or
+// its directory, was removed since it was opened (by an agent, a setup
+// command). Nil while it has one, and for a device or FIFO, and when f
+// cannot be looked at (its writes' errors say more).
+func Removed(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
+		return &fs.PathError{Op: "write", Path: path, Err: ErrRemoved}
+	}
+	return nil
+}
+
+// Fate says what became of a file written in place (a transcript, the
+// events) whose writing failed with err, for messages: "was lost" when it
+// was removed while it was written (ErrRemoved), else "is incomplete".
+func Fate(err error) string {
+	if errors.Is(err, ErrRemoved) {
+		return "was lost"
+	}
+	return "is incomplete"
+}
+
 // access reports whether the process may write the file at path.
 func access(path string) error {
 	if err := syscall.Access(path, 2 /* W_OK */); err != nil {

@@ -999,3 +999,24 @@ func TestWithTempsForgetsOnlyWhatIsGone(t *testing.T) {
 		t.Errorf("told of %q, pending %v; want two, none pending", temps.kept, temps.pending)
 	}
 }
+
+// TestRemoved tells a file written in place that still has a name from
+// one removed since it was opened, naming it as given.
+func TestRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	f, err := outfile.Create(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := outfile.Removed(f, "ev.jsonl"); err != nil {
+		t.Errorf("Removed of a file still named: %v, want nil", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	err = outfile.Removed(f, "ev.jsonl")
+	if !errors.Is(err, outfile.ErrRemoved) || err.Error() != "write ev.jsonl: the file was removed while it was written" {
+		t.Errorf("Removed of a file removed: %v, want write ev.jsonl: %v", err, outfile.ErrRemoved)
+	}
+}

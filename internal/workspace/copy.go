@@ -28,7 +28,11 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
 	if err := copyTree(ctx, src, dir); err != nil {
 		_ = w.remove()
-		return nil, fmt.Errorf("workspace: copy %s: %w", from, err)
+		err = fmt.Errorf("workspace: copy %s: %w", from, err)
+		if noRoom(err) { // a full disk: the attempt's place, not its source
+			return nil, &DirError{Dir: filepath.Dir(shared), Err: err}
+		}
+		return nil, err
 	}
 	if err := w.Snapshot(ctx); err != nil {
 		_ = w.remove()

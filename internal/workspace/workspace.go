@@ -160,10 +160,32 @@ func source(what, dir string) (string, error) {
 	return real, nil
 }
 
+// DirError is a workspace that could not be made for want of rights or
+// room in Dir, the directory workspaces are made in (absolute): the
+// environment's fault (a TMPDIR that cannot be written, a full disk), not
+// its source's. Err says what failed.
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *DirError) Unwrap() error { return e.Err }
+
+// noRoom reports whether err, from writing a workspace, says that its
+// file system has no room (or quota) left, or takes no writes: never the
+// source's fault.
+func noRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
+}
+
 // makeDir checks that parent does not lie inside src (resolved), creates
 // it when missing, and makes the workspace's own new directory in the
 // shared directory in it (see Shared). It returns that directory and the
-// shared one, with symlinks resolved.
+// shared one, with symlinks resolved. An error of parent or in it is a
+// *DirError.
 func makeDir(what, given, src, parent, prefix string) (dir, shared string, err error) {
 	parent = cmp.Or(parent, os.TempDir())
 	parent, err = filepath.Abs(parent)
@@ -173,6 +195,16 @@ func makeDir(what, given, src, parent, prefix string) (dir, shared string, err e
 	if Within(parent, src) {
 		return "", "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
 	}
+	dir, shared, err = makeIn(parent, prefix)
+	if err != nil {
+		return "", "", &DirError{Dir: parent, Err: err}
+	}
+	return dir, shared, nil
+}
+
+// makeIn makes, in parent (absolute; made when missing), the shared
+// directory and in it the workspace's own new one (see makeDir).
+func makeIn(parent, prefix string) (dir, shared string, err error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", "", fmt.Errorf("workspace: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/google/go-cmp/cmp"
 )
@@ -1338,5 +1339,52 @@ func TestShared(t *testing.T) {
 			t.Errorf("%s: %s holds %q", name, parent, got)
 		}
 		must(t, os.RemoveAll(shared))
+	}
+}
+
+// TestCreateDirErrors: a workspace that cannot be made for want of rights
+// (or room) where workspaces are made is a *workspace.DirError naming that
+// directory, not an error of its source: a copy and a git workspace alike,
+// in a directory that cannot be written or made.
+func TestCreateDirErrors(t *testing.T) {
+	base := tempDir(t)
+	src := filepath.Join(base, "src")
+	must(t, os.Mkdir(src, 0o755))
+	write(t, filepath.Join(base, "file"), "x", 0o644)
+	repo, _, _ := newRepo(t)
+	ro := filepath.Join(base, "ro")
+	must(t, os.Mkdir(ro, 0o755))
+	testkit.ReadOnlyDir(t, ro)
+	for _, parent := range []string{ro, filepath.Join(base, "file", "ws")} {
+		for _, spec := range []workspace.Spec{{From: src}, {Git: repo}} {
+			w, err := workspace.Create(t.Context(), spec, parent, "x")
+			if err == nil {
+				w.Remove()
+				t.Fatalf("Create(%+v) in %s = nil error", spec, parent)
+			}
+			var de *workspace.DirError
+			if !errors.As(err, &de) || de.Dir != parent {
+				t.Errorf("Create(%+v) in %s = %v (%T); want a *DirError of %s", spec, parent, err, err, parent)
+			}
+		}
+	}
+}
+
+// TestNoRoom: a write that fails for want of room or a writable file
+// system is the workspaces' directory's fault; other errors are not.
+func TestNoRoom(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&fs.PathError{Op: "write", Path: "/ws/a", Err: syscall.ENOSPC}, true},
+		{fmt.Errorf("copy a: %w", &fs.PathError{Op: "write", Path: "/ws/a", Err: syscall.EDQUOT}), true},
+		{&fs.PathError{Op: "mkdir", Path: "/ws/a", Err: syscall.EROFS}, true},
+		{&fs.PathError{Op: "open", Path: "/src/a", Err: syscall.EACCES}, false},
+		{errors.New("copy a: it changed while it was copied"), false},
+	} {
+		if got := workspace.NoRoom(c.err); got != c.want {
+			t.Errorf("NoRoom(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package progress
 import (
 	"context"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -79,6 +80,11 @@ type Events struct {
 	c   io.Closer
 	now func() time.Time
 	err error
+	// f and path are CreateEvents's file and the path it was given,
+	// which Close checks is still there (outfile.Removed); f is nil for
+	// the others.
+	f    *os.File
+	path string
 }
 
 // NewEvents returns an events writer on w. The caller closes w, after
@@ -91,14 +97,16 @@ func NewEvents(w io.Writer) *Events {
 // a regular file is created (with its parents) or truncated, a symlink is
 // followed, a device or FIFO is written in place (opening a FIFO waits for
 // its reader, or for ctx to end), whose reader is waited for until ctx
-// ends too (outfile.UntilDone). Close closes it.
+// ends too (outfile.UntilDone). Close closes it, and fails with
+// outfile.ErrRemoved when the file was removed (or its directory) while
+// it was written: the events went nowhere.
 func CreateEvents(ctx context.Context, path string) (*Events, error) {
 	f, err := outfile.Create(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	e := NewEvents(outfile.UntilDone(ctx, f))
-	e.c = f
+	e.c, e.f, e.path = f, f, path
 	return e, nil
 }
 
@@ -126,6 +134,10 @@ func (e *Events) Close() error {
 	if err := e.q.Close(); err != nil && e.err == nil {
 		e.err = err
 	}
+	if e.f != nil && e.err == nil {
+		e.err = outfile.Removed(e.f, e.path) // the transcripts' rule
+	}
+	e.f = nil // closed below
 	if e.c != nil {
 		if err := e.c.Close(); err != nil && e.err == nil {
 			e.err = err

@@ -318,3 +318,23 @@ func TestStdoutEventsGivesUpItsReader(t *testing.T) {
 		t.Errorf("Close: %v; want an *UnreadError of the cause, writing %s", err, w.Name())
 	}
 }
+
+// TestEventsFileRemoved: an events file removed while it is written (its
+// directory too) went nowhere: Close says so, naming it, with the error a
+// transcript removed so gets (outfile.ErrRemoved).
+func TestEventsFileRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	e, err := progress.CreateEvents(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ScenarioStarted(sampleRef())
+	e.Flush()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Close()
+	if !errors.Is(err, outfile.ErrRemoved) || err.Error() != "write "+path+": the file was removed while it was written" {
+		t.Errorf("Close = %v; want write %s: %v", err, path, outfile.ErrRemoved)
+	}
+}
