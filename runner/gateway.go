@@ -311,6 +311,7 @@ func (r *scenarioRun) closeGateway() {
 		msg := fmt.Sprintf("gateway: %v; the recording was lost", err)
 		r.res.Warnings = append(r.res.Warnings, msg)
 		r.res.LostOutputs = append(r.res.LostOutputs, msg)
+		info.Cassette = "" // none was written
 	}
 	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))

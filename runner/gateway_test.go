@@ -596,7 +596,7 @@ func TestCassetteDirUnopenable(t *testing.T) {
 // when the attempt ends (its gateway.dir removed during the run, here by
 // the scenario's setup) is an output lost: named in LostOutputs (the run
 // exits 4) and in a warning, not a failure of the scenario, whose verdict
-// stays what the agent earned.
+// stays what the agent earned; the results name no cassette.
 func TestCassetteLostIsNotTheAgents(t *testing.T) {
 	t.Parallel()
 	up, _ := anthropicUpstream(t)
@@ -610,6 +610,9 @@ func TestCassetteLostIsNotTheAgents(t *testing.T) {
 	want := "gateway: write cassette " + cassette + ": no such file or directory; the recording was lost"
 	if !slices.Equal(r.LostOutputs, []string{want}) || !slices.Contains(r.Warnings, want) {
 		t.Errorf("lost outputs %q, warnings %q; want both to hold %q", r.LostOutputs, r.Warnings, want)
+	}
+	if r.Gateway == nil || r.Gateway.Cassette != "" {
+		t.Errorf("gateway %+v; want no cassette named: none was written", r.Gateway)
 	}
 }
 
