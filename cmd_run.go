@@ -779,7 +779,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	if c.Print {
 		stdout, closer := outfile.PipeUntilDone(ctx, g.Stdout)
-		err := printReply(stdout, rep)
+		err := printReply(stdout, rep, isTerminal(g.Stdout))
 		closer.Close()
 		if err != nil {
 			lose(err, "--print: %v", err)
