@@ -51,3 +51,31 @@ func TestPrintEscapedOnATerminal(t *testing.T) {
 		t.Errorf("stdout, a pipe: %q; want the reply's bytes as they are, %q", res.stdout, want)
 	}
 }
+
+// TestAgentsEscaped: acprun agents shows a config agent's command and
+// description, which hold an OSC that would retitle the terminal, a CSI
+// that would clear it and a right-to-left override, with those escaped
+// (\x1b, \x07, \u202e), as run --dry-run shows the command: no raw
+// control or bidi character reaches stdout.
+func TestAgentsEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": `agents:
+  evil:
+    command: [sh, -c, "exec acprun mock-agent x.mock.yaml # \e]0;T\a"]
+    description: "an agent \e]0;D\a \e[2J \u202eRTL"
+`,
+	})
+	res := acprun(t, dir, "agents")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if strings.ContainsAny(res.stdout, "\x1b\a\u202e") {
+		t.Errorf("stdout holds a raw control or bidi character:\n%q", res.stdout)
+	}
+	want := `evil sh -c 'exec acprun mock-agent x.mock.yaml # \x1b]0;T\x07' - - acprun.yaml an agent \x1b]0;D\x07 \x1b[2J \u202eRTL`
+	if !slices.Contains(squashLines(res.stdout), want) {
+		t.Errorf("stdout lacks the line %q:\n%s", want, res.stdout)
+	}
+}
