@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,38 @@ func TestAgentsEscaped(t *testing.T) {
 	want := `evil sh -c 'exec acprun mock-agent x.mock.yaml # \x1b]0;T\x07' - - acprun.yaml an agent \x1b]0;D\x07 \x1b[2J \u202eRTL`
 	if !slices.Contains(squashLines(res.stdout), want) {
 		t.Errorf("stdout lacks the line %q:\n%s", want, res.stdout)
+	}
+}
+
+// TestStepSummaryShowsAgentTextAsText: an error message an agent sent,
+// with URLs, an email address, emphasis, strikethrough and a code span,
+// is written in the GitHub step summary so that it renders as the text
+// itself: the ':' of "://" and the '.' of "www." as character references,
+// an empty comment after '@' (no autolink of GitHub Flavored Markdown),
+// the emphasis and code marks escaped with a backslash.
+func TestStepSummaryShowsAgentTextAsText(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": `turns: [{error: {code: -32000, message: "log in at https://evil.example/x or www.evil.example, mail a@evil.example *now*, ~~not~~ ` + "`later`" + `"}}]` + "\n",
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	summary := filepath.Join(dir, "summary.md")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="}, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "log in at https&#58;//evil.example/x or www&#46;evil.example, mail a@<!---->evil.example \\*now\\*, \\~\\~not\\~\\~ \\`later\\`"
+	if !strings.Contains(string(md), want) {
+		t.Errorf("the step summary lacks %s:\n%s", want, md)
+	}
+	for _, raw := range []string{"://", "www.", "a@evil", "*now*", "~~not~~", "`later`"} {
+		if strings.Contains(string(md), raw) {
+			t.Errorf("the step summary holds %q as the agent sent it:\n%s", raw, md)
+		}
 	}
 }
