@@ -3,8 +3,10 @@ package e2e_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acprun/acprun/internal/vt"
@@ -112,5 +114,55 @@ func TestStepSummaryShowsAgentTextAsText(t *testing.T) {
 		if strings.Contains(string(md), raw) {
 			t.Errorf("the step summary holds %q as the agent sent it:\n%s", raw, md)
 		}
+	}
+}
+
+// TestTTYThirdInterruptClearsTheLiveArea: a third interrupt, while a
+// teardown command holds the run up (it still runs after the second),
+// exits at once with 130 and says so on a line of its own, after the
+// live area has been erased from the terminal: no running scenario nor
+// bar is left on it, and the notes of the first two interrupts stay.
+func TestTTYThirdInterruptClearsTheLiveArea(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n",
+		"s.yaml": `name: held
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+permissions: {default: deny}
+teardown: ["cat gate"]
+turns: [{prompt: hi}]
+`,
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "gate"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := startTTY(t, dir, 200, 20, "run", "s.yaml", "-o", "out.json")
+	r.waitScreen("the scenario in its turn", `^  held  turn 1/1  \d+s\n\[ +\] 0/1  1 running  \d+s\z`)
+	for n, note := range []string{`^acprun: interrupted: cancelling`, `^acprun: interrupted again: stopping the agents at once; the teardown commands still run`} {
+		sig := []os.Signal{os.Interrupt, syscall.SIGTERM}[n]
+		if err := r.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		r.waitScreen("the note of interrupt "+string(rune('1'+n))+" above the live area", note, `\[ +\] 0/1  1 running  \d+s\z`)
+	}
+	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(); code != exitInterrupted {
+		t.Errorf("exit %d; want %d", code, exitInterrupted)
+	}
+	lines := r.scr.Lines()
+	screen := strings.Join(lines, "\n")
+	if re := regexp.MustCompile(`(?m)running  \d+s|turn \d/\d  \d+s|^\[[ =>]*\]`); re.MatchString(screen) {
+		t.Errorf("the live area was left on the terminal (%q):\n%s", re.FindString(screen), screen)
+	}
+	const last = "acprun: interrupted a third time: exiting at once; the outputs not written yet are lost"
+	if !slices.Contains(lines, last) {
+		t.Errorf("no line %q on the terminal:\n%s", last, screen)
+	}
+	if !strings.HasPrefix(screen, "acprun: interrupted: cancelling") {
+		t.Errorf("the terminal does not start with the first interrupt's note:\n%s", screen)
 	}
 }
