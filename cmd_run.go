@@ -599,6 +599,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts.Observer = progress.Observers(observers...)
 	g.onInterrupt(func(n int) { printer.Note(interruptNotes(n, scs)) })
+	g.onExitAtOnce(printer.Halt) // the live area erased before the last line
 	rep, err := runner.Run(c.transcriptsNotice(ctx, printer), opts, scs)
 	// The final outputs' readers are waited for until the next interrupt
 	// (after one that cut the run short, the one after it), whatever
@@ -810,7 +811,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	if c.Print {
 		stdout, closer := outfile.PipeUntilDone(ctx, g.Stdout)
-		err := printReply(stdout, rep)
+		err := printReply(stdout, rep, isTerminal(g.Stdout))
 		closer.Close()
 		if err != nil {
 			lose(err, "--print: %v", err)

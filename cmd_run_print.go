@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -55,8 +56,10 @@ func (c *runCmd) checkPrintSelection(scs []*scenario.Scenario) error {
 // when that turn did not run (an earlier turn failed, or the attempt never
 // started) or the agent said nothing in it; the exit code says whether the
 // attempt passed. A retried try's reply is not the attempt's: the last try's
-// is.
-func printReply(w io.Writer, rep report.Report) error {
+// is. To a terminal the reply is written as terminalText makes it, since
+// the agent is not trusted to drive the terminal; elsewhere (a pipe, a
+// file) as it is, byte for byte.
+func printReply(w io.Writer, rep report.Report, terminal bool) error {
 	for _, r := range rep.Scenarios {
 		if !r.Verdict() || len(r.Turns) == 0 {
 			continue
@@ -66,6 +69,9 @@ func printReply(w io.Writer, rep report.Report) error {
 			return nil
 		}
 		text := last.Text
+		if terminal {
+			text = terminalText(text)
+		}
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -73,4 +79,18 @@ func printReply(w io.Writer, rep report.Report) error {
 		return err
 	}
 	return nil
+}
+
+// terminalText is text, an agent's reply, made fit for a terminal: its
+// line breaks (a CRLF as one) and tabs kept, and every other control
+// character (the escape of a sequence that would retitle the terminal,
+// clear it or write its clipboard; a carriage return that would overwrite
+// a line), bidi control and invalid byte written as a Go escape
+// (termtext.Escape), as acprun shows any text of an agent's.
+func terminalText(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Escape(l, true)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -75,6 +75,7 @@ type globals struct {
 
 	noteMu sync.Mutex
 	note   func(n int)   // said when the nth interrupt arrives (onInterrupt)
+	halt   func() string // called when acprun exits at once (onExitAtOnce)
 	next   chan struct{} // closed by the next of stopSignals, then made anew
 
 	// cfg is the config file the command loaded (configFlag.config), as
@@ -96,6 +97,17 @@ func (g *globals) onInterrupt(f func(n int)) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
 	g.note = f
+}
+
+// onExitAtOnce has halt called when acprun exits at once, at the third
+// of stopSignals (exitAtOnce), before it says so: what halt returns is
+// written on stderr before that line. Run's is progress.Printer.Halt,
+// which stops drawing the live area and returns what erases it. halt must
+// not wait: acprun is to exit at once.
+func (g *globals) onExitAtOnce(halt func() string) {
+	g.noteMu.Lock()
+	defer g.noteMu.Unlock()
+	g.halt = halt
 }
 
 // signalled is what notifyInterrupts calls at each of stopSignals, the
@@ -662,9 +674,24 @@ func (g *globals) exitAtOnce() {
 	now, cancel := context.WithCancelCause(context.Background())
 	cancel(errInterrupted)
 	stderr, c := outfile.PipeUntilDone(now, g.Stderr)
-	fmt.Fprintln(stderr, "acprun: interrupted a third time: exiting at once; the outputs not written yet are lost")
+	_, _ = io.WriteString(stderr, g.lastWords())
 	c.Close()
 	os.Exit(exitInterrupted)
+}
+
+// lastWords is what exitAtOnce writes on stderr, in one write: what
+// erases run's live area from the terminal, if it is drawn there (see
+// onExitAtOnce), then the line that says acprun exits at once, on a line
+// of its own rather than glued to the live area's bar.
+func (g *globals) lastWords() string {
+	g.noteMu.Lock()
+	halt := g.halt
+	g.noteMu.Unlock()
+	erase := ""
+	if halt != nil {
+		erase = halt()
+	}
+	return erase + "acprun: interrupted a third time: exiting at once; the outputs not written yet are lost\n"
 }
 
 // errInterrupted is the cause of the run context after one of stopSignals.

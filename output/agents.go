@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // AgentRow is one named agent of acprun agents' table.
@@ -24,12 +25,19 @@ type AgentRow struct {
 
 // Agents writes the named agents as an aligned table with a heading: the
 // command shell-quoted, a missing auth method or auth env as "-", the
-// auth env joined with ", " and each description on one line.
+// auth env joined with ", " and each description on one line; the
+// control characters and bidi controls of every cell (a config file's
+// values) escaped (termtext.Printable), as run --dry-run and probe
+// write them.
 func Agents(w io.Writer, rows []AgentRow) error {
 	table := [][]string{{"NAME", "COMMAND", "AUTH", "AUTH ENV", "SOURCE", "DESCRIPTION"}}
 	for _, r := range rows {
-		table = append(table, []string{r.Name, shellquote.Join(r.Command), cmp.Or(r.Auth, "-"), cmp.Or(strings.Join(r.AuthEnv, ", "), "-"),
-			r.Source, collapseSpace(r.Description)})
+		row := []string{r.Name, shellquote.Join(r.Command), cmp.Or(r.Auth, "-"), cmp.Or(strings.Join(r.AuthEnv, ", "), "-"),
+			r.Source, collapseSpace(r.Description)}
+		for i, c := range row {
+			row[i] = termtext.Printable(c)
+		}
+		table = append(table, row)
 	}
 	return writeTable(w, table)
 }

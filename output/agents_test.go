@@ -32,6 +32,17 @@ claude  npx 'claude code'  api-key  ANTHROPIC_API_KEY (set), OTHER_KEY (not set)
 mine    ./agent 'it'\''s'  -        -                                             acprun.yaml (replaces built-in)
 `,
 		},
+		{
+			// A config file's values with control characters (an OSC that
+			// retitles the terminal, a CSI that clears it), a line separator and
+			// a bidi override: escaped, each row one line that shows as it is.
+			name: "escaped",
+			rows: []output.AgentRow{{Name: "ev\x1bil", Command: []string{"sh", "-c", "exec agent # \x1b]0;T\a"}, Auth: "a\x1b[2J",
+				AuthEnv: []string{"K\u202e (set)"}, Source: "acprun.yaml", Description: "an agent \x1b]0;D\a \x1b[2J\u2028\u202eRTL"}},
+			want: `NAME      COMMAND                            AUTH      AUTH ENV       SOURCE       DESCRIPTION
+ev\x1bil  sh -c 'exec agent # \x1b]0;T\x07'  a\x1b[2J  K\u202e (set)  acprun.yaml  an agent \x1b]0;D\x07 \x1b[2J \u202eRTL
+`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

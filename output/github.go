@@ -349,22 +349,77 @@ func Markdown(rep report.Report) string {
 }
 
 // mdCell makes s safe inside a Markdown table cell, or the heading's
-// totals: each line printable (as the text summary's are), HTML and pipes
-// escaped, line breaks as <br>, at most maxCell characters; and brackets
-// written as character references, so that an agent's text makes no
-// image (fetched from a URL it chose) and no link.
+// totals: each line printable (as the text summary's are), at most
+// maxCell characters, then written as mdText writes it, line breaks as
+// <br>.
 func mdCell(s string) string {
 	lines := textLines(strings.TrimSpace(s))
 	for i, l := range lines {
 		lines[i] = printable(l)
 	}
 	s = strings.Join(lines, "\n")
-	s = termtext.Cut(s, maxCell)
-	s = strings.NewReplacer(
-		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", "<br>",
-		"[", "&#91;", "]", "&#93;",
-	).Replace(s)
-	return s
+	return mdText(termtext.Cut(s, maxCell))
+}
+
+// mdText writes s, text an agent or a file chose, as GitHub Flavored
+// Markdown that renders as s itself, line breaks as <br>, and that makes
+// no markup of its own: HTML escaped; pipes escaped, so that it makes no
+// table cell; brackets as character references, so that it makes no
+// image (fetched from a URL it chose), link or footnote; no autolink of
+// the GFM extension either, the ':' of "://" and the '.' of "www." as
+// character references and an empty HTML comment (which the summary
+// does not show) after each '@', where an email address, "mailto:" or
+// "xmpp:" would be linked (character references would not do there: the
+// extension reads the text they make); and '*', '_', '~', '`' and '$'
+// escaped with a backslash, so that it makes no emphasis, strikethrough,
+// code span or math ('_' between ASCII letters or digits, which
+// emphasizes nothing, as it is). A backslash of s stays one: it is
+// doubled where it would escape what follows it.
+func mdText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			b.WriteString("<br>")
+		case c == '&':
+			b.WriteString("&amp;")
+		case c == '<':
+			b.WriteString("&lt;")
+		case c == '>':
+			b.WriteString("&gt;")
+		case c == '[':
+			b.WriteString("&#91;")
+		case c == ']':
+			b.WriteString("&#93;")
+		case c == ':' && strings.HasPrefix(s[i:], "://"):
+			b.WriteString("&#58;")
+		case c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteString("&#46;")
+		case c == '@':
+			b.WriteString("@<!---->")
+		case c == '\\' && (i+1 == len(s) || s[i+1] == '\n' || isASCIIPunct(s[i+1])):
+			b.WriteString(`\\`)
+		case c == '_' && i > 0 && i+1 < len(s) && isASCIIAlnum(s[i-1]) && isASCIIAlnum(s[i+1]):
+			b.WriteByte(c)
+		case strings.IndexByte("|*_~`$", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// isASCIIPunct reports whether c is one of the ASCII punctuation
+// characters, which a backslash before it escapes in Markdown.
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+// isASCIIAlnum reports whether c is an ASCII letter or digit.
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // mdCode makes s safe inside a `code span` in a table cell.

@@ -237,16 +237,30 @@ func TestMarkdownCells(t *testing.T) {
 	}
 }
 
-// TestMarkdownCellsShowNoMarkup: an agent's text in a cell makes no
-// image fetched from a URL it chose, and no link, escaped or not.
+// TestMarkdownCellsShowNoMarkup: an agent's text in a cell renders as
+// the text itself (GitHub Flavored Markdown): it makes no image fetched
+// from a URL it chose and no link, escaped or not, nor an autolink of
+// the GFM extension (http://, https://, ftp://, www., an email address),
+// nor emphasis, strikethrough, a code span or math; a backslash of its
+// own stays one. "_" between letters or digits, which emphasizes
+// nothing, is left as it is.
 func TestMarkdownCellsShowNoMarkup(t *testing.T) {
 	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 		Name: "s", File: "a.yaml", Line: 1, Status: report.StatusFailed,
-		Failures: []string{"![✅ passed](https://example.com/b.svg) see [the fix](https://example.com/p) or \\[x\\](https://example.com/q)"},
+		Failures: []string{
+			"![✅ passed](https://example.com/b.svg) see [the fix](https://example.com/p) or \\[x\\](https://example.com/q)",
+			"go to http://evil.example/x, ftp://e.example, www.evil.example, WWW.Evil.example or mailto:a.b@evil.example",
+			"*em* **strong** _u_ __v__ snake_case ~~s~~ ~t~ `code` $x^2$ \\x \\* \\| a\\",
+		},
 	})}}
 	md := output.Markdown(rep)
-	want := `!&#91;✅ passed&#93;(https://example.com/b.svg) see &#91;the fix&#93;(https://example.com/p) or \&#91;x\&#93;(https://example.com/q)`
-	if !strings.Contains(md, want) {
-		t.Errorf("the step summary does not hold %s:\n%s", want, md)
+	for _, want := range []string{
+		`!&#91;✅ passed&#93;(https&#58;//example.com/b.svg) see &#91;the fix&#93;(https&#58;//example.com/p) or \\&#91;x\\&#93;(https&#58;//example.com/q)<br>`,
+		`go to http&#58;//evil.example/x, ftp&#58;//e.example, www&#46;evil.example, WWW&#46;Evil.example or mailto:a.b@<!---->evil.example<br>`,
+		"\\*em\\* \\*\\*strong\\*\\* \\_u\\_ \\_\\_v\\_\\_ snake_case \\~\\~s\\~\\~ \\~t\\~ \\`code\\` \\$x^2\\$ \\x \\\\\\* \\\\\\| a\\\\ |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the step summary does not hold %s:\n%s", want, md)
+		}
 	}
 }

@@ -42,10 +42,16 @@ type liveArea struct {
 	w    io.Writer
 	size func() (cols, rows int)
 
+	// mu guards state, drawn and halted; it is never held while a frame
+	// is written, so that halt never waits for a terminal.
 	mu    sync.Mutex
 	state liveState
+	// drawn are the area's lines on the screen, or being written to it;
+	// only the drawing goroutine changes them. Once halted is set, no
+	// frame is written (halt).
+	drawn  []string
+	halted bool
 
-	drawn    []string // the area's lines on the screen
 	wake     chan struct{}
 	stop     chan struct{} // closed by finish
 	stopOnce sync.Once
@@ -177,11 +183,33 @@ func (l *liveArea) finish() {
 	<-l.stopped
 }
 
-// draw writes one frame: the pending lines, then the area (none when last).
-// Only the drawing goroutine calls it.
+// halt stops drawing at once, for acprun to exit (a third interrupt),
+// without waiting for the drawing goroutine, which may be held up in a
+// write to a terminal that takes no more output, and returns what erases
+// the area from the terminal, to be written before acprun's last line:
+// back to the start of the area (drawn, or being written), then erase
+// down; "" when nothing is drawn. No frame is written after it, nor the
+// lines waiting to be printed above the area.
+func (l *liveArea) halt() string {
+	cols, _ := l.size()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.halted = true
+	if up := areaRows(l.drawn, cols); up > 0 {
+		return "\r" + cursorUp(up-1) + "\x1b[J"
+	}
+	return ""
+}
+
+// draw writes one frame: the pending lines, then the area (none when last);
+// nothing once halted. Only the drawing goroutine calls it.
 func (l *liveArea) draw(last bool) {
 	cols, rows := l.size()
 	l.mu.Lock()
+	if l.halted {
+		l.mu.Unlock()
+		return
+	}
 	var lines []string
 	if last {
 		l.state.pending.End()
@@ -192,33 +220,50 @@ func (l *liveArea) draw(last bool) {
 	l.mu.Unlock()
 
 	var b strings.Builder
-	// Back to the start of the area drawn last. A terminal that reflows
-	// its lines when it gets narrower wraps a line that no longer fits.
-	up := 0
-	for _, line := range l.drawn {
-		up += lineRows(line, cols)
-	}
-	if up > 0 {
+	// Back to the start of the area drawn last.
+	if up := areaRows(l.drawn, cols); up > 0 {
 		b.WriteByte('\r')
-		if up > 1 {
-			fmt.Fprintf(&b, "\x1b[%dA", up-1)
-		}
+		b.WriteString(cursorUp(up - 1))
 	}
 	for _, p := range pending {
 		// Each line clears what is left of the area drawn where it goes.
 		b.WriteString(strings.ReplaceAll(p, "\n", "\x1b[K\n"))
 	}
-	l.drawn = l.drawn[:0]
 	for i, line := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
 		b.WriteString("\x1b[K")
-		l.drawn = append(l.drawn, line)
 	}
 	b.WriteString("\x1b[J") // what is left of a taller frame
+	l.mu.Lock()
+	if l.halted { // since the frame began: the area is erased as it was
+		l.mu.Unlock()
+		return
+	}
+	l.drawn = lines
+	l.mu.Unlock()
 	_, _ = io.WriteString(l.w, b.String())
+}
+
+// areaRows is how many rows the area's lines take on a terminal cols wide:
+// a terminal that reflows its lines when it gets narrower wraps a line
+// that no longer fits.
+func areaRows(lines []string, cols int) int {
+	n := 0
+	for _, line := range lines {
+		n += lineRows(line, cols)
+	}
+	return n
+}
+
+// cursorUp moves the cursor n rows up; "" for none.
+func cursorUp(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("\x1b[%dA", n)
 }
 
 // lineRows is how many rows line takes on a terminal cols wide that reflowed

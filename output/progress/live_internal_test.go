@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -131,7 +132,7 @@ func TestLiveAreaNarrowed(t *testing.T) {
 	cols := 100
 	now := time.Now()
 	l := &liveArea{
-		w:    onlcr{scr},
+		w:    onlcr{scr, nil},
 		size: func() (int, int) { return cols, 40 },
 		state: liveState{total: 1, started: now, pending: logLines(), running: []*runningJob{
 			{ref: runner.Ref{Name: strings.Repeat("✅", 50), Agent: "mock", Turns: 1}, turn: 1, since: now.Add(-3 * time.Second)},
@@ -149,10 +150,16 @@ func TestLiveAreaNarrowed(t *testing.T) {
 }
 
 // onlcr writes to a screen as a terminal's line discipline does: "\n" as
-// "\r\n".
-type onlcr struct{ scr *vt.Screen }
+// "\r\n"; and what it writes to also, when not nil.
+type onlcr struct {
+	scr  *vt.Screen
+	also *bytes.Buffer
+}
 
 func (o onlcr) Write(p []byte) (int, error) {
+	if o.also != nil {
+		o.also.Write(p)
+	}
 	_, err := o.scr.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n")))
 	return len(p), err
 }

@@ -109,6 +109,20 @@ func (p *Printer) EndProgress() {
 	p.mu.Unlock()
 }
 
+// Halt stops drawing the live area at once, without waiting for the
+// goroutine that draws it, and returns what erases the area from the
+// terminal, for the caller to write before its last line: acprun exiting
+// at a third interrupt, which would otherwise leave the area on the
+// screen with that line glued to the bar. It returns "" when p draws no
+// live area, or no longer does (EndProgress). Nothing p was given is
+// drawn after it.
+func (p *Printer) Halt() string {
+	if p.live == nil {
+		return ""
+	}
+	return p.live.halt()
+}
+
 // Flush waits until what p was given so far is written (or given up after
 // a write error).
 func (p *Printer) Flush() {
