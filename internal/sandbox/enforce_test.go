@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
@@ -780,6 +781,78 @@ func TestConcealHidesWhatComesLater(t *testing.T) {
 			}
 			if b, err := os.ReadFile(filepath.Join(own, "made")); err != nil || string(b) != "mine\n" {
 				t.Errorf("own/made: %q, %v; want the command's write", b, err)
+			}
+		})
+	}
+}
+
+// TestKernelSettingsReadOnly: the kernel's settings (/proc/sys) stay
+// read-only in the sandbox, for a command run by root too, who owns them
+// and would change the host's (kernel.core_pattern runs a program as root
+// outside): bubblewrap's /proc has them read-only (EROFS), Landlock
+// denies writing them (EACCES). The command writes back what the setting
+// holds: the host's stays as it is, whether the write works or not.
+func TestKernelSettingsReadOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: the kernel's settings are not writable anyway")
+	}
+	const setting = "/proc/sys/kernel/domainname"
+	before, err := os.ReadFile(setting)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if now, err := os.ReadFile(setting); err == nil && string(now) != string(before) {
+			t.Errorf("%s was %q and is %q: restored", setting, before, now)
+			os.WriteFile(setting, before, 0)
+		}
+	})
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			for _, do := range []string{"rewrite:" + setting, "spawn:rewrite:" + setting} {
+				if got := run(t, a, do); got != b.denied {
+					t.Errorf("%s: %s, want %s", do, got, b.denied)
+				}
+			}
+		})
+	}
+}
+
+// TestTerminals: the sandbox writes to no terminal of the user's, such as
+// the one acprun runs in (where it could forge acprun's output): under
+// Landlock alone no terminal is writable, not by its path, not as the
+// controlling terminal (/dev/tty) of a session the command makes, and no
+// new pseudo-terminal can be opened (Landlock cannot tell a new one from
+// the user's); under bubblewrap /dev/pts is the sandbox's own: the user's
+// are not there, and new ones work.
+func TestTerminals(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	name := pts.Name()
+	for _, tc := range []struct {
+		name string
+		host func(*testing.T) sandbox.Host
+		want map[string]string
+	}{
+		{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, map[string]string{
+			"write:" + name: "EACCES", "spawn:write:" + name: "EACCES", "ctty:" + name: "EACCES", "pty": "EACCES", "spawn:pty": "EACCES",
+		}},
+		{"bubblewrap", bwrapOnly, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
+		{"bubblewrap+landlock", bwrapAndLandlock, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, tc.host(t))
+			for do, want := range tc.want {
+				if got := run(t, a, do); got != want {
+					t.Errorf("%s: %s, want %s", do, got, want)
+				}
 			}
 		})
 	}

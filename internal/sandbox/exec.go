@@ -25,16 +25,17 @@ type rules struct {
 	// IgnoreTerm execs the command (bwrap) with SIGTERM ignored, and
 	// nothing else: see Wrap.
 	IgnoreTerm bool `json:"ignoreTerm,omitempty"`
-	// FS restricts writes to the write paths (and to the terminal and
-	// null devices). Write lists them (Plan's); the helper gets them
-	// opened by Wrap, as Opened, so that what it allows is what Wrap
-	// checked, whatever their paths lead to by the time it runs.
+	// FS restricts writes to the write paths (and to the null devices:
+	// see devices). Write lists them (Plan's); the helper gets them opened
+	// by Wrap, as Opened, so that what it allows is what Wrap checked,
+	// whatever their paths lead to by the time it runs.
 	FS     bool       `json:"fs,omitempty"`
 	Write  []string   `json:"-"`
 	Opened []openPath `json:"opened,omitempty"`
-	// PrivateShm, with FS, also lets the command write in /dev/shm: the
-	// private one bubblewrap's /dev has.
-	PrivateShm bool `json:"privateShm,omitempty"`
+	// PrivateDev, with FS, also lets the command write in /dev/shm and
+	// to the terminals (/dev/tty, /dev/ptmx, /dev/pts): bubblewrap's
+	// /dev, the sandbox's own (see privateDevices).
+	PrivateDev bool `json:"privateDev,omitempty"`
 	// Net restricts TCP connections to the ports in Connect, and sockets
 	// to UNIX, netlink, TCP and (with UDP) UDP ones.
 	Net     bool  `json:"net,omitempty"`

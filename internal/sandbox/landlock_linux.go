@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -41,8 +42,17 @@ const (
 )
 
 // devices are written to by programs that write nowhere else (shell
-// redirections, terminals): writable in every sandbox, when they exist.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+// redirections): writable in every sandbox, when they exist.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
+
+// privateDevices are writable besides in bubblewrap's /dev, which is the
+// sandbox's own (PrivateDev): its shared memory, and its terminals, which
+// are the pseudo-terminals the sandbox opens, none of the user's. Landlock
+// alone leaves them read-only: the host's /dev/pts holds every terminal of
+// the user's (the one acprun runs in, where a write would forge its
+// output), which Landlock cannot tell from a new one, and /dev/tty is the
+// controlling terminal a command can make one of them.
+var privateDevices = []string{"/dev/shm", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
 // addOpened adds to the ruleset rs a rule that allows writing beneath
 // each write path Wrap opened, and closes their descriptors: the command
@@ -79,13 +89,18 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if r.FS {
 		cfg.HandledAccessFS = dirWrite
 		var dirs, files []string
-		if _, err := os.Stat("/dev/shm"); r.PrivateShm && err == nil {
-			dirs = append(dirs, "/dev/shm")
+		devs := devices
+		if r.PrivateDev {
+			devs = slices.Concat(devices, privateDevices)
 		}
-		for _, d := range devices {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		for _, d := range devs {
+			switch fi, err := os.Stat(d); {
+			case err != nil:
+			case d == "/dev/shm" && fi.IsDir():
+				dirs = append(dirs, d)
+			case fi.IsDir():
 				rs = append(rs, landlock.PathAccess(fileWrite, d))
-			} else if err == nil {
+			default:
 				files = append(files, d)
 			}
 		}

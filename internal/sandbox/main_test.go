@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/acprun/acprun/internal/sandbox"
@@ -49,6 +50,12 @@ func TestMain(m *testing.M) {
 //   - trace:SOCK opens the memory of the relay to SOCK, as a tracer;
 //   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
 //   - caps fails when the process has effective capabilities;
+//   - rewrite:PATH writes back what a file holds (a kernel setting left
+//     as it is, whether the write works or not);
+//   - pty opens a new pseudo-terminal and writes to its terminal side;
+//   - ctty:PATH makes the terminal PATH, opened read-only, the process's
+//     controlling terminal (in a session of its own) and writes to it
+//     through /dev/tty;
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
 //     test, when act runs in a child) and fails as it does;
 //   - hold starts a grandchild that blocks reading its stdin, with this
@@ -137,6 +144,35 @@ func act(do string) error {
 			}
 		}
 		return nil
+	case "rewrite":
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			return err
+		}
+		f, err := os.OpenFile(arg, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		return errors.Join(err, f.Close())
+	case "pty":
+		ptm, pts, err := pty.Open()
+		if err != nil {
+			return err
+		}
+		defer ptm.Close()
+		_, err = pts.Write([]byte("written\n"))
+		return errors.Join(err, pts.Close())
+	case "ctty":
+		if _, err := unix.Setsid(); err != nil {
+			return err
+		}
+		t, err := os.Open(arg)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		return os.WriteFile("/dev/tty", []byte("written\n"), 0)
 	case "spawn":
 		out, err := child(arg).Output()
 		if err != nil {

@@ -74,7 +74,7 @@ func TestWrapConceal(t *testing.T) {
 		"--bind", tmp, tmp,
 		"--remount-ro", hidden, "--remount-ro", shared,
 	}
-	i := slices.Index(argv, "--proc") + 2
+	i := slices.Index(argv, "--proc") + 4 // past --remount-ro /proc
 	j := i + slices.Index(argv[i:], "--")
 	if d := cmp.Diff(want, argv[i:j]); d != "" {
 		t.Errorf("bwrap's mounts (-want +got):\n%s", d)
@@ -131,7 +131,7 @@ func TestWrapBwrap(t *testing.T) {
 	}
 	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
 		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--unshare-net",
 		"--ro-bind", "/dev/null", file,
 		"--tmpfs", hid,
 		"--bind", tmp, tmp, "--bind", work, work,

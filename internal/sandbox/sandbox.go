@@ -260,7 +260,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	case bwrap:
 		useBwrap = true
 		if landlock(abiWrite) {
-			useLandlock, a.rules.FS, a.rules.PrivateShm = true, true, true
+			useLandlock, a.rules.FS, a.rules.PrivateDev = true, true, true
 		}
 	case landlock(abiWrite):
 		useLandlock, a.rules.FS = true, true

@@ -123,6 +123,14 @@ func (a Applied) helper(r rules) []string {
 // a read-only root with a /dev and a /proc of its own, its own PID
 // namespace (and network namespace), no capabilities (acprun may run as
 // root), and no process left behind once bwrap has died.
+//
+// The /proc is read-only too: bwrap makes no user namespace, so a command
+// run by root, who owns the kernel's settings (/proc/sys), would write
+// them, whatever its capabilities, for the whole host (kernel.core_pattern
+// runs a program as root outside the sandbox); bwrap itself makes only a
+// few entries read-only, and not /proc/sys as root. What the command
+// loses is writing its own processes' entries (/proc/self/oom_score_adj),
+// which Landlock denies anyway.
 func bwrapBase(unshareNet bool) []string {
 	args := []string{
 		"--die-with-parent",
@@ -131,6 +139,7 @@ func bwrapBase(unshareNet bool) []string {
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
+		"--remount-ro", "/proc",
 	}
 	if unshareNet {
 		args = append(args, "--unshare-net")
