@@ -224,9 +224,25 @@ func (r *scenarioRun) noteSandbox(a *sandbox.Applied) {
 	}
 	r.sess.client.sandbox.Store(a) // the terminals created from now on run in it
 	r.res.Sandbox = &report.SandboxInfo{Backend: a.Backend, Write: a.Write, Hide: a.Hide, Network: a.Network, Ports: a.Ports, Level: string(a.Level)}
-	// The hide entries warned about: an entry inside a workspace's source
-	// is hidden in the source and in the copy, and missing from both.
+	// An entry of sandbox.hide inside a workspace's source is hidden in
+	// the source and in the copy, and missing only when missing from both
+	// (setup may make it in the copy): then it is warned about once.
+	missing := map[int]bool{}
+	for _, w := range a.Warnings {
+		if w.Hide >= 0 {
+			missing[w.Hide] = true
+		}
+	}
 	hideTold := map[scenario.Pos]bool{}
+	var hide []string
+	if r.sbox != nil {
+		hide = r.sbox.Hide
+	}
+	for i := range hide {
+		if pos, ok := r.sandboxWarningPos(sandbox.Warning{Write: -1, Hide: i}); ok && !missing[i] {
+			hideTold[pos] = true // there, it exists
+		}
+	}
 	for _, w := range a.Warnings {
 		pos, ok := r.sandboxWarningPos(w)
 		if !ok || w.Hide >= 0 && hideTold[pos] {

@@ -314,14 +314,15 @@ func TestSandboxHidesTheUsersHome(t *testing.T) {
 
 // TestSandboxHideMissingWarned: a sandbox.hide path that does not exist
 // is a warning at its entry, once, with a workspace too (which hides it
-// in the source and in the copy); a default hidden path that does not
-// exist is no warning.
+// in the source and in the copy), where it is missing from both: one that
+// setup makes in the copy is hidden there, and no warning; a default
+// hidden path that does not exist is no warning.
 func TestSandboxHideMissingWarned(t *testing.T) {
 	t.Setenv(sandbox.EnvTestNoBwrap, "1")
 	t.Setenv(sandbox.EnvTestLandlockABI, "0")
 	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
 		"name: typo\nagent: {command: [acprun, mock-agent, ../agent.mock.yaml]}\nworkspace: {from: proj}\npermissions: {default: deny}\n"+
-			"sandbox:\n  level: best-effort\n  hide:\n    - ./proj/secrets\n    - ./proj/secret\nturns: [{prompt: hi}]\n",
+			"sandbox:\n  level: best-effort\n  hide:\n    - ./proj/secrets\n    - ./proj/secret\n    - ./proj/made\nsetup: [mkdir made]\nturns: [{prompt: hi}]\n",
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n", "proj/secrets/key": "k\n"})
 	r := rep.Scenarios[0]
 	var got []string

@@ -343,6 +343,9 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	for _, m := range missing {
 		a.Warnings = append(a.Warnings, Warning{"sandbox (best-effort) not enforced: " + m, -1, -1})
 	}
+	if useLandlock && !useBwrap && a.rules.FS {
+		a.Warnings = append(a.Warnings, Warning{MetadataWarning(host), -1, -1})
+	}
 	switch {
 	case useBwrap && useLandlock:
 		a.Backend = "bubblewrap+landlock"
@@ -360,6 +363,17 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		a.self = host.Self
 	}
 	return a, nil
+}
+
+// MetadataWarning is the warning of every Plan on host that restricts
+// writes with Landlock alone: Landlock handles writing files, not changing
+// what they are (chmod, chown, utimensat, setxattr and the inode flags'
+// ioctl are none of its access rights), so the command still changes
+// those of files outside the write paths that its user owns.
+func MetadataWarning(host Host) string {
+	return "sandbox (landlock): Landlock restricts writing files, not changing their metadata: outside the write paths the agent can still " +
+		"change the mode (the setuid bit included), times, extended attributes and flags of the files you own (run as root: nearly all), " +
+		"with chmod, touch, setfattr or chattr; " + host.bwrapWhy() + " makes them read-only"
 }
 
 // paths are canonical paths, sorted, and those that do not exist.
