@@ -7,7 +7,8 @@
 //   - bubblewrap (bwrap from acprun's PATH), when it is there and works:
 //     a read-only view of the root, the write paths bound writable over
 //     it, an empty read-only tmpfs (a directory) or the null device (a
-//     file) over each hidden path, a network namespace of its own for
+//     file) over each hidden path, a /dev and a read-only /proc of its
+//     own (see bwrapBase), a network namespace of its own for
 //     network off, a PID namespace of its own, no capabilities, and the
 //     whole sandbox killed when bwrap dies. bwrap is started with SIGTERM
 //     ignored, and the command inside with SIGTERM as it should be (both
@@ -17,7 +18,9 @@
 //   - Landlock (Linux 5.13 and later), through a re-executed acprun
 //     (ExecArg) that restricts itself and then execs the command, so that
 //     the command and everything it starts inherit the restriction: writes
-//     only in the write paths (ABI 3, Linux 6.2), TCP connections only to
+//     only in the write paths (ABI 3, Linux 6.2; not the metadata of files,
+//     which Landlock does not handle: Plan warns; and to no terminal, see
+//     privateDevices), TCP connections only to
 //     the allowed ports and, with the network off, no TCP port bound (ABI
 //     4, Linux 6.7; a socket that listens unbound still gets a port the
 //     kernel picks, which Landlock does not check). The helper also drops

@@ -1,0 +1,183 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+
+	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/runner"
+)
+
+// needBwrapAlone skips the test when this host lacks bubblewrap (and fails
+// it instead under ACPRUN_BWRAP_REQUIRED=1), and returns the environment
+// that makes acprun see the host without Landlock (bubblewrap alone),
+// with HOME in home.
+func needBwrapAlone(t *testing.T, home string) []string {
+	t.Helper()
+	if h := sandbox.Detect(); h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
+	}
+	return []string{"HOME=" + home, runner.EnvTestNoPasswd + "=1", sandbox.EnvTestLandlockABI + "=0"}
+}
+
+// TestSandboxKernelSettingsReadOnly: under bubblewrap alone, an agent run
+// by root (who owns the kernel's settings, and keeps owning them with no
+// capability) cannot write the host's: /proc/sys is read-only in the
+// sandbox. The agent writes back what the setting holds, so that the
+// host's stays as it is whatever happens.
+func TestSandboxKernelSettingsReadOnly(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("not root: the kernel's settings are not writable anyway")
+	}
+	const setting = "/proc/sys/kernel/domainname"
+	before, err := os.ReadFile(setting)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if now, err := os.ReadFile(setting); err == nil && string(now) != string(before) {
+			t.Errorf("%s was %q and is %q: restored", setting, before, now)
+			os.WriteFile(setting, before, 0)
+		}
+	})
+	dir := realTempDir(t)
+	env := needBwrapAlone(t, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"ws/a.txt": "a\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "v=$(cat ` + setting + `) && printf '%s\\n' \"$v\" > ` + setting + ` && echo SETTING-WRITTEN"
+`,
+		"s.yaml": "name: sysctl\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\nworkspace: {from: ws}\n" +
+			"permissions: {default: allow}\nsandbox: {network: off}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if sc.Sandbox == nil || sc.Sandbox.Backend != "bubblewrap" {
+		t.Fatalf("sandbox %+v; want bubblewrap", sc.Sandbox)
+	}
+	if text := sc.Turns[0].Text; strings.Contains(text, "SETTING-WRITTEN") || !strings.Contains(text, setting+": Read-only file system") {
+		t.Errorf("the agent said %q; want its write to %s refused as a read-only file system", text, setting)
+	}
+}
+
+// TestSandboxUsersTerminals: under Landlock alone the agent cannot write
+// to a terminal of the user's (one the test holds open, standing for the
+// one acprun runs in), nor open a pseudo-terminal of its own.
+func TestSandboxUsersTerminals(t *testing.T) {
+	t.Parallel()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	dir := realTempDir(t)
+	env := needSandbox(t, false, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "printf 'FORGED: 12 passed\\n' > ` + pts.Name() + ` && echo TERMINAL-WRITTEN"
+      - spawn: "exec 3<>/dev/ptmx && echo PTY-OPENED"
+`,
+		"s.yaml": "name: tty\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	text := out.Scenarios[0].Turns[0].Text
+	for _, want := range []string{pts.Name() + ": Permission denied", "/dev/ptmx: Permission denied"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent said %q; want %q in it", text, want)
+		}
+	}
+	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") {
+		t.Errorf("the agent said %q; want no terminal written or opened", text)
+	}
+}
+
+// TestSandboxMetadataOutside: bubblewrap makes the files outside the
+// write paths read-only, their metadata too (chmod fails); Landlock alone
+// restricts writing them, not changing their metadata, and each sandboxed
+// scenario's warnings say so, at its sandbox.
+func TestSandboxMetadataOutside(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir, outside := realTempDir(t), realTempDir(t)
+		env := needSandbox(t, bwrap, realTempDir(t))
+		victim := filepath.Join(outside, "victim")
+		writeFiles(t, outside, map[string]string{"victim": "precious\n"})
+		if err := os.Chmod(victim, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"chmod 644 " + victim + " && echo CHMODDED\"\n",
+			"s.yaml":          "name: meta\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		sc := out.Scenarios[0]
+		warned := slices.ContainsFunc(sc.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "s.yaml:4:10: sandbox (landlock): Landlock restricts writing files, not changing their metadata: ") &&
+				strings.HasSuffix(w, "; bubblewrap (ACPRUN_TEST_NO_BWRAP=1) makes them read-only")
+		})
+		text := sc.Turns[0].Text
+		if bwrap {
+			if warned || !strings.Contains(text, "Read-only file system") {
+				t.Errorf("warnings %q, the agent said %q; want no warning, and chmod refused", sc.Warnings, text)
+			}
+		} else if !warned || !strings.Contains(text, "CHMODDED") || !strings.Contains(res.stderr, "sandbox (landlock): Landlock restricts writing files") {
+			t.Errorf("warnings %q, the agent said %q; want the chmod done, and warned about (on stderr too)\n%s", sc.Warnings, text, res.stderr)
+		}
+	})
+}
+
+// TestSandboxHideMadeBySetup: a sandbox.hide path inside the workspace
+// that setup makes in the copy (as docs/sandbox.md suggests for a secret
+// the repository must not hold) is hidden from the agent, and no warning
+// says it does not exist; one missing from the copy too is warned about.
+func TestSandboxHideMadeBySetup(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"ws/a.txt":        "a\n",
+		"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"cat secrets/key .env\"\n",
+		"s.yaml": "name: made\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\nworkspace: {from: ws}\n" +
+			"setup: [\"mkdir secrets && echo TOPSECRET > secrets/key && echo TOPSECRET2 > .env\"]\n" +
+			"sandbox: {hide: [./ws/secrets, ./ws/.env, ./ws/typo]}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if text := sc.Turns[0].Text; strings.Contains(text, "TOPSECRET") {
+		t.Errorf("the agent said %q; want the secrets setup made hidden", text)
+	}
+	var got []string
+	for _, w := range sc.Warnings {
+		if strings.Contains(w, "does not exist") {
+			got = append(got, w)
+		}
+	}
+	want := []string{"s.yaml:5:43: sandbox hide path " + filepath.Join(dir, "ws", "typo") + " does not exist: nothing is hidden there (check it for a typo)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q; want %q", got, want)
+	}
+}
