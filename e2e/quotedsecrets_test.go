@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// quoteSecret holds a ', which acprun's shell quoting writes as '\''.
+// quoteSecret holds a ', which acprun's shell quoting closes, escapes and reopens.
 const quoteSecret = "Tr0ub4dor's-Horse-99"
 
 // TestSecretsInAcprunsQuoting: a secret that acprun's own shell quoting
@@ -46,9 +46,9 @@ turns:
 	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html", "tr/quoted.jsonl")
 	outputs["stderr"] = []byte(res.stdout + res.stderr)
 	for _, want := range []string{
-		`psql '--password=[REDACTED]' -c 'select 1'`,             // the permission's commands
+		`psql '--password=[REDACTED]' -c 'select 1'`,           // the permission's commands
 		`PGPASSWORD='[REDACTED]' psql '--password=[REDACTED]'`, // the terminal's command
-		`mysql '-p[REDACTED]'`,                                   // refused
+		`mysql '-p[REDACTED]'`,                                 // refused
 	} {
 		if !strings.Contains(string(outputs["r.json"]), want) {
 			t.Errorf("the results lack %s\n%s", want, outputs["r.json"])
