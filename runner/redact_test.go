@@ -281,6 +281,21 @@ func TestMcpServerSecrets(t *testing.T) {
 	}
 }
 
+// TestSpelledSecrets: the values of an agent's env as its file spells
+// them (Agent.Spelled) are secrets too, a scenario's, a judge's and a
+// config agent's: a problem's source line shows them so.
+func TestSpelledSecrets(t *testing.T) {
+	t.Parallel()
+	sc := &scenario.Scenario{Name: "s", Agent: scenario.Agent{Env: map[string]string{"PW": "Tr0ub4dor's-Horse-99"}, Spelled: []string{"Tr0ub4dor''s-Horse-99"}}}
+	sc.Expect.Judge = &scenario.Judge{Agent: scenario.Agent{Spelled: []string{`judge\x2dsecret`}}}
+	cfgAgent := scenario.Agent{Name: "mine", Spelled: []string{`cfg\u0073ecret`}}
+	const in = `env: {PW: 'Tr0ub4dor''s-Horse-99', J: "judge\x2dsecret", C: "cfg\u0073ecret"}`
+	const want = `env: {PW: '[REDACTED]', J: "[REDACTED]", C: "[REDACTED]"}`
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, cfgAgent).String(in); got != want {
+		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
+	}
+}
+
 // TestRedactionKeepsProtocolWords: an env value that is part of a word of
 // the protocol (a method, property or enum value of the ACP schema) is no
 // secret: the transcript keeps every message whole, the agent's name from

@@ -346,9 +346,11 @@ func configAgents(cfg *scenario.Config) []scenario.Agent {
 }
 
 // agentSecrets returns the secrets of agent a: the values of its env and
-// of the env and headers of its MCP servers (mcpSecrets).
+// of the env and headers of its MCP servers (mcpSecrets), and those
+// values as their files spell them where that differs (Agent.Spelled),
+// which the files' lines show in a problem's source line.
 func agentSecrets(a scenario.Agent) []string {
-	return append(redact.Secrets(a.Env, nil), mcpSecrets(a.McpServers)...)
+	return slices.Concat(redact.Secrets(a.Env, nil), mcpSecrets(a.McpServers), a.Spelled)
 }
 
 // cassetteRedactor returns the redactor of what sc's gateway keeps in a

@@ -262,6 +262,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		a.Env = env
 	}
 	a.OwnEnv = sc.Agent.OwnEnv
+	a.Spelled = slices.Concat(a.Spelled, sc.Agent.Spelled) // its own env's among them
 	if a.McpServers == nil {
 		a.McpServers, a.McpServerPos = sc.Agent.McpServers, sc.Agent.McpServerPos
 	}
@@ -394,6 +395,7 @@ type agentSpec struct {
 	config      []ConfigSetting // nil when not given
 	mcp         json.RawMessage // nil when not given
 	mcpPos      []Pos           // where each server of mcp was given
+	spelled     []string        // see Agent.Spelled
 	description string
 	replay      string // the absolute path of the transcript of agent: {replay: path}
 	replayPos   Pos    // the replay value
@@ -428,6 +430,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		return spec
 	}
 	m, _ := p.mapping(n, keys, nil)
+	spelled := len(p.spelled)
 	for _, kv := range m.pairs {
 		v := yamlnode.Deref(kv.V)
 		first := len(p.unset)
@@ -499,6 +502,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		}
 		spec.noteUnset(kv.Key, p.unset[first:])
 	}
+	spec.spelled = slices.Clip(p.spelled[spelled:]) // the spellings of its env and mcpServers values
 	if !scenarioForm {
 		spec.commandSuggested = m.suggested["command"]
 		return spec
@@ -663,6 +667,7 @@ func overlay(base Agent, spec agentSpec) Agent {
 	}
 	a.Command = append(a.Command, spec.args...)
 	a.ArgvPos = append(a.ArgvPos, spec.argsPos...)
+	a.Spelled = slices.Concat(base.Spelled, spec.spelled)
 	a.Env = maps.Clone(base.Env)
 	if spec.env != nil {
 		if a.Env == nil {

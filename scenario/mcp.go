@@ -163,11 +163,11 @@ func (p *fileParser) nameValues(n *yaml.Node, key string, budget *int) []nameVal
 				}
 				continue
 			}
-			s, _ := p.interpArg(v)
 			if kv.Key == "value" {
-				nv.Value = s
+				nv.Value, _ = p.secretValue(v)
 				continue
 			}
+			s, _ := p.interpArg(v)
 			nv.Name = s
 			if s == "" {
 				p.Errorf(v, "MCP server %s: a name is empty", key)

@@ -47,6 +47,9 @@ type fileParser struct {
 	gatewayTiming bool
 	// turnTimeoutFlag is LoadOptions.TurnTimeout.
 	turnTimeoutFlag time.Duration
+	// spelled holds the spellings of the secret values read so far (see
+	// secretValue), for the agent being read to take (Agent.Spelled).
+	spelled []string
 }
 
 // pos is where n is: at a copy of what an alias stands for, the alias's
@@ -437,6 +440,16 @@ func (p *fileParser) interpArg(n *yaml.Node) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// secretValue is interpArg for a value that is a secret (an env
+// variable's, an MCP server header's): it also keeps how the file spells
+// it, where that differs from its value (Agent.Spelled).
+func (p *fileParser) secretValue(n *yaml.Node) (string, bool) {
+	if s := p.Spelling(n); s != "" {
+		p.spelled = append(p.spelled, s)
+	}
+	return p.interpArg(n)
 }
 
 // noNUL reports s, the value of scalar n (as written or expanded), when it

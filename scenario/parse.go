@@ -388,7 +388,7 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		case kv.Key == "" || strings.Contains(kv.Key, "="):
 			p.Errorf(kv.K, "bad environment variable name %q", kv.Key)
 		}
-		if val, ok := p.interpArg(kv.V); ok {
+		if val, ok := p.secretValue(kv.V); ok {
 			env[kv.Key] = val
 		}
 	}

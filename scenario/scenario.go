@@ -175,6 +175,14 @@ type Agent struct {
 	// already in Command and Env.
 	Enforcement *Enforcement
 
+	// Spelled holds the values of Env and of the env and headers of
+	// McpServers as their files write them, where that differs from the
+	// value (see yamlnode.Reader.Spelling: a ' doubled in single quotes, escapes in
+	// double quotes, lines folded), a named agent's and the default
+	// agent's too: secrets, which a line of those files shows so. Nil when
+	// none differs.
+	Spelled []string
+
 	// Unset holds the problems of the unset variables in the agent's
 	// values (see LoadOptions.DeferUnset), which its scenario's Unset holds
 	// too, by the key of the value: "env" (its own env), "cwd" and

@@ -26,6 +26,8 @@ import (
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/shellquote"
 )
 
 // Marker replaces every secret.
@@ -58,7 +60,11 @@ type Redactor struct {
 // A value with surrounding white space is also looked for trimmed, and each
 // line of a multi-line value (a PEM key, say) is looked for on its own.
 // Besides its raw form, each secret is looked for in the forms it takes
-// when quoted (QuotedForms).
+// when quoted (QuotedForms), and in the form acprun's shell quoting gives
+// it inside a word (shellquote.Quoted) with that form's quoted forms: a
+// line acprun writes from an argv or env (a permission's commands, a
+// terminal's command line, an agent command) is redacted as its words
+// would be, whatever the policy matched it against.
 func New(secrets ...string) *Redactor {
 	return NewExcept(nil, secrets...)
 }
@@ -75,7 +81,7 @@ func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 			return
 		}
 		r.values = append(r.values, v)
-		for _, f := range QuotedForms(v) {
+		for _, f := range secretForms(v) {
 			if !seen[f] {
 				seen[f] = true
 				r.forms = append(r.forms, f)
@@ -189,6 +195,16 @@ func QuotedForms(v string) []string {
 	forms = append(forms, q[1:len(q)-1])
 	slices.Sort(forms)
 	return slices.Compact(forms)
+}
+
+// secretForms returns the forms of secret v that are looked for in text:
+// its QuotedForms, and those of its shell-quoted form when that differs.
+func secretForms(v string) []string {
+	forms := QuotedForms(v)
+	if q := shellquote.Quoted(v); q != v {
+		forms = append(forms, QuotedForms(q)...)
+	}
+	return forms
 }
 
 // sortLongestFirst sorts s longest first, then in byte order, so that the

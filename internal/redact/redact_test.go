@@ -153,6 +153,11 @@ func TestString(t *testing.T) {
 		{"each line of a multi-line value", []string{"-----BEGIN KEY-----\nMIIBVwIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----\n"},
 			"line hkiG9w0BAQEFAASC", "line [REDACTED]"},
 		{"case matters", []string{"ghp_abcdefgh"}, "GHP_ABCDEFGH", "GHP_ABCDEFGH"},
+		{"as acprun's shell quoting writes it", []string{"Tr0ub4dor's-Horse-99"},
+			`psql '--password=Tr0ub4dor'\''s-Horse-99' -c 'select 1'`, `psql '--password=[REDACTED]' -c 'select 1'`},
+		{"shell-quoted, starting with a quote", []string{"'Tr0ub4dor-99"}, `PW=''\''Tr0ub4dor-99' psql`, `PW='[REDACTED]' psql`},
+		{"shell-quoted, then Go-quoted", []string{"Tr0ub4dor's-Horse-99"},
+			fmt.Sprintf("allows %q", `psql '-pTr0ub4dor'\''s-Horse-99'`), `allows "psql '-p[REDACTED]'"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

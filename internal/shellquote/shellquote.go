@@ -46,13 +46,22 @@ func (q Quoter) Plain(s string) bool {
 }
 
 // Word returns s as one shell word: s itself when q.Plain(s), otherwise
-// s in single quotes, each ' inside written as '\”.
+// s in single quotes, each ' inside written as Quoted writes it.
 func (q Quoter) Word(s string) string {
 	if q.Plain(s) {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "'" + Quoted(s) + "'"
 }
+
+// Quoted returns s as Word writes it between single quotes, each ' in
+// it closing the quotes, escaped, and opening them again:
+//
+//	it's → it'\''s
+//
+// Each part of a word so quoted is the Quoted form of that part of the
+// word: a text found in a word is found, quoted, by its Quoted form.
+func Quoted(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
 
 // Join returns argv as one shell line: each word by q.Word, separated by
 // single blanks.

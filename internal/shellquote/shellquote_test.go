@@ -74,3 +74,22 @@ func TestJoinRoundTrip(t *testing.T) {
 		t.Errorf("sh read %q back as %q", argv, got)
 	}
 }
+
+// TestQuotedPart: a part of a word is found in the word as Word writes
+// it by its Quoted form, wherever the part starts and ends (what finds a
+// secret in a line acprun quoted).
+func TestQuotedPart(t *testing.T) {
+	for _, word := range []string{"--password=it's-a-secret", "'quoted'", "a''b", "plain-word", "a b's c"} {
+		quoted := shellquote.Word(word)
+		for i := 0; i <= len(word); i++ {
+			for j := i; j <= len(word); j++ {
+				if part := shellquote.Quoted(word[i:j]); !strings.Contains(quoted, part) {
+					t.Errorf("Word(%q) = %q lacks Quoted(%q) = %q", word, quoted, word[i:j], part)
+				}
+			}
+		}
+	}
+	if got, want := shellquote.Quoted("it's"), `it'\''s`; got != want {
+		t.Errorf("Quoted(%q) = %q, want %q", "it's", got, want)
+	}
+}

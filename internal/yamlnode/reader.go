@@ -13,7 +13,8 @@
 // followed, merge keys (<<) expanded or refused, each problem returned for
 // the caller to word; Want and Expected report a node that is not what was
 // expected, in Describe's words; ColIn places a byte of a scalar's value
-// on its line. A syntax error of the decoder is put at the offending token
+// on its line, and Spelling gives a scalar as written where that differs
+// from its value. A syntax error of the decoder is put at the offending token
 // (see Reader.SyntaxError), not where yaml.v3's error text says.
 package yamlnode
 
