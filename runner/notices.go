@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/acprun/acprun/internal/redact"
 	"slices"
 	"strings"
 
@@ -107,7 +108,7 @@ func noticeRank(severity string) int {
 
 // checkNotices checks expect.notices against notices; scope ("the turn",
 // "the scenario") names them in the message.
-func checkNotices(e *scenario.NoticesExpect, notices []report.Notice, scope string) []string {
+func checkNotices(red *redact.Redactor, e *scenario.NoticesExpect, notices []report.Notice, scope string) []string {
 	if e.Max == "" {
 		return nil
 	}
@@ -116,12 +117,12 @@ func checkNotices(e *scenario.NoticesExpect, notices []report.Notice, scope stri
 		if noticeRank(n.Severity) <= noticeRank(e.Max) {
 			continue
 		}
-		s := n.Severity + " " + quoted(n.Title)
+		s := n.Severity + " " + quoted(red, n.Title)
 		if !slices.Contains(scenario.NoticeLevels, n.Severity) {
-			s = fmt.Sprintf("%q (taken as error) %s", n.Severity, quoted(n.Title))
+			s = fmt.Sprintf("%q (taken as error) %s", n.Severity, quoted(red, n.Title))
 		}
 		if n.Description != "" {
-			s += " (" + shorten(n.Description, 120) + ")"
+			s += " (" + shorten(red, n.Description, 120) + ")"
 		}
 		over = append(over, s)
 	}

@@ -81,12 +81,12 @@ func TestCheckNotices(t *testing.T) {
 		{Severity: "error", Title: "c"},
 	}
 	e := &scenario.NoticesExpect{Max: "info", MaxPos: at(4, 22)}
-	got := checkNotices(e, notices, "the turn")
+	got := checkNotices(nil, e, notices, "the turn")
 	want := []string{`s.yaml:4:22: notices.max info: the agent reported 2 notices above info in the turn: warning "b" (` + strings.Repeat("x", 120) + `…), error "c"`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("checkNotices (-want +got):\n%s", diff)
 	}
-	if got := checkNotices(&scenario.NoticesExpect{Max: "error", MaxPos: at(4, 22)}, notices, "the turn"); got != nil {
+	if got := checkNotices(nil, &scenario.NoticesExpect{Max: "error", MaxPos: at(4, 22)}, notices, "the turn"); got != nil {
 		t.Errorf("max error: %q, want nothing", got)
 	}
 }

@@ -407,6 +407,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 	p.agent = agent
 	r.proc, r.agent = p, agent
 	hs := handshake{
+		red:      r.red,
 		caps:     r.sess.client.capabilities(),
 		version:  r.opts.Version,
 		auth:     r.sc.Agent.Auth,
