@@ -250,7 +250,7 @@ func (h *probeHandler) violation(v acp.Violation) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.violations) < probeViolations {
-		h.violations = append(h.violations, v.Msg)
+		h.violations = append(h.violations, violationText(h.red, v))
 	} else {
 		h.lost++
 	}
