@@ -83,3 +83,55 @@ func TestProbeFirstLineRedacted(t *testing.T) {
 		t.Errorf("probe does not show the line cut and redacted:\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	}
 }
+
+// TestCompactionSummarySecretRedacted: a secret an agent streams over the
+// chunks of a compaction's summary is redacted in the transcript and the
+// HTML report where it starts and dropped from the chunk after; the
+// results keep the summary whole, redacted, and where a summary is cut at
+// 64 KiB through the secret, what is left of it is [REDACTED].
+func TestCompactionSummarySecretRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.yaml": `turns:
+  - steps:
+      - compaction: {compactionId: c1, status: in_progress}
+      - compaction: {compactionId: c1, chunk: "sum sk-live-ABCd"}
+      - compaction: {compactionId: c1, chunk: "ef123XYZ end"}
+      - compaction: {compactionId: c2, chunk: "` + strings.Repeat("x", 64<<10-12) + `"}
+      - compaction: {compactionId: c2, chunk: "sum sk-live-ABCdef123XYZ end"}
+      - text: done
+`,
+		"s.yaml": `name: sum
+agent:
+  command: [acprun, mock-agent, m.yaml]
+  env: {MY_SECRET: sk-live-ABCdef123XYZ}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "--transcripts", "tr", "--html", "r.html")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	tr := filepath.Join("tr", "sum.jsonl")
+	files := readFiles(t, dir, "r.json", tr, "r.html")
+	for name, data := range files {
+		if strings.Contains(string(data), "ABCd") || strings.Contains(string(data), "ef123XYZ") || strings.Contains(string(data), "sk-live") {
+			t.Errorf("%s shows a part of the secret:\n%s", name, data)
+		}
+	}
+	for _, want := range []string{`"text":"sum [REDACTED]"`, `"text":" end"`} {
+		if !strings.Contains(string(files[tr]), want) {
+			t.Errorf("the transcript lacks %s:\n%s", want, files[tr])
+		}
+	}
+	cs := readResults(t, filepath.Join(dir, "r.json")).Scenarios[0].Turns[0].Compactions
+	if len(cs) != 2 || cs[0].Summary != "sum [REDACTED] end" || !strings.HasSuffix(cs[1].Summary, "xsum [REDACTED]") || !cs[1].SummaryTruncated {
+		var ends []string
+		for _, c := range cs {
+			ends = append(ends, c.Summary[max(0, len(c.Summary)-30):])
+		}
+		t.Errorf("results: compactions ending %q, want c1 summary %q, c2's cut and ending %q", ends, "sum [REDACTED] end", "xsum [REDACTED]")
+	}
+}

@@ -2,11 +2,11 @@ package runner
 
 import (
 	"fmt"
-	"github.com/acprun/acprun/internal/redact"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 

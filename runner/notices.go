@@ -2,11 +2,11 @@ package runner
 
 import (
 	"fmt"
-	"github.com/acprun/acprun/internal/redact"
 	"slices"
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -91,10 +91,18 @@ func appendSummary(c *report.Compaction, b acp.ContentBlock) {
 	c.Summary += text
 }
 
-// compactionRecords copies the turn's compactions. The caller holds the
-// session's lock.
-func (t *turnState) compactionRecords() []report.Compaction {
-	return mapped(t.compactions, func(c *report.Compaction) report.Compaction { return *c })
+// compactionRecords copies the turn's compactions, a summary cut at
+// maxSummary redacted with red as the start of a longer text
+// (redact.Redactor.CutEnd): what is left of a secret the cut went through
+// is [REDACTED] too. The caller holds the session's lock.
+func (t *turnState) compactionRecords(red *redact.Redactor) []report.Compaction {
+	return mapped(t.compactions, func(c *report.Compaction) report.Compaction {
+		r := *c
+		if r.SummaryTruncated {
+			r.Summary = red.CutEnd(r.Summary)
+		}
+		return r
+	})
 }
 
 // noticeRank is where a severity stands among scenario.NoticeLevels; one
