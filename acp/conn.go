@@ -89,9 +89,30 @@ type Options struct {
 // Violation describes an incoming line that broke the protocol. Unless Msg
 // says otherwise the line is skipped, and the connection goes on.
 type Violation struct {
-	Msg  string // what is wrong, with the quoted (truncated) line and its size
+	Msg  string // what is wrong, with the quoted (truncated) line and its size: Text(nil)
 	Line []byte // the start of the line (at most about 200 bytes, valid UTF-8), a copy
 	Size int    // the length of the whole line in bytes
+
+	problem string // what is wrong, without the line
+	cut     bool   // Line is only the start of the line
+}
+
+// Text is the violation's message, Msg, with the start of the line quoted
+// as quote returns it; quote is told whether the line went on after it
+// (Line was cut there). A nil quote quotes it as it is. acp knows no
+// secrets: a caller that does redacts the line's start with quote, and
+// only it, told of the cut, can take out what is left of a secret cut
+// through there. The message has no other part of the line that is cut.
+func (v Violation) Text(quote func(line string, cut bool) string) string {
+	line := string(v.Line)
+	if quote != nil {
+		line = quote(line, v.cut)
+	}
+	q := strconv.Quote(line)
+	if v.cut {
+		q += "…"
+	}
+	return fmt.Sprintf("%s: %s (%d bytes)", v.problem, q, v.Size)
 }
 
 // Conn is a JSON-RPC 2.0 connection over newline-delimited JSON. It is
@@ -1095,9 +1116,7 @@ func (rd *reader) report(msg string, line []byte, size int, more bool) {
 		more = true
 	}
 	ex = bytes.ToValidUTF8(ex, []byte(string(utf8.RuneError))) // a copy
-	q := strconv.Quote(string(ex))
-	if more {
-		q += "…"
-	}
-	rd.violations = append(rd.violations, Violation{Msg: fmt.Sprintf("%s: %s (%d bytes)", msg, q, size), Line: ex, Size: size})
+	v := Violation{Line: ex, Size: size, problem: msg, cut: more}
+	v.Msg = v.Text(nil)
+	rd.violations = append(rd.violations, v)
 }

@@ -88,26 +88,33 @@ func wrongType(want string, raw json.RawMessage) string {
 	return "want " + want + ", got " + describe(raw)
 }
 
+// maxDescribed is the longest string describe quotes.
+const maxDescribed = 40
+
 // describe names a JSON value's type, with the value itself when short, as
-// in `string "3"`.
+// in `string "3"`. A longer string is named by its size alone: quoting its
+// start would show the start of a secret it may hold, which the caller's
+// redaction, seeing no whole secret, could not find.
 func describe(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
 	excerpt := func() string {
-		const max = 40
-		if len(raw) <= max {
+		if len(raw) <= maxDescribed {
 			return string(raw)
 		}
-		cut := max
+		cut := maxDescribed
 		for cut > 0 && !utf8.RuneStart(raw[cut]) {
 			cut--
 		}
-		return string(raw[:cut]) + "…"
+		return string(raw[:cut]) + "…" // digits: no secret
 	}
 	switch raw[0] {
 	case '"':
-		return "string " + excerpt()
+		if len(raw) > maxDescribed {
+			return "a string of " + strconv.Itoa(len(raw)-2) + " bytes"
+		}
+		return "string " + string(raw)
 	case '{':
 		return "an object"
 	case '[':

@@ -40,7 +40,7 @@ func (id ID) MarshalJSON() ([]byte, error) {
 func (id *ID) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if !validID(data) || !json.Valid(data) {
-		return fmt.Errorf("acp: invalid id %.40q: want a number, a string or null", data)
+		return fmt.Errorf("acp: invalid id: want a number, a string or null, got %s", describe(data))
 	}
 	id.raw = bytes.Clone(data)
 	return nil

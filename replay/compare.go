@@ -171,13 +171,19 @@ func match(rec, got any) bool {
 	return rec == got
 }
 
-// excerpt shows a JSON value (or text) in a message, cut at max characters.
-func excerpt(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
+// excerpt shows a JSON value (or text) in a message, redacted with red
+// and cut at max characters. What is kept is redacted knowing all of s
+// (redact.Redactor.Excerpt), so that it shows no part of a secret the cut
+// goes through.
+func excerpt(red *redact.Redactor, s string, max int) string {
+	i := 0
+	for j := range s {
+		if i == max {
+			return red.Excerpt(s, 0, j, false) + "…"
+		}
+		i++
 	}
-	return string(r[:max]) + "…"
+	return red.String(s)
 }
 
 // errorObject is a JSON-RPC error as compared and shown.
@@ -188,18 +194,18 @@ type errorObject struct {
 }
 
 // describeAnswer shows an answer: "result {…}" or "error -32002 "…"".
-func describeAnswer(result, errObj json.RawMessage) string {
+func describeAnswer(red *redact.Redactor, result, errObj json.RawMessage) string {
 	if len(errObj) > 0 {
 		var e errorObject
 		if json.Unmarshal(errObj, &e) == nil {
-			return fmt.Sprintf("error %d %q", e.Code, excerpt(e.Message, 200))
+			return fmt.Sprintf("error %d %q", e.Code, excerpt(red, e.Message, 200))
 		}
-		return "error " + excerpt(string(errObj), 200)
+		return "error " + excerpt(red, string(errObj), 200)
 	}
 	if len(result) == 0 {
 		return "no result"
 	}
-	return "result " + excerpt(string(result), 200)
+	return "result " + excerpt(red, string(result), 200)
 }
 
 // sameAnswer compares the client's answer with the recorded one: errors by
@@ -273,7 +279,7 @@ func describeChoice(c permissionChoice, params json.RawMessage) string {
 // terminal/create, the terminal of the other terminal requests.
 // A permission request without a title takes the one its tool call was
 // announced with (titles: tool call id → title).
-func describeRequest(method string, params json.RawMessage, titles map[string]string) string {
+func describeRequest(red *redact.Redactor, method string, params json.RawMessage, titles map[string]string) string {
 	var p struct {
 		ToolCall struct {
 			ToolCallID string `json:"toolCallId"`
@@ -287,13 +293,13 @@ func describeRequest(method string, params json.RawMessage, titles map[string]st
 	p.ToolCall.Title = cmp.Or(p.ToolCall.Title, titles[p.ToolCall.ToolCallID])
 	switch {
 	case method == "session/request_permission" && p.ToolCall.Title != "":
-		return fmt.Sprintf("%s for %q (tool call %s)", method, excerpt(p.ToolCall.Title, 80), p.ToolCall.ToolCallID)
+		return fmt.Sprintf("%s for %q (tool call %s)", method, excerpt(red, p.ToolCall.Title, 80), p.ToolCall.ToolCallID)
 	case method == "session/request_permission":
 		return fmt.Sprintf("%s for tool call %s", method, p.ToolCall.ToolCallID)
 	case p.Path != "":
 		return method + " " + p.Path
 	case p.Command != "":
-		return fmt.Sprintf("%s %q", method, excerpt(p.Command, 80))
+		return fmt.Sprintf("%s %q", method, excerpt(red, p.Command, 80))
 	case p.TerminalID != "":
 		return method + " " + p.TerminalID
 	}

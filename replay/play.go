@@ -183,7 +183,7 @@ func (p *player) read(stdin io.Reader) {
 func (p *player) received(line []byte) {
 	var w wire
 	if err := json.Unmarshal(line, &w); err != nil {
-		p.log.Printf("ignoring a line from the client that is not JSON-RPC: %s", excerpt(string(bytes.TrimSpace(line)), 120))
+		p.log.Printf("ignoring a line from the client that is not JSON-RPC: %s", excerpt(p.opts.Redact, string(bytes.TrimSpace(line)), 120))
 		return
 	}
 	p.mu.Lock()
@@ -464,7 +464,7 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 		rt, gt = string(rec.Prompt), string(gotPrompt)
 	}
 	return &Divergence{Turn: turn, Request: "session/prompt", Line: ex.line,
-		Recorded: strconv.Quote(excerpt(rt, 200)), Got: strconv.Quote(excerpt(gt, 200))}
+		Recorded: strconv.Quote(excerpt(p.opts.Redact, rt, 200)), Got: strconv.Quote(excerpt(p.opts.Redact, gt, 200))}
 }
 
 // answerDiverged reports a divergence on stderr and answers the request
@@ -698,7 +698,7 @@ func (p *player) await(it *item, turn int, cancel *signal) ending {
 // recorded one: for a permission its outcome and option, for the others
 // the result or error.
 func compareAnswer(red *redact.Redactor, it *item, result, errObj json.RawMessage, titles map[string]string) *Divergence {
-	d := &Divergence{Request: describeRequest(it.method, it.params, titles), Line: it.line}
+	d := &Divergence{Request: describeRequest(red, it.method, it.params, titles), Line: it.line}
 	if it.method == "session/request_permission" {
 		rc, rok := permissionOutcome(it.answer.result, it.answer.err)
 		gc, gok := permissionOutcome(result, errObj)
@@ -713,7 +713,7 @@ func compareAnswer(red *redact.Redactor, it *item, result, errObj json.RawMessag
 	if sameAnswer(red, it.answer, result, errObj) {
 		return nil
 	}
-	d.Recorded, d.Got = describeAnswer(it.answer.result, it.answer.err), describeAnswer(result, errObj)
+	d.Recorded, d.Got = describeAnswer(red, it.answer.result, it.answer.err), describeAnswer(red, result, errObj)
 	return d
 }
 

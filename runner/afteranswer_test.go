@@ -245,7 +245,7 @@ func TestLateUpdatesLeaveTheTurnAsAnswered(t *testing.T) {
 	final := s.snapshot(tr)
 
 	e := scenario.Expect{ToolCalls: &scenario.ToolCallsExpect{NotUsed: []scenario.Located{{Value: "execute"}, {Value: "delete"}}}}
-	if f1, f2 := checkTurn(e, &answered), checkTurn(e, &final); len(f1) != 0 || len(f2) != 0 {
+	if f1, f2 := checkTurn(nil, e, &answered), checkTurn(nil, e, &final); len(f1) != 0 || len(f2) != 0 {
 		t.Errorf("checkTurn = %q at the answer, %q once the late updates are in; want no failures", f1, f2)
 	}
 	own := func(c report.ToolCall) report.ToolCall {

@@ -143,7 +143,7 @@ func startAgentInBubble(t *testing.T, dir string, agent func(ctx context.Context
 		b.played <- agent(agentCtx, agentIn, agentOut)
 		agentOut.Close()
 	}()
-	p := &proc{bind: newBinding(), mark: r.mark}
+	p := &proc{bind: newBinding(nil), mark: r.mark}
 	p.bind.bind(r.link())
 	var h acp.Handler = p.bind
 	if gate != nil {

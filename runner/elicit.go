@@ -12,6 +12,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -84,7 +85,7 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	warn := ""
 	if rec.Action == acp.ElicitationDecline {
-		warn = fmt.Sprintf("the agent asked %s; acprun declined: %s", describeQuestion(rec), rec.Reason)
+		warn = fmt.Sprintf("the agent asked %s; acprun declined: %s", describeQuestion(s.red, rec), rec.Reason)
 	}
 	recs, warnings := &s.setup.elicitations, &s.setup.warnings
 	var a arrival // the turn's end waits for its answer, as for a permission request's
@@ -116,7 +117,7 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 func (s *session) elicitationComplete(params json.RawMessage) {
 	var n acp.CompleteElicitationNotification
 	if err := json.Unmarshal(params, &n); err != nil || n.ElicitationID == "" {
-		s.violation(fmt.Sprintf("elicitation/complete: no elicitationId in %s", shorten(string(params), 200)))
+		s.violation(fmt.Sprintf("elicitation/complete: no elicitationId in %s", shorten(s.red, string(params), 200)))
 		return
 	}
 	s.mu.Lock()
@@ -136,8 +137,8 @@ func (s *session) elicitationComplete(params json.RawMessage) {
 
 // describeQuestion names a question in a warning: its mode, message and
 // fields.
-func describeQuestion(rec report.Elicitation) string {
-	s := fmt.Sprintf("%s %s", rec.Mode, quoted(rec.Message))
+func describeQuestion(red *redact.Redactor, rec report.Elicitation) string {
+	s := fmt.Sprintf("%s %s", rec.Mode, quoted(red, rec.Message))
 	switch {
 	case rec.URL != "":
 		s += " (" + rec.URL + ")"

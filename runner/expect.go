@@ -19,6 +19,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -29,7 +30,7 @@ import (
 // and Judge are not checked here: the runner calls checkTurnUsage (it needs
 // the turn's own cost, which its record alone does not tell), checkFiles (it needs the workspace
 // as the turn left it) and the judge.
-func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
+func checkTurn(red *redact.Redactor, e scenario.Expect, t *report.TurnResult) []string {
 	fails := checkStop(e, t)
 	for _, s := range e.TextContains {
 		if !strings.Contains(t.Text, s.Value) {
@@ -39,7 +40,7 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	if m := e.TextMatches; m != nil && !m.Re.MatchString(t.Text) {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", m.Pos, m.Re))
 	}
-	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
+	fails = append(fails, checkForbidden(red, "text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
 	perms := kept(t.Permissions, func(p report.Permission) bool { return !p.Late })
 	deniedPerms := len(kept(perms, func(p report.Permission) bool { return p.Decision == string(approve.Deny) }))
 	reqs := kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })
@@ -47,13 +48,13 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	if e.ToolCalls != nil {
 		own := kept(t.ToolCalls, func(c report.ToolCall) bool { return !c.Late })
 		calls := mapped(own, func(c report.ToolCall) observedCall { return observedCall{c.Kind, c.Title, c.Name, c.Status} })
-		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the turn")...)
+		fails = append(fails, checkToolCalls(red, e.ToolCalls, calls, "the turn")...)
 	}
 	if e.Permissions != nil {
-		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
+		fails = append(fails, checkPermissions(red, e.Permissions, perms, "the turn")...)
 	}
 	if e.Notices != nil {
-		fails = append(fails, checkNotices(e.Notices, kept(t.Notices, func(n report.Notice) bool { return !n.Late }), "the turn")...)
+		fails = append(fails, checkNotices(red, e.Notices, kept(t.Notices, func(n report.Notice) bool { return !n.Late }), "the turn")...)
 	}
 	return fails
 }
@@ -114,7 +115,7 @@ func stopGot(t *report.TurnResult) string {
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included; spent is the session's total cost
 // (sessionSpent). Files and Judge are the runner's.
-func checkScenario(e scenario.Expect, r *report.Result, spent costValue) []string {
+func checkScenario(red *redact.Redactor, e scenario.Expect, r *report.Result, spent costValue) []string {
 	commands := deniedCommands(r.SetupClientRequests)
 	for _, t := range r.Turns {
 		commands += deniedCommands(t.ClientRequests)
@@ -127,14 +128,14 @@ func checkScenario(e scenario.Expect, r *report.Result, spent costValue) []strin
 				calls = append(calls, observedCall{cmp.Or(c.LateKind, c.Kind), cmp.Or(c.LateTitle, c.Title), cmp.Or(c.LateName, c.Name), cmp.Or(c.LateStatus, c.Status)})
 			}
 		}
-		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the scenario")...)
+		fails = append(fails, checkToolCalls(red, e.ToolCalls, calls, "the scenario")...)
 	}
 	if e.Permissions != nil {
 		perms := slices.Clone(r.SetupPermissions)
 		for _, t := range r.Turns {
 			perms = append(perms, t.Permissions...)
 		}
-		fails = append(fails, checkPermissions(e.Permissions, perms, "the scenario")...)
+		fails = append(fails, checkPermissions(red, e.Permissions, perms, "the scenario")...)
 	}
 	if e.Usage != nil {
 		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns, spent)...)
@@ -144,7 +145,7 @@ func checkScenario(e scenario.Expect, r *report.Result, spent costValue) []strin
 		for _, t := range r.Turns {
 			notices = append(notices, t.Notices...)
 		}
-		fails = append(fails, checkNotices(e.Notices, notices, "the scenario")...)
+		fails = append(fails, checkNotices(red, e.Notices, notices, "the scenario")...)
 	}
 	return fails
 }
@@ -205,20 +206,33 @@ func kept[T any](s []T, keep func(T) bool) []T {
 	return out
 }
 
-// shorten cuts s to at most n runes, marking the cut with "…".
-func shorten(s string, n int) string {
+// shorten is s, text that may hold a secret, for a message: redacted with
+// red and cut to at most n runes, the cut marked with "…". The part kept
+// is redacted knowing all of s (redact.Redactor.Excerpt), so that it shows
+// no part of a secret that the cut goes through. Every cut of such text
+// for a message goes through shorten, or through red.Excerpt.
+func shorten(red *redact.Redactor, s string, n int) string {
+	if j := runeOffset(s, n); j < len(s) {
+		return red.Excerpt(s, 0, j, false) + "…"
+	}
+	return red.String(s)
+}
+
+// runeOffset is the byte offset in s of its rune n, len(s) when s has
+// no more than n runes.
+func runeOffset(s string, n int) int {
 	i := 0
 	for j := range s {
 		if i == n {
-			return s[:j] + "…"
+			return j
 		}
 		i++
 	}
-	return s
+	return len(s)
 }
 
-// quoted is s shortened and quoted, for a failure message.
-func quoted(s string) string { return strconv.Quote(shorten(s, 60)) }
+// quoted is s shortened (see shorten) and quoted, for a failure message.
+func quoted(red *redact.Redactor, s string) string { return strconv.Quote(shorten(red, s, 60)) }
 
 // plural is "1 tool call" or "2 tool calls".
 func plural(n int, one, many string) string {
@@ -253,15 +267,15 @@ func matchesPattern(pattern, kind, title, name string) bool {
 
 // describe names a tool call or permission request in a failure message:
 // its kind, quoted title and tool name.
-func describe(kind, title, name string) string {
+func describe(red *redact.Redactor, kind, title, name string) string {
 	var s string
 	switch {
 	case kind == "":
-		s = quoted(title)
+		s = quoted(red, title)
 	case title == "":
 		s = kind
 	default:
-		s = kind + " " + quoted(title)
+		s = kind + " " + quoted(red, title)
 	}
 	if name != "" {
 		s += " (tool " + name + ")"
@@ -275,14 +289,17 @@ type observedCall struct {
 	Kind, Title, Name, Status string
 }
 
-func (c observedCall) String() string { return describe(c.Kind, c.Title, c.Name) }
+// describe names c in a failure message (see describe).
+func (c observedCall) describe(red *redact.Redactor) string {
+	return describe(red, c.Kind, c.Title, c.Name)
+}
 
 // describeCalls lists calls for a failure message, or says there are none.
-func describeCalls(calls []observedCall, scope string) string {
+func describeCalls(red *redact.Redactor, calls []observedCall, scope string) string {
 	if len(calls) == 0 {
 		return scope + " made no tool calls"
 	}
-	return scope + "'s tool calls: " + listCalls(calls)
+	return scope + "'s tool calls: " + listCalls(red, calls)
 }
 
 func matchingCalls(pattern string, calls []observedCall) []observedCall {
@@ -291,26 +308,26 @@ func matchingCalls(pattern string, calls []observedCall) []observedCall {
 
 // checkToolCalls checks e against calls, in arrival order; scope ("the
 // turn", "the scenario") names them in messages.
-func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope string) []string {
+func checkToolCalls(red *redact.Redactor, e *scenario.ToolCallsExpect, calls []observedCall, scope string) []string {
 	var fails []string
 	for _, p := range e.Used {
 		if len(matchingCalls(p.Value, calls)) == 0 {
-			fails = append(fails, fmt.Sprintf("%s: toolCalls.used: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope)))
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.used: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(red, calls, scope)))
 		}
 	}
 	for _, p := range e.NotUsed {
 		if m := matchingCalls(p.Value, calls); len(m) > 0 {
-			fails = append(fails, fmt.Sprintf("%s: toolCalls.notUsed: %s %q: %s", p.Pos, match(len(m), "tool call", "tool calls"), p.Value, listCalls(m)))
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.notUsed: %s %q: %s", p.Pos, match(len(m), "tool call", "tool calls"), p.Value, listCalls(red, m)))
 		}
 	}
 	for _, c := range e.Count {
-		fails = append(fails, checkCount(c, calls, scope)...)
+		fails = append(fails, checkCount(red, c, calls, scope)...)
 	}
 	if e.Status.Value != "" {
 		var wrong []string
 		for _, c := range calls {
 			if c.Status != e.Status.Value {
-				wrong = append(wrong, fmt.Sprintf("%s (%s)", c, cmp.Or(c.Status, "no status")))
+				wrong = append(wrong, fmt.Sprintf("%s (%s)", c.describe(red), cmp.Or(c.Status, "no status")))
 			}
 		}
 		if len(wrong) > 0 {
@@ -318,15 +335,15 @@ func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope str
 				e.Status.Pos, plural(len(wrong), "tool call", "tool calls"), len(calls), e.Status.Value, listed(wrong)))
 		}
 	}
-	fails = append(fails, checkSequence(e.Sequence, calls, scope)...)
+	fails = append(fails, checkSequence(red, e.Sequence, calls, scope)...)
 	return fails
 }
 
-func listCalls(calls []observedCall) string {
-	return listed(mapped(calls, observedCall.String))
+func listCalls(red *redact.Redactor, calls []observedCall) string {
+	return listed(mapped(calls, func(c observedCall) string { return c.describe(red) }))
 }
 
-func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []string {
+func checkCount(red *redact.Redactor, c scenario.CountExpect, calls []observedCall, scope string) []string {
 	m := matchingCalls(c.Pattern, calls)
 	n := len(m)
 	var ok bool
@@ -346,9 +363,9 @@ func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []st
 	}
 	msg := fmt.Sprintf("%s: toolCalls.count: %s %q, want %s", c.Pos, match(n, "tool call", "tool calls"), c.Pattern, want)
 	if n > c.N {
-		msg += " (" + listCalls(m) + ")"
+		msg += " (" + listCalls(red, m) + ")"
 	} else {
-		msg += " (" + describeCalls(calls, scope) + ")"
+		msg += " (" + describeCalls(red, calls, scope) + ")"
 	}
 	return []string{msg}
 }
@@ -356,7 +373,7 @@ func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []st
 // checkSequence checks that the patterns match, in order, a subsequence of
 // calls. Taking the earliest match of each pattern is optimal: a later one
 // leaves fewer calls for the rest.
-func checkSequence(seq []scenario.Located, calls []observedCall, scope string) []string {
+func checkSequence(red *redact.Redactor, seq []scenario.Located, calls []observedCall, scope string) []string {
 	next := 0
 	for i, p := range seq {
 		found := false
@@ -372,24 +389,24 @@ func checkSequence(seq []scenario.Located, calls []observedCall, scope string) [
 			continue
 		}
 		if i == 0 {
-			return []string{fmt.Sprintf("%s: toolCalls.sequence: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope))}
+			return []string{fmt.Sprintf("%s: toolCalls.sequence: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(red, calls, scope))}
 		}
 		done := mapped(seq[:i], func(l scenario.Located) string { return l.Value })
 		return []string{fmt.Sprintf("%s: toolCalls.sequence: matched %s; no later tool call matches %q (%s)",
-			p.Pos, listed(done), p.Value, describeCalls(calls, scope))}
+			p.Pos, listed(done), p.Value, describeCalls(red, calls, scope))}
 	}
 	return nil
 }
 
 // checkPermissions checks e against the permission requests perms; scope
 // names them in messages.
-func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, scope string) []string {
+func checkPermissions(red *redact.Redactor, e *scenario.PermissionsExpect, perms []report.Permission, scope string) []string {
 	var fails []string
 	matching := func(pattern string) []string {
 		var out []string
 		for _, p := range perms {
 			if matchesPattern(pattern, p.Kind, p.Title, p.Name) {
-				out = append(out, fmt.Sprintf("%s (%s)", describe(p.Kind, p.Title, p.Name), p.Decision))
+				out = append(out, fmt.Sprintf("%s (%s)", describe(red, p.Kind, p.Title, p.Name), p.Decision))
 			}
 		}
 		return out
@@ -400,7 +417,7 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 		}
 		actual := scope + " made no permission requests"
 		if len(perms) > 0 {
-			actual = scope + "'s permission requests: " + listed(mapped(perms, func(q report.Permission) string { return describe(q.Kind, q.Title, q.Name) }))
+			actual = scope + "'s permission requests: " + listed(mapped(perms, func(q report.Permission) string { return describe(red, q.Kind, q.Title, q.Name) }))
 		}
 		fails = append(fails, fmt.Sprintf("%s: permissions.requested: no permission request matches %q (%s)", p.Pos, p.Value, actual))
 	}
@@ -651,7 +668,7 @@ const maxFileRead = 16 << 20
 // sandbox hides from the agent), fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), and at most maxFileRead bytes of one.
-func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
+func checkFiles(red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
 	if e == nil {
 		return nil
 	}
@@ -659,7 +676,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 	if ws, err := openWorkspace(root, hidden); err != nil {
 		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
-		fails = ws.check(e, in)
+		fails = ws.check(red, e, in)
 		ws.close()
 	}
 	for _, u := range e.Unchanged {
@@ -676,7 +693,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 
 // check checks the expectations of e on the files as they are now, all
 // but unchanged, with the golden files read from in.
-func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
+func (w *workspaceFiles) check(red *redact.Redactor, e *scenario.FilesExpect, in inputs) []string {
 	var fails []string
 	fail := func(pos scenario.Pos, format string, args ...any) {
 		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
@@ -697,7 +714,7 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 		case problem != "":
 			fail(c.Pos, "files.contains: %q %s", c.Path, problem)
 		case !bytes.Contains(data, []byte(c.Text)):
-			fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(c.Text), summary(data))
+			fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(red, c.Text), summary(red, data))
 		}
 	}
 	for _, m := range e.Matches {
@@ -706,7 +723,7 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 		case problem != "":
 			fail(m.Pos, "files.matches: %q %s", m.Path, problem)
 		case !m.Re.Match(data):
-			fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(data))
+			fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(red, data))
 		}
 	}
 	for _, g := range e.Golden {
@@ -718,7 +735,7 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 		want, err := in.read(g.Golden, maxFileRead)
 		if err != nil {
 			fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
-		} else if diff := goldenDiff(data, want); diff != "" {
+		} else if diff := goldenDiff(red, data, want); diff != "" {
 			fail(g.Pos, "files.golden: %q differs from %s: %s", g.Path, g.Golden, diff)
 		}
 	}
@@ -726,17 +743,17 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 }
 
 // summary describes file contents in a failure message: size and first line.
-func summary(data []byte) string {
+func summary(red *redact.Redactor, data []byte) string {
 	if len(data) == 0 {
 		return "the file is empty"
 	}
 	line, _, _ := bytes.Cut(data, []byte("\n"))
-	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(string(line)))
+	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(red, string(line)))
 }
 
 // goldenDiff says how got differs from want ("" when they are equal): the
 // sizes and the first line that differs.
-func goldenDiff(got, want []byte) string {
+func goldenDiff(red *redact.Redactor, got, want []byte) string {
 	if bytes.Equal(got, want) {
 		return ""
 	}
@@ -745,7 +762,7 @@ func goldenDiff(got, want []byte) string {
 	wl, _ := splitLines(want)
 	for i := range min(len(gl), len(wl)) {
 		if !bytes.Equal(gl[i], wl[i]) {
-			return msg + fmt.Sprintf("first difference at line %d: %s, golden %s", i+1, quoted(string(gl[i])), quoted(string(wl[i])))
+			return msg + fmt.Sprintf("first difference at line %d: %s, golden %s", i+1, quoted(red, string(gl[i])), quoted(red, string(wl[i])))
 		}
 	}
 	switch {
@@ -754,9 +771,9 @@ func goldenDiff(got, want []byte) string {
 	case len(wl) == 0:
 		return msg + "the golden file is empty"
 	case len(gl) < len(wl):
-		return msg + fmt.Sprintf("the file ends after line %d, the golden file goes on with %s", len(gl), quoted(string(wl[len(gl)])))
+		return msg + fmt.Sprintf("the file ends after line %d, the golden file goes on with %s", len(gl), quoted(red, string(wl[len(gl)])))
 	case len(gl) > len(wl):
-		return msg + fmt.Sprintf("the golden file ends after line %d, the file goes on with %s", len(wl), quoted(string(gl[len(wl)])))
+		return msg + fmt.Sprintf("the golden file ends after line %d, the file goes on with %s", len(wl), quoted(red, string(gl[len(wl)])))
 	case gotNL:
 		return msg + "the file ends with a newline, the golden file does not"
 	}

@@ -113,7 +113,7 @@ func TestCheckTurnToolCalls(t *testing.T) {
 			}
 			e := tt.e
 			turn := &report.TurnResult{StopReason: "end_turn", ToolCalls: calls}
-			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, ToolCalls: &e}, turn)
+			got := checkTurn(nil, scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, ToolCalls: &e}, turn)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -157,7 +157,7 @@ func TestCheckTurnPermissions(t *testing.T) {
 			}
 			e := tt.e
 			turn := &report.TurnResult{StopReason: "end_turn", Permissions: perms}
-			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, Permissions: &e}, turn)
+			got := checkTurn(nil, scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, Permissions: &e}, turn)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -201,7 +201,7 @@ func TestCheckTurnCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkTurn(tt.e, &tt.t)); diff != "" {
+			if diff := cmp.Diff(tt.want, checkTurn(nil, tt.e, &tt.t)); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
@@ -228,7 +228,7 @@ func TestCheckTurnTextPositions(t *testing.T) {
 		TextContains: []scenario.Located{loc(7, 18, "ok"), loc(7, 22, "missing1"), loc(7, 32, "missing2")},
 		TextMatches:  &scenario.Pattern{Pos: at(8, 18), Re: regexp.MustCompile(`^done`)},
 	}
-	got := checkTurn(e, &report.TurnResult{StopReason: "end_turn", Text: "ok, not finished"})
+	got := checkTurn(nil, e, &report.TurnResult{StopReason: "end_turn", Text: "ok, not finished"})
 	want := []string{
 		`s.yaml:7:22: text does not contain "missing1"`,
 		`s.yaml:7:32: text does not contain "missing2"`,
@@ -256,7 +256,7 @@ func TestCheckStopAndDeniedPositions(t *testing.T) {
 		`s.yaml:8:19: stopReason end_turn, want max_tokens`,
 		`s.yaml:9:15: 1 permission request denied, want 0`,
 	}
-	if diff := cmp.Diff(want, checkTurn(e, tr)); diff != "" {
+	if diff := cmp.Diff(want, checkTurn(nil, e, tr)); diff != "" {
 		t.Errorf("turn (-want +got):\n%s", diff)
 	}
 	e = scenario.Expect{Pos: at(6, 5), StopReasons: []string{"end_turn"}, MaxDenied: ptr(0), MaxDeniedPos: at(7, 16)}
@@ -265,12 +265,12 @@ func TestCheckStopAndDeniedPositions(t *testing.T) {
 		`s.yaml:6:5: stopReason refusal, want end_turn`,
 		`s.yaml:7:16: 1 permission request denied, want at most 0`,
 	}
-	if diff := cmp.Diff(want, checkTurn(e, tr)); diff != "" {
+	if diff := cmp.Diff(want, checkTurn(nil, e, tr)); diff != "" {
 		t.Errorf("turn with the default stopReason (-want +got):\n%s", diff)
 	}
 	r := &report.Result{Denied: 1, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:4:14: 1 permission request denied, want at most 0`}
-	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r, costValue{})); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r, costValue{})); diff != "" {
 		t.Errorf("scenario (-want +got):\n%s", diff)
 	}
 }
@@ -279,7 +279,7 @@ func TestCheckStopAndDeniedPositions(t *testing.T) {
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	t.Parallel()
 	perms := []report.Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
-	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &report.TurnResult{Permissions: perms})
+	got := checkTurn(nil, scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &report.TurnResult{Permissions: perms})
 	if len(got) != 0 {
 		t.Errorf("failures: %q", got)
 	}
@@ -300,16 +300,16 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 			{Method: "fs/read_text_file", Path: "/etc/passwd", Refused: "outside the allowed roots"},
 		},
 	}
-	if got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(2)}, tr); len(got) != 0 {
+	if got := checkTurn(nil, scenario.Expect{Pos: at(2, 5), Denied: ptr(2)}, tr); len(got) != 0 {
 		t.Errorf("denied: 2: %q", got)
 	}
 	want := []string{`s.yaml:2:5: 1 permission request and 1 terminal command denied, want 0`}
-	if diff := cmp.Diff(want, checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(0)}, tr)); diff != "" {
+	if diff := cmp.Diff(want, checkTurn(nil, scenario.Expect{Pos: at(2, 5), Denied: ptr(0)}, tr)); diff != "" {
 		t.Errorf("denied: 0 (-want +got):\n%s", diff)
 	}
 	r := &report.Result{Denied: 3, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
-	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r, costValue{})); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r, costValue{})); diff != "" {
 		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
 	}
 }
@@ -366,7 +366,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(tt.e, r, costValue{})); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(nil, tt.e, r, costValue{})); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
@@ -375,7 +375,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 	// do not count.
 	e := scenario.Expect{ToolCalls: &scenario.ToolCallsExpect{Status: loc(4, 9, "completed"), NotUsed: []scenario.Located{loc(3, 9, "delete")}}}
 	want := []string{`s.yaml:4:9: toolCalls.status: 1 tool call of 2 did not end completed: execute "Run tests" (in_progress)`}
-	if diff := cmp.Diff(want, checkTurn(e, &r.Turns[0])); diff != "" {
+	if diff := cmp.Diff(want, checkTurn(nil, e, &r.Turns[0])); diff != "" {
 		t.Errorf("turn failures (-want +got):\n%s", diff)
 	}
 }
@@ -551,7 +551,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(e, &report.Result{Turns: tt.turns}, tt.spent)); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(nil, e, &report.Result{Turns: tt.turns}, tt.spent)); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
@@ -721,7 +721,7 @@ func TestCheckFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.e
-			got := checkFiles(&e, root, nil, tt.changed, !tt.unknown, nil)
+			got := checkFiles(nil, &e, root, nil, tt.changed, !tt.unknown, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -750,7 +750,7 @@ func TestFileGlobsLeaveHiddenOut(t *testing.T) {
 		`s.yaml:30:5: files.exists: "secrets/*" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
 		`s.yaml:41:5: files.absent: "**/HEAD" matches 1 path: src/HEAD`,
 	}
-	if diff := cmp.Diff(want, checkFiles(e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(nil, e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }
@@ -761,12 +761,12 @@ func TestCheckFilesWithoutWorkspace(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
-	got := checkFiles(e, dir, nil, []string{"src/a.go"}, true, nil)
+	got := checkFiles(nil, e, dir, nil, []string{"src/a.go"}, true, nil)
 	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
 		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
 		t.Errorf("failures: %q", got)
 	}
-	if got := checkFiles(nil, dir, nil, nil, false, nil); got != nil {
+	if got := checkFiles(nil, nil, dir, nil, nil, false, nil); got != nil {
 		t.Errorf("nil expectation: %q", got)
 	}
 }

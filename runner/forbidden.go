@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -27,8 +28,10 @@ const (
 // the text around it. what names the text ("text", "verify `make`:
 // stdout"). lost is how many bytes of the text's start were not kept (a
 // command's output is kept from its end): a forbidden text not found in
-// the rest is then not known to be absent, which fails too.
-func checkForbidden(what, text string, lost int64, notContains []scenario.Located, notMatches []scenario.Pattern) []string {
+// the rest is then not known to be absent, which fails too. What the
+// messages quote of text is redacted with red, knowing all of text (see
+// shorten).
+func checkForbidden(red *redact.Redactor, what, text string, lost int64, notContains []scenario.Located, notMatches []scenario.Pattern) []string {
 	var fails []string
 	unknown := func(pos scenario.Pos, check string) {
 		fails = append(fails, fmt.Sprintf("%s: %s: cannot check %s: the first %d bytes were not kept (acprun keeps the last %d)",
@@ -39,7 +42,7 @@ func checkForbidden(what, text string, lost int64, notContains []scenario.Locate
 		switch {
 		case i >= 0:
 			n := strings.Count(text, l.Value)
-			fails = append(fails, fmt.Sprintf("%s: %s contains %q%s%s", l.Pos, what, l.Value, times(n, false), foundAt(text, i, i+len(l.Value), n > 1)))
+			fails = append(fails, fmt.Sprintf("%s: %s contains %q%s%s", l.Pos, what, l.Value, times(n, false), foundAt(red, text, lost > 0, i, i+len(l.Value), n > 1)))
 		case lost > 0:
 			unknown(l.Pos, fmt.Sprintf("notContains %q", l.Value))
 		}
@@ -49,9 +52,9 @@ func checkForbidden(what, text string, lost int64, notContains []scenario.Locate
 		switch {
 		case len(locs) > 0:
 			start, end := locs[0][0], locs[0][1]
-			found := text[start:end]
+			found, _ := headOf(red, text, lost > 0, start, end, foundWidth)
 			fails = append(fails, fmt.Sprintf("%s: %s matches /%s/%s: %s%s", p.Pos, what, p.Re, times(len(locs), len(locs) > maxCounted),
-				strconv.Quote(shorten(found, foundWidth)), foundAt(text, start, end, len(locs) > 1)))
+				strconv.Quote(found), foundAt(red, text, lost > 0, start, end, len(locs) > 1)))
 		case lost > 0:
 			unknown(p.Pos, fmt.Sprintf("notMatches /%s/", p.Re))
 		}
@@ -73,8 +76,11 @@ func times(n int, more bool) string {
 
 // foundAt says where text[start:end] is: " at line L, column C: " and the
 // quoted text around it, within its line, cut to foundContext characters
-// on each side ("…" marks a cut); first says it is the first of several.
-func foundAt(text string, start, end int, first bool) string {
+// on each side and what was found to foundWidth ("…" marks a cut); first
+// says it is the first of several. What it quotes is redacted with red,
+// knowing all of text (redact.Redactor.Excerpt); cutStart says that
+// text's beginning is a cut.
+func foundAt(red *redact.Redactor, text string, cutStart bool, start, end int, first bool) string {
 	line := 1 + strings.Count(text[:start], "\n")
 	lineStart := strings.LastIndexByte(text[:start], '\n') + 1
 	col := 1 + utf8.RuneCountInString(text[lineStart:start])
@@ -85,14 +91,35 @@ func foundAt(text string, start, end int, first bool) string {
 	if end > lineEnd { // what was found spans lines: show its first
 		lineEnd = end
 	}
-	before := text[lineStart:start]
-	if n := utf8.RuneCountInString(before); n > foundContext {
-		before = "…" + string([]rune(before)[n-foundContext:])
+	from, mark := lineStart, ""
+	if n := utf8.RuneCountInString(text[lineStart:start]); n > foundContext {
+		from = lineStart + runeOffset(text[lineStart:start], n-foundContext)
+		mark = "…"
 	}
-	after := shorten(text[end:lineEnd], foundContext)
+	var quote string
+	if stop := start + runeOffset(text[start:end], foundWidth); stop < end {
+		// What was found is cut: the context after it is not next to it.
+		after, _ := headOf(red, text, cutStart, end, lineEnd, foundContext)
+		quote = mark + red.Excerpt(text, from, stop, cutStart) + "…" + after
+	} else {
+		shown, _ := headOf(red, text, cutStart, from, lineEnd, utf8.RuneCountInString(text[from:end])+foundContext)
+		quote = mark + shown
+	}
 	where := "at"
 	if first {
 		where = "first at"
 	}
-	return fmt.Sprintf(", %s line %d, column %d: %s", where, line, col, strconv.Quote(before+shorten(text[start:end], foundWidth)+after))
+	return fmt.Sprintf(", %s line %d, column %d: %s", where, line, col, strconv.Quote(quote))
+}
+
+// headOf is text[start:end] cut to at most n characters, "…" marking the
+// cut (cut says there was one), redacted with red knowing all of text
+// (redact.Redactor.Excerpt); cutStart says that text's beginning is a cut.
+func headOf(red *redact.Redactor, text string, cutStart bool, start, end, n int) (head string, cut bool) {
+	stop := start + runeOffset(text[start:end], n)
+	head = red.Excerpt(text, start, stop, cutStart)
+	if stop < end {
+		return head + "…", true
+	}
+	return head, false
 }

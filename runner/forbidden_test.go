@@ -48,7 +48,7 @@ func TestCheckTurnForbidden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.e.Pos = at(8, 13)
 			tt.e.StopReasons = []string{"end_turn"}
-			got := checkTurn(tt.e, &report.TurnResult{Index: 1, StopReason: "end_turn", Text: tt.text})
+			got := checkTurn(nil, tt.e, &report.TurnResult{Index: 1, StopReason: "end_turn", Text: tt.text})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -61,7 +61,7 @@ func TestCheckTurnForbidden(t *testing.T) {
 // cannot be known absent, which fails too.
 func TestCheckForbiddenLostStart(t *testing.T) {
 	t.Parallel()
-	got := checkForbidden("verify `make`: stdout", "ok\nPANIC: x\n", 70000,
+	got := checkForbidden(nil, "verify `make`: stdout", "ok\nPANIC: x\n", 70000,
 		[]scenario.Located{loc(4, 30, "PANIC"), loc(4, 40, "FAIL")}, []scenario.Pattern{pattern(4, 50, `panic:`)})
 	want := []string{
 		`s.yaml:4:30: verify ` + "`make`" + `: stdout contains "PANIC", at line 2, column 1: "PANIC: x"`,

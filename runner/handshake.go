@@ -9,6 +9,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -35,6 +36,9 @@ type handshake struct {
 	// authEnv lists the variables the agent's registry entry expects for
 	// its credentials, each said set or not (see authEnv), for that error.
 	authEnv []string
+	// red redacts what the errors show of the agent's answers (see
+	// withData).
+	red *redact.Redactor
 	// wait is how a request not answered by the deadline is cancelled.
 	wait setupWait
 	cwd  string
@@ -167,7 +171,7 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 			if isAuthError(err) {
 				return res, h.authError(&res, acp.MethodSessionNew, err)
 			}
-			return res, fmt.Errorf("session/new: %w%s", withData(err), h.unsetEnvHint())
+			return res, fmt.Errorf("session/new: %w%s", withData(h.red, err), h.unsetEnvHint())
 		}
 	}
 	method := acp.MethodSessionNew

@@ -147,7 +147,7 @@ func (r *scenarioRun) withTail(msg string, hr hook.Result) string {
 	}
 	lines := strings.Split(tail, "\n")
 	for i, l := range lines {
-		lines[i] = shorten(l, tailWidth)
+		lines[i] = shorten(r.red, l, tailWidth)
 	}
 	return msg + "; output ends:\n" + strings.Join(lines, "\n")
 }
@@ -208,7 +208,7 @@ func (r *scenarioRun) verify(ctx context.Context) {
 				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", m.Pos, c.Run, m.Re), hr))
 			}
 			lost := cr.StdoutBytes - int64(len(cr.Stdout))
-			for _, f := range checkForbidden(fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {
+			for _, f := range checkForbidden(r.red, fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {
 				fails = append(fails, r.withTail(f, hr))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -86,7 +87,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	for _, w := range res.Warnings {
 		r.res.Warnings = append(r.res.Warnings, judgeWarningPrefix(what)+w)
 	}
-	fail, broken := judgeVerdict(j, jr, res)
+	fail, broken := judgeVerdict(r.red, j, jr, res)
 	if broken {
 		r.res.Status = report.StatusError
 		r.res.Error = cmp.Or(r.res.Error, fail)
@@ -172,7 +173,7 @@ func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what s
 // crashed, broke the protocol, or was cancelled: it timed out): the
 // failure is then no failure of the work. A judge that answered otherwise
 // than with end_turn (a refusal) gave no verdict, and fails the work.
-func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) (failure string, broken bool) {
+func judgeVerdict(red *redact.Redactor, j *scenario.Judge, jr *report.JudgeResult, res report.Result) (failure string, broken bool) {
 	cancelCause := ""
 	if len(res.Turns) > 0 {
 		t := res.Turns[0]
@@ -202,7 +203,7 @@ func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) 
 		jr.Passed = true
 		return "", false
 	}
-	return fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, j.Pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300))), false
+	return fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, j.Pass, strconv.Quote(shorten(red, strings.Join(strings.Fields(jr.Text), " "), 300))), false
 }
 
 // judgePrompt is what a judge is asked.

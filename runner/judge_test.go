@@ -44,9 +44,9 @@ func TestJudgeVerdictDefaultPass(t *testing.T) {
 			j := &scenario.Judge{Agent: scenario.Agent{Name: "judge"}, Pass: regexp.MustCompile(scenario.DefaultJudgePass)}
 			jr := &report.JudgeResult{Agent: "judge"}
 			res := report.Result{Turns: []report.TurnResult{{StopReason: "end_turn", Text: tt.reply}}}
-			failure, _ := judgeVerdict(j, jr, res)
+			failure, _ := judgeVerdict(nil, j, jr, res)
 			if jr.Passed != tt.pass || (failure == "") != tt.pass {
-				t.Errorf("judgeVerdict(%q) = passed %v, failure %q; want passed %v", tt.reply, jr.Passed, failure, tt.pass)
+				t.Errorf("judgeVerdict(nil, %q) = passed %v, failure %q; want passed %v", tt.reply, jr.Passed, failure, tt.pass)
 			}
 		})
 	}
@@ -74,7 +74,7 @@ func TestJudgeVerdictBroken(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			j := &scenario.Judge{Agent: scenario.Agent{Name: "judge"}, Pass: regexp.MustCompile(scenario.DefaultJudgePass), Timeout: time.Second}
 			jr := &report.JudgeResult{Agent: "judge"}
-			failure, broken := judgeVerdict(j, jr, tt.res)
+			failure, broken := judgeVerdict(nil, j, jr, tt.res)
 			if broken != tt.broken || jr.Passed != tt.passed || (failure != "") != tt.fail {
 				t.Errorf("judgeVerdict = failure %q, broken %v, passed %v; want broken %v, passed %v, a failure %v", failure, broken, jr.Passed, tt.broken, tt.passed, tt.fail)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -90,10 +91,18 @@ func appendSummary(c *report.Compaction, b acp.ContentBlock) {
 	c.Summary += text
 }
 
-// compactionRecords copies the turn's compactions. The caller holds the
-// session's lock.
-func (t *turnState) compactionRecords() []report.Compaction {
-	return mapped(t.compactions, func(c *report.Compaction) report.Compaction { return *c })
+// compactionRecords copies the turn's compactions, a summary cut at
+// maxSummary redacted with red as the start of a longer text
+// (redact.Redactor.CutEnd): what is left of a secret the cut went through
+// is [REDACTED] too. The caller holds the session's lock.
+func (t *turnState) compactionRecords(red *redact.Redactor) []report.Compaction {
+	return mapped(t.compactions, func(c *report.Compaction) report.Compaction {
+		r := *c
+		if r.SummaryTruncated {
+			r.Summary = red.CutEnd(r.Summary)
+		}
+		return r
+	})
 }
 
 // noticeRank is where a severity stands among scenario.NoticeLevels; one
@@ -107,7 +116,7 @@ func noticeRank(severity string) int {
 
 // checkNotices checks expect.notices against notices; scope ("the turn",
 // "the scenario") names them in the message.
-func checkNotices(e *scenario.NoticesExpect, notices []report.Notice, scope string) []string {
+func checkNotices(red *redact.Redactor, e *scenario.NoticesExpect, notices []report.Notice, scope string) []string {
 	if e.Max == "" {
 		return nil
 	}
@@ -116,12 +125,12 @@ func checkNotices(e *scenario.NoticesExpect, notices []report.Notice, scope stri
 		if noticeRank(n.Severity) <= noticeRank(e.Max) {
 			continue
 		}
-		s := n.Severity + " " + quoted(n.Title)
+		s := n.Severity + " " + quoted(red, n.Title)
 		if !slices.Contains(scenario.NoticeLevels, n.Severity) {
-			s = fmt.Sprintf("%q (taken as error) %s", n.Severity, quoted(n.Title))
+			s = fmt.Sprintf("%q (taken as error) %s", n.Severity, quoted(red, n.Title))
 		}
 		if n.Description != "" {
-			s += " (" + shorten(n.Description, 120) + ")"
+			s += " (" + shorten(red, n.Description, 120) + ")"
 		}
 		over = append(over, s)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -81,12 +82,39 @@ func TestCheckNotices(t *testing.T) {
 		{Severity: "error", Title: "c"},
 	}
 	e := &scenario.NoticesExpect{Max: "info", MaxPos: at(4, 22)}
-	got := checkNotices(e, notices, "the turn")
+	got := checkNotices(nil, e, notices, "the turn")
 	want := []string{`s.yaml:4:22: notices.max info: the agent reported 2 notices above info in the turn: warning "b" (` + strings.Repeat("x", 120) + `…), error "c"`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("checkNotices (-want +got):\n%s", diff)
 	}
-	if got := checkNotices(&scenario.NoticesExpect{Max: "error", MaxPos: at(4, 22)}, notices, "the turn"); got != nil {
+	if got := checkNotices(nil, &scenario.NoticesExpect{Max: "error", MaxPos: at(4, 22)}, notices, "the turn"); got != nil {
 		t.Errorf("max error: %q, want nothing", got)
+	}
+}
+
+// TestCompactionSummaryCutRedacted: a compaction's summary cut at
+// maxSummary through a secret keeps no part of it: what is left of the
+// secret is [REDACTED].
+func TestCompactionSummaryCutRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCdef123XYZ"
+	rep := runOne(t, `
+turns:
+  - steps:
+      - compaction: {compactionId: c1, status: in_progress}
+      - compaction: {compactionId: c1, chunk: "`+strings.Repeat("x", maxSummary-12)+`"}
+      - compaction: {compactionId: c1, chunk: "sum `+secret+` end"}
+      - text: done
+`, `name: cutsummary
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {MY_SECRET: `+secret+`}}
+turns: [{prompt: one}]
+`)
+	cs := rep.Scenarios[0].Turns[0].Compactions
+	if len(cs) != 1 {
+		t.Fatalf("compactions %d, want 1", len(cs))
+	}
+	got := cs[0].Summary
+	if !cs[0].SummaryTruncated || strings.Contains(got, "sk-live") || !strings.HasSuffix(got, "sum "+redact.Marker) {
+		t.Errorf("summary ends %q (truncated %v), want it cut and ending %q", got[max(0, len(got)-40):], cs[0].SummaryTruncated, "sum "+redact.Marker)
 	}
 }

@@ -348,7 +348,7 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 // own (a Sub of the run's), and its temporary directory in the pool's, so
 // that it can outlive the scenario; else the scenario's.
 func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) (*proc, error) {
-	p := &proc{bind: newBinding(), mark: r.mark}
+	p := &proc{bind: newBinding(r.red), mark: r.mark}
 	dir, tmpDir := r.sc.Agent.Cwd, r.opts.WorkspaceDir
 	if key != "" {
 		d, err := r.opts.procs.workDir()
@@ -407,6 +407,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 	p.agent = agent
 	r.proc, r.agent = p, agent
 	hs := handshake{
+		red:      r.red,
 		caps:     r.sess.client.capabilities(),
 		version:  r.opts.Version,
 		auth:     r.sc.Agent.Auth,

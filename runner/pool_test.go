@@ -256,7 +256,7 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 // process, as an update then does.
 func TestBindingRoutesBySession(t *testing.T) {
 	t.Parallel()
-	b := newBinding()
+	b := newBinding(nil)
 	b.endPrelude()
 	newSession := func() *session {
 		return &session{sessionID: "s1", policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "bound"}, redact.New())}
@@ -284,7 +284,7 @@ func TestBindingRoutesBySession(t *testing.T) {
 	if got := b.strayProblem(); !strings.Contains(got, "fs/read_text_file while no session was open") {
 		t.Errorf("strayProblem = %q", got)
 	}
-	quiet := newBinding()
+	quiet := newBinding(nil)
 	quiet.endPrelude()
 	if _, err := quiet.Handle(context.Background(), &acp.Request{Method: acp.MethodSessionUpdate, Params: []byte(`{"sessionId":"s1","update":{}}`)}); err != nil {
 		t.Fatal(err)
@@ -301,7 +301,7 @@ func TestBindingRoutesBySession(t *testing.T) {
 // it, to its close.
 func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
 	t.Parallel()
-	b := newBinding()
+	b := newBinding(nil)
 	initLine := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 	b.tap(acp.Sent, initLine, time.Now())
 	b.tap(acp.Received, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}`), time.Now())
@@ -361,7 +361,7 @@ func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
 	var violated chan struct{} // closed at the first violation of the next process
 	idle := func(script, id string) *proc {
 		t.Helper()
-		b := newBinding()
+		b := newBinding(nil)
 		b.endPrelude()
 		seen := make(chan struct{})
 		violated = seen

@@ -149,7 +149,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 	// the guard kills them when acprun is killed.
 	guard, closeGuard := guardOf(opts.Guard, opts.Self, opts.Environ)
 	defer closeGuard()
-	h := &probeHandler{}
+	h := &probeHandler{red: red}
 	act := newActivity()
 	a, err := startAgent(agentConfig{
 		Argv:    rep.Command,
@@ -189,6 +189,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 
 	before := 0 // the updates that came before the session/new answer
 	hs := handshake{
+		red:          red,
 		version:      opts.Version,
 		auth:         opts.Agent.Auth,
 		authOptional: true,
@@ -230,6 +231,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 // requests are cancelled, every other request is -32601. It records session
 // updates, and what the agent sent that broke the protocol.
 type probeHandler struct {
+	red     *redact.Redactor // redacts first (see shorten)
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
 	// violations are the first probeViolations protocol violations,
@@ -248,7 +250,7 @@ func (h *probeHandler) violation(v acp.Violation) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.violations) < probeViolations {
-		h.violations = append(h.violations, v.Msg)
+		h.violations = append(h.violations, violationText(h.red, v))
 	} else {
 		h.lost++
 	}
@@ -279,7 +281,7 @@ func (h *probeHandler) tap(dir acp.Direction, line []byte, _ time.Time) {
 		return
 	}
 	if h.text == 0 {
-		h.first = shorten(string(line), 200)
+		h.first = shorten(h.red, string(line), 200)
 	}
 	h.text++
 }

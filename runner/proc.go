@@ -11,6 +11,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sandbox"
 )
 
@@ -119,6 +120,8 @@ type binding struct {
 	// once recording stopped, as every transcript that replays it needs it.
 	owed atomic.Bool
 
+	red *redact.Redactor // redacts the violations' cut lines
+
 	mu      sync.Mutex
 	prelude []tappedLine // the lines of initialize and authenticate
 	stray   []string     // what the agent sent that no scenario took (see binding)
@@ -135,9 +138,10 @@ type tappedLine struct {
 var _ acp.Handler = (*binding)(nil)
 
 // newBinding returns a binding that records the lines of the connection as
-// its prelude until endPrelude.
-func newBinding() *binding {
-	b := &binding{}
+// its prelude until endPrelude; red redacts its violations (see
+// violationText).
+func newBinding(red *redact.Redactor) *binding {
+	b := &binding{red: red}
 	b.recording.Store(true)
 	return b
 }
@@ -243,10 +247,23 @@ func (b *binding) tap(dir acp.Direction, line []byte, at time.Time) {
 // violation is the connection's acp.Options.OnViolation.
 func (b *binding) violation(v acp.Violation) {
 	if l := b.cur.Load(); l != nil {
-		l.sess.violation(v.Msg)
+		l.sess.violation(violationText(b.red, v))
 		return
 	}
-	b.misbehaved(v.Msg)
+	b.misbehaved(violationText(b.red, v))
+}
+
+// violationText is v's message with the start of the line it quotes
+// redacted with red: as the start of a longer text (redact.Redactor.CutEnd)
+// where the line went on, so that no part of a secret the cut goes
+// through is shown.
+func violationText(red *redact.Redactor, v acp.Violation) string {
+	return v.Text(func(line string, cut bool) string {
+		if cut {
+			return red.CutEnd(line)
+		}
+		return red.String(line)
+	})
 }
 
 // maxStray bounds what is kept of the stray messages of a process.

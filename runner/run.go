@@ -1066,6 +1066,7 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error {
 	sc := r.sc
 	hs := handshake{
+		red:        r.red,
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
 		mcpPos:     sc.Agent.McpServerPos,
@@ -1283,7 +1284,7 @@ func (r *scenarioRun) evaluate() {
 			res.Failures = append(res.Failures, fmt.Sprintf("turn %d: %s", t.Index, f))
 		}
 	}
-	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res, r.sessionSpent())...)
+	res.Failures = append(res.Failures, checkScenario(r.red, r.sc.Expect, res, r.sessionSpent())...)
 	if r.overBudget == "" { // the cost the agent reported after the last turn's answer
 		if over := r.sessionOverBudget(len(r.sc.Turns)); over != "" {
 			res.Failures = append(res.Failures, over)

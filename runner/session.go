@@ -1209,7 +1209,7 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	r.Updates = maps.Clone(t.rec.Updates)
 	r.UnknownUpdates = mapped(t.unknown, slices.Clone[json.RawMessage])
 	r.Notices = slices.Clone(t.notices)
-	r.Compactions = t.compactionRecords()
+	r.Compactions = t.compactionRecords(s.red)
 	r.Elicitations = cloneElicitations(t.elicitations)
 	r.Failures = slices.Clone(t.rec.Failures)
 	if t.rec.Judge != nil {

@@ -12,6 +12,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -242,7 +243,7 @@ const maxShownData = 300
 // error's data, compact and cut at maxShownData characters: an agent
 // often says what went wrong there alone ({"details": "Query closed before
 // response received"} under "Internal error").
-func withData(err error) error {
+func withData(red *redact.Redactor, err error) error {
 	var ae *acp.Error
 	if !errors.As(err, &ae) || len(ae.Data) == 0 || string(ae.Data) == "null" {
 		return err
@@ -251,7 +252,7 @@ func withData(err error) error {
 	if json.Compact(&b, ae.Data) != nil {
 		return err
 	}
-	return fmt.Errorf("%w (its data: %s)", err, shorten(b.String(), maxShownData))
+	return fmt.Errorf("%w (its data: %s)", err, shorten(red, b.String(), maxShownData))
 }
 
 // AuthEnv lists the variables a's registry entry expects for its

@@ -315,7 +315,7 @@ func TestWithData(t *testing.T) {
 		{&acp.Error{Code: -32603, Message: "Internal error"}, `jsonrpc error -32603: Internal error`},
 		{errors.New("timed out"), "timed out"},
 	} {
-		got := withData(tc.err)
+		got := withData(nil, tc.err)
 		if got.Error() != tc.want || !errors.Is(got, tc.err) {
 			t.Errorf("withData(%v) = %q, want %q wrapping it", tc.err, got, tc.want)
 		}

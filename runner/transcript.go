@@ -37,7 +37,8 @@ import (
 // Messages are redacted one by one, but the chunks an agent streams are
 // redacted as the text they make, stream by stream (a session's message
 // and thoughts as one, in arrival order; then its message, thoughts, user
-// message each on its own), over the whole transcript: a secret split
+// message and each compaction's summary each on its own), over the whole
+// transcript: a secret split
 // between chunks is redacted too (redact.Redactor.Pieces), whatever lines
 // come between them, the end of a turn and the start of the next among
 // them, for the chunks of consecutive turns follow each other in the file.
@@ -437,8 +438,9 @@ func (t *transcript) write(l transcriptLine) {
 
 // parse sets what l's line tells the transcript: for a text chunk of a
 // streamed message (agent_message_chunk, agent_thought_chunk,
-// user_message_chunk) of the agent's, its stream (session and kind) and
-// text.
+// user_message_chunk) or of a compaction's summary
+// (compaction_summary_chunk) of the agent's, its stream (session and kind,
+// and the compaction's id) and text.
 func (l *transcriptLine) parse() {
 	if l.dir != "a2c" {
 		return // acprun streams no chunks
@@ -449,6 +451,7 @@ func (l *transcriptLine) parse() {
 			SessionID string `json:"sessionId"`
 			Update    struct {
 				SessionUpdate string `json:"sessionUpdate"`
+				CompactionID  string `json:"compactionId"`
 				Content       struct {
 					Type string  `json:"type"`
 					Text *string `json:"text"`
@@ -460,17 +463,20 @@ func (l *transcriptLine) parse() {
 		return
 	}
 	u := n.Params.Update
+	stream := n.Params.SessionID + "\x00" + u.SessionUpdate
 	switch u.SessionUpdate {
 	case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
-		if u.Content.Type != acp.ContentText || u.Content.Text == nil {
-			return
-		}
+	case acp.UpdateCompactionSummaryChunk:
+		stream += "\x00" + u.CompactionID // each summary is a text of its own
 	default:
 		return
 	}
+	if u.Content.Type != acp.ContentText || u.Content.Text == nil {
+		return
+	}
 	l.chunk, l.text = true, *u.Content.Text
-	l.stream[ownStream], l.wait[ownStream] = n.Params.SessionID+"\x00"+u.SessionUpdate, true
-	if u.SessionUpdate == acp.UpdateUserMessageChunk {
+	l.stream[ownStream], l.wait[ownStream] = stream, true
+	if u.SessionUpdate == acp.UpdateUserMessageChunk || u.SessionUpdate == acp.UpdateCompactionSummaryChunk {
 		l.out[jointStream] = l.text // in no joint stream
 	} else {
 		l.stream[jointStream], l.wait[jointStream] = n.Params.SessionID+"\x00agent", true

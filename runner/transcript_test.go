@@ -552,3 +552,38 @@ turns:
 		}
 	})
 }
+
+// summaryChunkLine is a compaction_summary_chunk of compaction c of
+// session s with text.
+func summaryChunkLine(s, c, text string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + s +
+		`","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"` + c + `","content":{"type":"text","text":"` + text + `"}}}}`
+}
+
+// TestTranscriptCompactionSummaryStreamed: the chunks of a compaction's
+// summary are a stream as a message's are: a secret split between them is
+// redacted where it starts and dropped from the chunks after, whatever
+// comes between them; another compaction's summary is a text of its own.
+func TestTranscriptCompactionSummaryStreamed(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCdef123XYZ"
+	tr, tap, written := testTranscript(t, secret)
+	tap(acp.Sent, promptLine(1, "s1"))
+	tap(acp.Received, summaryChunkLine("s1", "c1", "sum sk-live-ABCd"))
+	tap(acp.Received, chunkLine("s1", "hello"))
+	tap(acp.Received, summaryChunkLine("s1", "c2", "ef123XYZ other"))
+	tap(acp.Received, summaryChunkLine("s1", "c1", "ef123XYZ end"))
+	tap(acp.Received, endTurnLine(1))
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	got := written()
+	for _, want := range []string{`"text":"sum [REDACTED]"`, `"text":" end"`, `"text":"ef123XYZ other"`, `"text":"hello"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "ABCd") {
+		t.Errorf("the transcript shows the start of the secret:\n%s", got)
+	}
+}

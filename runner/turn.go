@@ -95,7 +95,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s; the provider refused the work: %s", rec.Index, n.Title, n.Description, why), nil)
 		}
 	}
-	failures := checkTurn(turn.Expect, &rec)
+	failures := checkTurn(r.red, turn.Expect, &rec)
 	if gwFailure != "" {
 		if rec.CancelCause == report.CauseDivergence {
 			// The replay went off its cassette: what the turn did after is

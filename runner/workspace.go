@@ -200,7 +200,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 			r.warnNoFile("files.unchanged", e.Unchanged, slices.Concat(r.ws.Files(), created), " before the run, nor one created by it")
 		}
 	}
-	return append(fails, checkFiles(e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
+	return append(fails, checkFiles(r.red, e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a

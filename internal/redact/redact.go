@@ -546,6 +546,35 @@ func (r *Redactor) CutEnd(s string) string {
 	return s
 }
 
+// Excerpt returns text[start:end] redacted as a part of text, for a
+// message that shows only that part (cut to a width, or around a match):
+// the secrets are looked for in the whole of text, so that a secret the
+// part holds whole, and what it holds of one that goes on past either of
+// its ends, however short, is replaced by Marker; text that merely begins
+// or ends like a secret is left as it is. With cutStart, text's own
+// beginning is a cut (see Cut). start and end must be byte offsets at
+// character boundaries, start <= end.
+func (r *Redactor) Excerpt(text string, start, end int, cutStart bool) string {
+	if r.empty() || start == end {
+		return text[start:end]
+	}
+	spans := r.spansIn(text, maxUnescapes)
+	if n := r.restLen(text); cutStart && n >= cutMin {
+		spans = append(spans, span{0, n})
+	}
+	var in []span
+	for _, sp := range spans {
+		if sp.start < end && sp.end > start {
+			in = append(in, span{max(sp.start, start) - start, min(sp.end, end) - start})
+		}
+	}
+	s := text[start:end]
+	if len(in) > 0 {
+		s = replace(s, in)
+	}
+	return r.String(s)
+}
+
 // minWrapped is the fewest bytes of a secret's form that Wrapped looks for
 // with line breaks inside: a shorter value ("main") would be found by
 // chance across the end of one line and the start of the next ("ma",
