@@ -2,10 +2,12 @@ package e2e_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -231,7 +233,8 @@ func TestJudgeTranscriptsHaveTheirOwnNames(t *testing.T) {
 // and says which after the summary, and the results keep the verdicts
 // the agents earned. So for the --events file (removed by a setup
 // command), and for the session state file, whose directory a setup
-// command removes before the session id is saved.
+// command removes before the session id is saved. A FIFO whose name is
+// removed lost nothing: its reader has every event.
 func TestLostOutputsMidRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -246,6 +249,29 @@ func TestLostOutputsMidRun(t *testing.T) {
 	}
 	if got := readResults(t, filepath.Join(dir, "r1.json")); got.Summary.Passed != 1 {
 		t.Errorf("the events file removed: %d passed in the results, want 1", got.Summary.Passed)
+	}
+
+	// A FIFO's reader keeps what is written after its name is gone:
+	// nothing of the events is lost.
+	fifo := filepath.Join(dir, "ev.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo) // until acprun opens it to write
+		if err != nil {
+			events <- err.Error()
+			return
+		}
+		defer f.Close()
+		data, _ := io.ReadAll(f)
+		events <- string(data)
+	}()
+	writeFiles(t, dir, map[string]string{"f.yaml": strings.Replace(removing, "rm -f ev.jsonl", "rm -f ev.fifo", 1)})
+	res = acprun(t, dir, "run", "f.yaml", "-q", "--events", "ev.fifo", "-o", "r3.json")
+	if got := <-events; res.code != exitOK || !strings.Contains(got, `"event":"scenario_finished"`) {
+		t.Errorf("a FIFO's name removed: exit %d, stderr:\n%s\nevents read:\n%s\nwant exit 0 and every event", res.code, res.stderr, got)
 	}
 
 	res = acprun(t, dir, "run", "n.yaml", "-q", "-o", "r2.json")

@@ -232,7 +232,7 @@ var ErrRemoved = errors.New("the file was removed while it was written")
 // cannot be looked at (its writes' errors say more).
 func Removed(f *os.File, path string) error {
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {

@@ -1020,3 +1020,23 @@ func TestRemoved(t *testing.T) {
 		t.Errorf("Removed of a file removed: %v, want write ev.jsonl: %v", err, outfile.ErrRemoved)
 	}
 }
+
+// TestRemovedFIFO: a FIFO whose name is gone still reaches the reader
+// that opened it: nothing written to it was lost.
+func TestRemovedFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0) // its own reader: opening does not block
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.Removed(f, "events"); err != nil {
+		t.Errorf("Removed of a FIFO whose name is gone: %v, want nil", err)
+	}
+}
