@@ -287,17 +287,15 @@ func (r *scenarioRun) openGateway(ctx context.Context) error {
 // run, a full disk) is an output lost, as a transcript is (LostOutputs:
 // the run exits 4), not the agent's failure; one that the run's end cut
 // short (see cutShort) does not replace the cassette, and a warning says
-// where it is.
+// where it is, once it is written.
 func (r *scenarioRun) closeGateway() {
 	if r.gw == nil {
 		return
 	}
 	info := r.res.Gateway
-	if r.sc.Gateway.Mode == string(gateway.Record) && r.cut != "" {
+	cut := r.sc.Gateway.Mode == string(gateway.Record) && r.cut != ""
+	if cut {
 		r.gw.CutShort()
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %s, so the recording does not replace the cassette %s: what it kept is in %s",
-			r.cut, info.Cassette, r.gw.Written()))
-		info.Cassette = r.gw.Written()
 	}
 	err := r.gw.Close()
 	sp := r.gw.Spent()
@@ -307,11 +305,16 @@ func (r *scenarioRun) closeGateway() {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
 	}
 	r.res.Warnings = append(r.res.Warnings, unpricedWarnings(r.sc, sp)...)
-	if err != nil { // Close's only error: the recording not written
+	switch {
+	case err != nil: // Close's only error: the recording not written
 		msg := fmt.Sprintf("gateway: %v; the recording was lost", err)
 		r.res.Warnings = append(r.res.Warnings, msg)
 		r.res.LostOutputs = append(r.res.LostOutputs, msg)
 		info.Cassette = "" // none was written
+	case cut:
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %s, so the recording does not replace the cassette %s: what it kept is in %s",
+			r.cut, info.Cassette, r.gw.Written()))
+		info.Cassette = r.gw.Written()
 	}
 	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))

@@ -573,6 +573,41 @@ func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 	}
 }
 
+// TestGatewayCutRecordingLost: a recording the run's end cut short that
+// cannot be written either (its directory removed) is told once, as lost:
+// no warning points at a partial recording that was never written.
+func TestGatewayCutRecordingLost(t *testing.T) {
+	t.Parallel()
+	up, _ := anthropicUpstream(t)
+	dir := filepath.Join(t.TempDir(), "cassettes")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	var n atomic.Int64
+	cutting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 2 {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Error(err)
+			}
+			cancel(errors.New("interrupted"))
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+			return
+		}
+		up.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer cutting.Close()
+	rep := runFiles(t, ctx, map[string]string{"agent.mock.yaml": modelAgent, "s.yaml": gatewayScenario("record", dir, cutting.URL, "second", "permissions: {default: deny}")}, Options{})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusInterrupted {
+		t.Fatalf("%s; want interrupted", r.Status)
+	}
+	partial := filepath.Join(dir, "g.cassette.json") + gateway.PartialSuffix
+	want := []string{"gateway: write cassette " + partial + ": no such file or directory; the recording was lost"}
+	if diff := gocmp.Diff(want, r.Warnings); diff != "" || !slices.Equal(r.LostOutputs, want) || r.Gateway.Cassette != "" {
+		t.Errorf("lost outputs %q, cassette %q, warnings (-want +got):\n%s", r.LostOutputs, r.Gateway.Cassette, diff)
+	}
+}
+
 // TestCassetteDirUnopenable: a gateway.dir that exists but cannot be
 // opened is an error at the scenario's gateway, not a panic. Root opens
 // any directory, so the test needs another user.
