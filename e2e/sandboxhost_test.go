@@ -10,6 +10,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -35,20 +36,8 @@ func needBwrapAlone(t *testing.T, home string) []string {
 // host's stays as it is whatever happens.
 func TestSandboxKernelSettingsReadOnly(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("not root: the kernel's settings are not writable anyway")
-	}
 	const setting = "/proc/sys/kernel/domainname"
-	before, err := os.ReadFile(setting)
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() {
-		if now, err := os.ReadFile(setting); err == nil && string(now) != string(before) {
-			t.Errorf("%s was %q and is %q: restored", setting, before, now)
-			os.WriteFile(setting, before, 0)
-		}
-	})
+	testkit.KernelSetting(t, setting)
 	dir := realTempDir(t)
 	env := needBwrapAlone(t, realTempDir(t))
 	writeFiles(t, dir, map[string]string{

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // These tests run real sandboxes: the kernel's Landlock, and bubblewrap.
@@ -802,20 +803,8 @@ func TestConcealHidesWhatComesLater(t *testing.T) {
 // denies writing them (EACCES). The command writes back what the setting
 // holds: the host's stays as it is, whether the write works or not.
 func TestKernelSettingsReadOnly(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("not root: the kernel's settings are not writable anyway")
-	}
 	const setting = "/proc/sys/kernel/domainname"
-	before, err := os.ReadFile(setting)
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() {
-		if now, err := os.ReadFile(setting); err == nil && string(now) != string(before) {
-			t.Errorf("%s was %q and is %q: restored", setting, before, now)
-			os.WriteFile(setting, before, 0)
-		}
-	})
+	testkit.KernelSetting(t, setting)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
