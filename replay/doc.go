@@ -46,9 +46,16 @@
 //
 // # Cancel and the end of the recording
 //
-// A session/cancel during a turn stops the playing: pending requests are
-// not waited for (the client answers its permission requests "cancelled"
-// itself) and the prompt is answered with stopReason "cancelled". When the
+// A session/cancel the recording does not hold in that turn (the recording
+// acprun handled the answer before it could cancel, or sent none) does not
+// cut what the recorded agent sent without waiting: that agent never saw
+// the cancel, and whether the client's came before a line or after it is
+// a matter of speed, so that is played as recorded, answer included. It
+// stops the playing where the replay waits: for the client's answer to a
+// request of the agent, when the cancel came first, or for the recorded
+// time of a paced message; pending requests are then not waited for (the
+// client answers its permission requests "cancelled" itself) and the
+// prompt is answered with stopReason "cancelled". When the
 // recording itself holds the client's session/cancel in that turn, the
 // replay waits for the client's cancel at that point, as the recorded agent
 // did (so that a recorded timeout times out again), then plays what the

@@ -520,8 +520,10 @@ type ending struct {
 }
 
 // play sends items in order. It stops at a divergence, at the client's
-// cancel (unless the recording holds that cancel: then it waits for it at
-// its place and goes on), at a recorded cancel whose cause a replay does
+// cancel where it waits (for an answer, or paced; unless the recording
+// holds that cancel: then it waits for it at its place and goes on; what
+// the agent sent without waiting is played past a cancel the recording
+// lacks), at a recorded cancel whose cause a replay does
 // not meet (an interrupt, the run's --timeout, --fail-fast, a gateway
 // divergence: the client has no reason to cancel there; cutAt), or at the
 // end of stdin while waiting. A recorded cancel for a budget the gateway
@@ -558,11 +560,12 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			passed = true
 			continue
 		}
-		if it.kind != itemAwait && cancel.came() {
-			// (An answer the client sent before its cancel is still
-			// taken: await looks at which came first.)
-			return ending{cancelled: true}, nil
-		}
+		// A cancel the recording lacks does not cut what the recorded
+		// agent sent without waiting: it never saw that cancel, and
+		// whether the client's came before this line or after it is a
+		// matter of speed. It ends the turn where the replay waits: for
+		// the client's answer (await takes what came first) or, paced,
+		// for the recorded time.
 		if st.paced && it.kind != itemAwait {
 			if end, stop := p.wait(it, st, cancel); stop {
 				return end, nil

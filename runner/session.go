@@ -374,7 +374,6 @@ func (a *arrival) answered(ctx context.Context) {
 // request the policy answers at once is decided, told to the Observer and
 // answered there; a request that must wait goes on with acp.Async.
 func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
-	s.heard()
 	if req.IsNotification() {
 		return s.notification(req)
 	}
