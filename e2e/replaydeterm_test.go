@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,41 @@ func TestReplayOfABudgetPassedGivesOneResult(t *testing.T) {
 	_, got := runResults(t, rdir, "s.yaml")
 	if d := cmp.Diff(replayComparable(t, rec, recDir, rdir), replayComparable(t, got)); d != "" {
 		t.Errorf("replay results differ from the recording (-recorded +replayed):\n%s", d)
+	}
+}
+
+// TestReplayOfAnAgentThatExitedBetweenTurns: an agent that exited on its
+// own (code 5) after answering turn 1 replays to the recorded results:
+// turn 2 agent_exited, "the agent exited with code 5", exitCode 5, not a
+// divergence; acprun replay exits with the recorded code.
+func TestReplayOfAnAgentThatExitedBetweenTurns(t *testing.T) {
+	t.Parallel()
+	scenario := "name: fix\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n  - prompt: two\n  - prompt: three\n"
+	recDir, rec := replayRecord(t, "turns:\n  - steps: [{text: done}]\n    after: [{exit: 5}]\n  - steps: [{text: never}]\n", scenario, nil)
+	if tr := rec.Scenarios[0].Turns[1]; tr.StopReason != report.OutcomeAgentExited || tr.Error != "the agent exited with code 5" {
+		t.Fatalf("recording: turn 2 %s (%s), want agent_exited with code 5", tr.StopReason, tr.Error)
+	}
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	rdir := replayDir(t, transcript, scenario, nil)
+	res, got := runResults(t, rdir, "s.yaml")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	tail := got.Scenarios[0].StderrTail
+	got.Scenarios[0].StderrTail = "" // the replay says where it ends
+	if d := cmp.Diff(replayComparable(t, rec, recDir, rdir), replayComparable(t, got)); d != "" {
+		t.Errorf("replay results differ from the recording (-recorded +replayed):\n%s", d)
+	}
+	if s := tail; strings.Contains(s, "diverged") || !strings.Contains(s, "the recorded agent exited with code 5 here") {
+		t.Errorf("stderr = %q, want the replay saying it ends where the agent did", s)
+	}
+	cmd := exec.Command(acprunFor(t), "replay", "rec/fix.jsonl")
+	cmd.Dir = rdir
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/x","mcpServers":[]}}
+{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"mock-session-1","prompt":[{"type":"text","text":"one"}]}}
+`)
+	if r, _ := runCommand(t, cmd); r.code != 5 || !strings.Contains(r.stdout, `"stopReason":"end_turn"`) {
+		t.Errorf("acprun replay: exit %d, want the recorded 5 after the answer\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
