@@ -75,7 +75,14 @@ func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	case ctx.Err() != nil:
 		return exitError{code: exitInterrupted}
 	case errors.Is(err, replay.ErrRecordingEnded):
-		// The recorded agent went there; stderr has said so.
+		// The recorded agent went there; stderr has said so. It exits
+		// with the recorded code when the transcript gives one.
+		if ae, ok := errors.AsType[*replay.AgentExit](err); ok && ae.Code != nil && *ae.Code >= 0 && *ae.Code <= 255 {
+			if *ae.Code == 0 {
+				return nil
+			}
+			return exitError{code: *ae.Code}
+		}
 		return exitError{code: exitAgent}
 	}
 	return exitError{code: exitAgent, err: err}

@@ -46,9 +46,16 @@
 //
 // # Cancel and the end of the recording
 //
-// A session/cancel during a turn stops the playing: pending requests are
-// not waited for (the client answers its permission requests "cancelled"
-// itself) and the prompt is answered with stopReason "cancelled". When the
+// A session/cancel the recording does not hold in that turn (the recording
+// acprun handled the answer before it could cancel, or sent none) does not
+// cut what the recorded agent sent without waiting: that agent never saw
+// the cancel, and whether the client's came before a line or after it is
+// a matter of speed, so that is played as recorded, answer included. It
+// stops the playing where the replay waits: for the client's answer to a
+// request of the agent, when the cancel came first, or for the recorded
+// time of a paced message; pending requests are then not waited for (the
+// client answers its permission requests "cancelled" itself) and the
+// prompt is answered with stopReason "cancelled". When the
 // recording itself holds the client's session/cancel in that turn, the
 // replay waits for the client's cancel at that point, as the recorded agent
 // did (so that a recorded timeout times out again), then plays what the
@@ -84,7 +91,15 @@
 // output, there (acprun records nothing more of a session whose agent
 // went). Run plays what the agent sent in that request, says so on stderr
 // and returns ErrRecordingEnded, the request unanswered (acprun replay
-// exits with code 3, and acprun finds the agent exited, as it did). Any
+// exits with code 3, and acprun finds the agent exited, as it did). The
+// transcript's last line records the exit of an agent that exited on its
+// own ({"t": ms, "dir": "a2c", "exit": {"code": 5}}, or {"signal":
+// "SIGSEGV"}): Run's error is then an *AgentExit, which wraps
+// ErrRecordingEnded, and acprun replay exits with the recorded code. An
+// agent that exited after answering the last request it got, before acprun
+// asked it anything more (between turns), is replayed so too: once what it
+// sent after that answer is played, Run says so on stderr and returns the
+// *AgentExit, without reading the client's next request. Any
 // other request whose answer the recording lacks (one whose last line is
 // cut short, the recorder killed) is answered with an error saying the
 // recording ends there.
@@ -116,8 +131,8 @@
 // other side before it, a request reusing the id of an unanswered one of
 // its side, an id that is not a string or a number (null only in an error
 // answer, which is played as recorded), and a raw line that is a JSON
-// object or holds a line break are errors of Load, at their line and
-// column. Played, any of them could reach the client as the answer to
+// object or holds a line break, and a line after the agent's exit, are
+// errors of Load, at their line and column. Played, any of them could reach the client as the answer to
 // whatever it has pending at that moment, a race the verdict would hang on.
 // So is a request of the agent whose answer from the client is missing
 // though the client went on to send another request (other than

@@ -36,6 +36,7 @@ type Recording struct {
 	last    int                    // the number of the last line
 	final   *exchange              // the last request of the client; nil when none
 	cut     bool                   // the last line was cut short: the recorder was killed
+	exit    *recordedExit          // the agent's exit, the last line; nil when it has none
 	// pacedAll says that a deadline of the whole scenario (its timeout)
 	// cancelled a turn: every request is played at the recorded pace
 	// (see paceDeadlines).
@@ -88,6 +89,16 @@ type item struct {
 	atGateway bool
 }
 
+// recordedExit is the transcript's record of the agent's exit: acprun
+// writes {"t": ms, "dir": "a2c", "exit": {"code": 3}} (or {"signal":
+// "SIGSEGV"}) as the last line when the agent exited on its own while it
+// used it.
+type recordedExit struct {
+	line   int
+	Code   *int   `json:"code"`
+	Signal string `json:"signal"`
+}
+
 // answer is a recorded response: a result or an error object.
 type answer struct {
 	line   int
@@ -104,6 +115,9 @@ type recordLine struct {
 	// Dropped is set on the record of lines dropped for a reader that
 	// did not keep up: {"t": ms, "dropped": n}.
 	Dropped *int `json:"dropped"`
+	// Exit is set on the last line when the agent exited on its own:
+	// {"t": ms, "dir": "a2c", "exit": {"code": 3}}.
+	Exit *recordedExit `json:"exit"`
 }
 
 // wire is the members of a JSON-RPC message that replay looks at, and
@@ -363,6 +377,9 @@ func (p *parser) line(n int, text []byte) error {
 	if len(bytes.TrimSpace(text)) == 0 {
 		return nil
 	}
+	if e := p.rec.exit; e != nil {
+		return p.errorAt(n, text, 0, "a line after the recorded agent's exit at line %d: acprun records nothing after it", e.line)
+	}
 	if t := bytes.TrimLeft(text, " \t"); t[0] != '{' {
 		return p.errorAt(n, text, len(text)-len(t), "not a JSON object (a transcript has one JSON object per line)")
 	}
@@ -380,6 +397,19 @@ func (p *parser) line(n int, text []byte) error {
 		return p.errorAt(n, text, valueOffset(text, "dir"), `"dir" is %q: want "c2a" (client to agent) or "a2c" (agent to client)`, *rl.Dir)
 	}
 	hasMsg := len(rl.Msg) > 0 && string(rl.Msg) != "null"
+	if rl.Exit != nil {
+		switch {
+		case *rl.Dir != "a2c":
+			return p.errorAt(n, text, valueOffset(text, "dir"), `"exit" in a line of the client's ("dir": %q): the agent's exit is the agent's`, *rl.Dir)
+		case hasMsg:
+			return p.errorAt(n, text, 0, `both "exit" and "msg": a line holds one of them`)
+		case rl.Raw != nil:
+			return p.errorAt(n, text, 0, `both "exit" and "raw": a line holds one of them`)
+		}
+		rl.Exit.line = n
+		p.rec.exit = rl.Exit
+		return nil
+	}
 	switch {
 	case hasMsg && rl.Raw != nil:
 		return p.errorAt(n, text, 0, `both "msg" and "raw": a line holds one of them`)

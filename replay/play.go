@@ -356,7 +356,7 @@ func (p *player) handle(in *incoming) error {
 			where = fmt.Sprintf("turn %d, session/prompt", turn)
 		}
 		p.note(ex.line, "the recording ends in %s not answered nor cancelled: the recorded agent exited (or closed its output) there, and so does the replay", where)
-		return ErrRecordingEnded
+		return p.ended()
 	case ex.answer == nil:
 		what := what(in.method, turn)
 		if err := p.failNoted(in.id, ex.line, fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last), nil); err != nil {
@@ -370,7 +370,54 @@ func (p *player) handle(in *incoming) error {
 	// What the recorded agent sent after its answer comes before the
 	// client's next request is read, as it did.
 	st.cancel = nil
-	return p.playAside(ex.after, st)
+	if err := p.playAside(ex.after, st); err != nil {
+		return err
+	}
+	if e := p.rec.exit; e != nil && ex == p.rec.final && !p.rec.cut {
+		// The recorded agent exited after it, before acprun asked it
+		// anything more (acprun records the requests the agent got).
+		p.note(e.line, "the recorded agent %s here, after answering the last request it got: so does the replay", (&AgentExit{Code: e.Code, Signal: e.Signal}).how())
+		return p.ended()
+	}
+	return nil
+}
+
+// ended is Run's error where the recording ends as the recorded agent
+// did: an *AgentExit when the transcript records its exit, else
+// ErrRecordingEnded.
+func (p *player) ended() error {
+	if e := p.rec.exit; e != nil {
+		return &AgentExit{Code: e.Code, Signal: e.Signal}
+	}
+	return ErrRecordingEnded
+}
+
+// AgentExit is Run's error when the recording ends where the recorded
+// agent exited on its own, which the transcript records as its last line
+// ({"exit": {"code": 3}}): in a request it never answered, or after the
+// last request it got, before acprun asked it anything more. It wraps
+// ErrRecordingEnded; acprun replay exits with Code.
+type AgentExit struct {
+	// Code is the recorded exit code; nil when a signal ended the agent.
+	Code *int
+	// Signal is the signal that ended the recorded agent, "" for none.
+	Signal string
+}
+
+func (e *AgentExit) Error() string { return "the recorded agent " + e.how() }
+
+// Unwrap makes an *AgentExit an ErrRecordingEnded.
+func (e *AgentExit) Unwrap() error { return ErrRecordingEnded }
+
+// how says how the recorded agent ended: "exited with code 3".
+func (e *AgentExit) how() string {
+	switch {
+	case e.Code != nil:
+		return fmt.Sprintf("exited with code %d", *e.Code)
+	case e.Signal != "":
+		return "was killed by " + e.Signal
+	}
+	return "exited"
 }
 
 // ErrRecordingEnded is Run's error when the recording ends in a request
@@ -520,8 +567,10 @@ type ending struct {
 }
 
 // play sends items in order. It stops at a divergence, at the client's
-// cancel (unless the recording holds that cancel: then it waits for it at
-// its place and goes on), at a recorded cancel whose cause a replay does
+// cancel where it waits (for an answer, or paced; unless the recording
+// holds that cancel: then it waits for it at its place and goes on; what
+// the agent sent without waiting is played past a cancel the recording
+// lacks), at a recorded cancel whose cause a replay does
 // not meet (an interrupt, the run's --timeout, --fail-fast, a gateway
 // divergence: the client has no reason to cancel there; cutAt), or at the
 // end of stdin while waiting. A recorded cancel for a budget the gateway
@@ -558,11 +607,12 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			passed = true
 			continue
 		}
-		if it.kind != itemAwait && cancel.came() {
-			// (An answer the client sent before its cancel is still
-			// taken: await looks at which came first.)
-			return ending{cancelled: true}, nil
-		}
+		// A cancel the recording lacks does not cut what the recorded
+		// agent sent without waiting: it never saw that cancel, and
+		// whether the client's came before this line or after it is a
+		// matter of speed. It ends the turn where the replay waits: for
+		// the client's answer (await takes what came first) or, paced,
+		// for the recorded time.
 		if st.paced && it.kind != itemAwait {
 			if end, stop := p.wait(it, st, cancel); stop {
 				return end, nil

@@ -24,10 +24,11 @@ import (
 // before its answer. The update that passes a maxCost marks the turn
 // cancelled where it stands in the stream, so the requests after it are
 // answered cancelled, and the turn is cancelled (cancelCause budget) even
-// when its answer came before the runner saw the budget passed; an answer
-// that was the agent's next message after that update is never said to
-// ignore the cancel (see heard), and one already handled gets no
-// session/cancel. A cost
+// when its answer came before the runner saw the budget passed. Its answer
+// is never said to ignore the cancel (cancelIgnored): where the agent read
+// the cancel is not in its stream, and the same messages (a replay's, sent
+// at once) must give the same result however fast the runner wrote it. An
+// answer already handled gets no session/cancel. A cost
 // reported after a turn's answer is the session's: it counts against the
 // scenario's maxCost before the next prompt and at the end
 // (sessionOverBudget).
@@ -45,11 +46,6 @@ type budgetWatch struct {
 	tokensBefore   int64                 // the tokens of the earlier turns
 	cancel         context.CancelCauseFunc
 	passed         string // the failure, once a budget was passed
-	// after: a message of the agent came after the update that passed the
-	// budget and before the turn's answer (see heard). Without one, the
-	// answer is the very next message: the agent sent it before it could
-	// have read acprun's session/cancel, and did not ignore it.
-	after bool
 }
 
 // watchBudget is the watch of turn i (from 0), nil when neither the
@@ -94,28 +90,6 @@ func (t *turnState) spend(u *acp.UsageUpdate) {
 	// send session/cancel (see awaitAnswer).
 	t.markCancelled()
 	b.cancel(errBudget)
-}
-
-// heard notes that the agent sent a message, handled now: for a running
-// turn that passed a budget in the stream, one that comes after the update
-// that passed it and before the answer (budgetWatch.after). It runs before
-// the message is handled, in stream order, so the update that passes the
-// budget is not one.
-func (s *session) heard() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.current(); t != nil && t.budget != nil && t.budget.passed != "" && !t.late() {
-		t.budget.after = true
-	}
-}
-
-// answeredAtOnce reports whether turn t passed a budget in the stream and
-// its answer was the agent's next message: an answer the cancel could not
-// have reached, whatever it says.
-func (s *session) answeredAtOnce(t *turnState) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return t.budget != nil && t.budget.passed != "" && !t.budget.after
 }
 
 // sessionOverBudget says how the session's cumulative cost, as the agent

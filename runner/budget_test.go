@@ -300,3 +300,29 @@ func TestBudgetFailureGatewayCost(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetCancelAfterMoreIsNotIgnored: the same messages of the agent,
+// usage_update over the budget, more text, then end_turn, give the same
+// result however the cancel fell among them: here acprun's session/cancel
+// is written before the answer is read (the agent waits for it), as
+// TestAnswerReadBeforeCancelIsNotIgnored has it the other way round. Where
+// the agent read the cancel is not in its stream (a replay plays the same
+// messages at once, before or after acprun's cancel as it comes): a turn
+// cancelled in the stream for a budget is never cancelIgnored.
+func TestBudgetCancelAfterMoreIsNotIgnored(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `
+onCancel: end_turn
+turns:
+  - steps: [{usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}}, {text: "b\n"}, {waitForCancel: true}]
+`, "name: tight\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nbudget: {maxCost: 1.0}\nturns:\n  - prompt: one\n")
+		tr := res.Turns[0]
+		if tr.StopReason != "end_turn" || tr.CancelCause != report.CauseBudget || tr.CancelIgnored || tr.Text != "b\n" {
+			t.Errorf("turn: stopReason %s, cancelCause %q, cancelIgnored %v, text %q; want end_turn, budget, not ignored, b", tr.StopReason, tr.CancelCause, tr.CancelIgnored, tr.Text)
+		}
+		if w := strings.Join(append(tr.Warnings, res.Warnings...), "\n"); strings.Contains(w, "cancelIgnored") {
+			t.Errorf("warnings %q flag an ignored cancel", w)
+		}
+	})
+}

@@ -659,6 +659,7 @@ func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *r
 	if err != nil {
 		return nil, err
 	}
+	lookedUp(ctx) // the requests behind it go on while it waits
 	st, err := t.Wait(ctx)
 	if err != nil {
 		return nil, fail(rec, acp.CodeRequestCancelled, "%s", unanswered(ctx))

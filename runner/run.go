@@ -838,6 +838,7 @@ func (r *scenarioRun) play(ctx, scCtx context.Context) {
 			r.tr = tr
 			r.res.Transcript = tr.path
 			defer incomplete(r.res, tr, "the transcript")
+			defer r.recordExit(tr) // before it is closed
 		}
 	}
 	opened := r.open(scCtx)

@@ -267,14 +267,29 @@ var closedChan = func() chan struct{} {
 	return ch
 }()
 
-// served closes done, the request's place in the line (see line), once
-// its answer has been written, or could not be (acp.AfterAnswer): the next
-// request is served after the agent could read this one's answer. It is
-// called as the handler returns; without a Conn's handler (a test's call)
-// done is closed then.
-func served(ctx context.Context, done chan struct{}) {
-	if !acp.AfterAnswer(ctx, func(error) { close(done) }) {
-		close(done)
+// served calls free, which ends the request's place in the line (see
+// line), once its answer has been written, or could not be
+// (acp.AfterAnswer): the next request is served after the agent could read
+// this one's answer. It is called as the handler returns; without a Conn's
+// handler (a test's call) free is called then.
+func served(ctx context.Context, free func()) {
+	if !acp.AfterAnswer(ctx, func(error) { free() }) {
+		free()
+	}
+}
+
+// lookedUpKey is the context key of a terminal/wait_for_exit's end of its
+// place in the line (see lookedUp).
+type lookedUpKey struct{}
+
+// lookedUp, called by terminal/wait_for_exit's handler once it has found
+// its terminal, ends its place in the line: the requests sent after it are
+// served while it waits for the command. Without a place (ctx not
+// Handle's) it does nothing; a wait_for_exit that found no terminal keeps
+// its place until its answer is written, as any request does.
+func lookedUp(ctx context.Context) {
+	if free, ok := ctx.Value(lookedUpKey{}).(func()); ok {
+		free()
 	}
 }
 
@@ -374,7 +389,6 @@ func (a *arrival) answered(ctx context.Context) {
 // request the policy answers at once is decided, told to the Observer and
 // answered there; a request that must wait goes on with acp.Async.
 func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
-	s.heard()
 	if req.IsNotification() {
 		return s.notification(req)
 	}
@@ -405,16 +419,18 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return s.permission(ctx, a), nil
 	}
 	// fs/* and terminal/*: served one at a time, in the order they came
-	// (see line), but terminal/wait_for_exit, which lasts as long as its
-	// command. The line goes on meanwhile.
-	if req.Method != acp.MethodTerminalWaitForExit {
-		prev, done := s.line()
-		defer served(ctx, done)
-		acp.Async(ctx)
-		waitFor(ctx, prev)
-	} else {
-		acp.Async(ctx)
+	// (see line). terminal/wait_for_exit, which lasts as long as its
+	// command, takes its place too, to find its terminal after every
+	// request sent before it was served; the line goes on once it has
+	// (lookedUp), while it waits for the command.
+	prev, done := s.line()
+	free := sync.OnceFunc(func() { close(done) })
+	defer served(ctx, free)
+	if req.Method == acp.MethodTerminalWaitForExit {
+		ctx = context.WithValue(ctx, lookedUpKey{}, free)
 	}
+	acp.Async(ctx)
+	waitFor(ctx, prev)
 	if a.hold != nil {
 		waitFor(ctx, a.hold) // served after the checks of the workspace
 	}

@@ -66,10 +66,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		var answeredFirst bool
 		answeredFirst, err = r.cancel(t, call, &resp, cancelMeta(out.cancelCause, foundAtGateway(aboveGateway, cause)))
 		// Ignored only by an answer read after the cancel was written: one
-		// already on its way could not heed it, nor could one that came
-		// right behind the update that passed a budget (decided in stream
-		// order, however fast the runner got to the cancel).
-		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst && !r.sess.answeredAtOnce(t)
+		// already on its way could not heed it. A turn cancelled in the
+		// stream, by the update that passed a budget, never is: where the
+		// agent read the cancel is not in its stream, and the same
+		// messages must give the same result however fast the runner got
+		// to the cancel (see budgetWatch).
+		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst && !r.sess.budgetPassed(t)
 	}
 	r.answered(ctx, &out, resp, err)
 	out.duration = time.Since(start)

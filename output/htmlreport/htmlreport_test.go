@@ -445,6 +445,9 @@ func TestNotATranscriptNotEmbedded(t *testing.T) {
 		{"dropped with another member", `{"t":1,"dropped":3,"raw":"SECRET"}` + "\n", `line 1: a record of lines dropped is {"t": ms, "dropped": n}`},
 		{"dropped not a count", `{"t":1,"dropped":"SECRET"}` + "\n", `line 1: "dropped" is not a count of lines`},
 		{"transcript with lines dropped", good + `{"t":5,"dropped":3}` + "\n" + `{"t":6,"dir":"a2c","raw":"SECRET"}` + "\n", ""},
+		{"transcript ending in the agent's exit", good + `{"t":6,"dir":"a2c","raw":"SECRET"}` + "\n" + `{"t":7,"dir":"a2c","exit":{"code":3}}` + "\n", ""},
+		{"exit not an object", `{"t":7,"dir":"a2c","exit":"SECRET"}` + "\n", `line 1: an exit record is {"t": ms, "dir": "a2c", "exit": {"code": n} or {"signal": "SIG…"}}`},
+		{"exit with a message", `{"t":7,"dir":"a2c","exit":{"code":3},"msg":{"SECRET":1}}` + "\n", `line 1: an exit record is {"t": ms, "dir": "a2c", "exit": {"code": n} or {"signal": "SIG…"}}`},
 		{"transcript with a long line", good + `{"t":2,"dir":"a2c","msg":{"text":"` + strings.Repeat("SECRET", 60<<10) + `"}}` + "\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -464,6 +467,9 @@ func TestNotATranscriptNotEmbedded(t *testing.T) {
 				}
 				if strings.Contains(tc.content, `"dropped"`) && !strings.Contains(page, "3 lines dropped here") {
 					t.Error("the page does not say where lines were dropped")
+				}
+				if strings.Contains(tc.content, `"exit"`) && !strings.Contains(page, "the agent exited with code 3") {
+					t.Error("the page does not say the agent exited")
 				}
 				return
 			}

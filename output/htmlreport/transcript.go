@@ -51,7 +51,7 @@ func (t *transcriptView) CutBytes() int64 { return t.TotalBytes - t.ShownBytes }
 type message struct {
 	T      int64
 	Dir    string // c2a (acprun to the agent) or a2c; "" for dropped
-	Kind   string // request | notification | response | error | raw | dropped
+	Kind   string // request | notification | response | error | raw | dropped | exit
 	Method string // for a response, the method of its request
 	Detail string // the update kind of a session/update, the error message
 	ID     string
@@ -174,8 +174,9 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	return tv
 }
 
-// parseLine decodes one transcript line: {"t", "dir", "msg"|"raw"}, or
-// {"t", "dropped"} where lines were dropped.
+// parseLine decodes one transcript line: {"t", "dir", "msg"|"raw"},
+// {"t", "dropped"} where lines were dropped, or {"t", "dir", "exit"} where
+// the agent exited on its own.
 func parseLine(line []byte, red *redact.Redactor, pending map[string]string) message {
 	var l struct {
 		T       int64           `json:"t"`
@@ -183,12 +184,26 @@ func parseLine(line []byte, red *redact.Redactor, pending map[string]string) mes
 		Msg     json.RawMessage `json:"msg"`
 		Raw     *string         `json:"raw"`
 		Dropped int             `json:"dropped"`
+		Exit    *struct {
+			Code   *int   `json:"code"`
+			Signal string `json:"signal"`
+		} `json:"exit"`
 	}
 	if err := json.Unmarshal(line, &l); err != nil {
 		return message{Kind: "raw", Body: cut(red.String(string(line)), maxBody)}
 	}
 	if l.Dropped > 0 {
 		return message{T: l.T, Kind: "dropped", Body: fmt.Sprintf("%d %s dropped here: the transcript's reader did not keep up", l.Dropped, plural(l.Dropped, "line", "lines"))}
+	}
+	if e := l.Exit; e != nil {
+		how := "the agent exited"
+		switch {
+		case e.Code != nil:
+			how = fmt.Sprintf("the agent exited with code %d", *e.Code)
+		case e.Signal != "":
+			how = "the agent was killed by " + red.String(e.Signal)
+		}
+		return message{T: l.T, Dir: l.Dir, Kind: "exit", Body: how}
 	}
 	m := message{T: l.T, Dir: l.Dir}
 	if l.Raw != nil || len(l.Msg) == 0 {
@@ -267,6 +282,9 @@ func checkRecord(line []byte, cut bool) string {
 	if n, ok := rec["dropped"]; ok {
 		return checkDropped(rec, n)
 	}
+	if e, ok := rec["exit"]; ok {
+		return checkExit(rec, e)
+	}
 	for _, k := range slices.Sorted(maps.Keys(rec)) {
 		switch k {
 		case "t", "dir", "msg", "raw":
@@ -311,6 +329,24 @@ func checkDropped(rec map[string]json.RawMessage, n json.RawMessage) string {
 		return `a record of lines dropped is {"t": ms, "dropped": n}`
 	case null(n) || json.Unmarshal(n, &dropped) != nil || dropped < 1:
 		return `"dropped" is not a count of lines`
+	}
+	return ""
+}
+
+// checkExit says what is wrong with rec as the record of the agent's exit,
+// {"t": ms, "dir": "a2c", "exit": {"code": n}} (or {"signal": "SIG…"}):
+// "" when nothing is.
+func checkExit(rec map[string]json.RawMessage, e json.RawMessage) string {
+	var t int64
+	var dir string
+	var how struct {
+		Code   *int   `json:"code"`
+		Signal string `json:"signal"`
+	}
+	if len(rec) != 3 || null(rec["t"]) || json.Unmarshal(rec["t"], &t) != nil || t < 0 ||
+		json.Unmarshal(rec["dir"], &dir) != nil || dir != "a2c" ||
+		null(e) || json.Unmarshal(e, &how) != nil {
+		return `an exit record is {"t": ms, "dir": "a2c", "exit": {"code": n} or {"signal": "SIG…"}}`
 	}
 	return ""
 }
