@@ -811,7 +811,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	}
 	if c.Print {
 		stdout, closer := outfile.PipeUntilDone(ctx, g.Stdout)
-		err := printReply(stdout, rep, isTerminal(g.Stdout))
+		err := printReply(stdout, rep, replyDest(g.Stdout, os.Getenv("GITHUB_ACTIONS") == "true"))
 		closer.Close()
 		if err != nil {
 			lose(err, "--print: %v", err)

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/acprun/acprun/internal/outfile"
@@ -51,15 +53,55 @@ func (c *runCmd) checkPrintSelection(scs []*scenario.Scenario) error {
 		strings.Join(what, " and "))
 }
 
-// printReply writes the reply of the run's one attempt to w: the text
-// the agent sent in its last turn, ended by a newline. It writes nothing
-// when that turn did not run (an earlier turn failed, or the attempt never
-// started) or the agent said nothing in it; the exit code says whether the
-// attempt passed. A retried try's reply is not the attempt's: the last try's
-// is. To a terminal the reply is written as terminalText makes it, since
-// the agent is not trusted to drive the terminal; elsewhere (a pipe, a
-// file) as it is, byte for byte.
-func printReply(w io.Writer, rep report.Report, terminal bool) error {
+// replyTo is how --print writes the reply, for where stdout goes.
+type replyTo int
+
+const (
+	// replyBytes writes the reply as it is, byte for byte: a file, or a
+	// pipe outside GitHub Actions.
+	replyBytes replyTo = iota
+	// replyTerminal writes it as terminalText makes it.
+	replyTerminal
+	// replyStepLog writes it as it is between GitHub's stop-commands
+	// lines (see stepLogFrame): under GitHub Actions, to anything but a
+	// regular file, since that may be the step's log.
+	replyStepLog
+)
+
+// replyDest is how --print writes the reply to stdout (github: GitHub
+// Actions runs acprun): escaped for a terminal; framed for a step's log
+// under GitHub Actions when stdout is not a regular file (a pipe is the
+// step's log, or may lead to it; a redirect to a file is not); byte for
+// byte otherwise.
+func replyDest(stdout any, github bool) replyTo {
+	switch {
+	case isTerminal(stdout):
+		return replyTerminal
+	case github && !isRegularFile(stdout):
+		return replyStepLog
+	}
+	return replyBytes
+}
+
+// isRegularFile reports whether s is an *os.File open on a regular file.
+func isRegularFile(s any) bool {
+	f, ok := s.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// printReply writes the reply of the run's one attempt to w, as to says:
+// the text the agent sent in its last turn, ended by a newline. It writes
+// nothing when that turn did not run (an earlier turn failed, or the
+// attempt never started) or the agent said nothing in it; the exit code
+// says whether the attempt passed. A retried try's reply is not the
+// attempt's: the last try's is. The agent is not trusted to drive a
+// terminal (terminalText) nor to write workflow commands in a GitHub
+// Actions step's log (stepLogFrame).
+func printReply(w io.Writer, rep report.Report, to replyTo) error {
 	for _, r := range rep.Scenarios {
 		if !r.Verdict() || len(r.Turns) == 0 {
 			continue
@@ -69,16 +111,35 @@ func printReply(w io.Writer, rep report.Report, terminal bool) error {
 			return nil
 		}
 		text := last.Text
-		if terminal {
+		if to == replyTerminal {
 			text = terminalText(text)
 		}
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
+		if to == replyStepLog {
+			begin, end := stepLogFrame(text)
+			text = begin + text + end
+		}
 		_, err := io.WriteString(w, text)
 		return err
 	}
 	return nil
+}
+
+// stepLogFrame is the line to write before text in a GitHub Actions
+// step's log and the line to write after it, so that the runner runs none
+// of the workflow commands in text ("::error …", "##[set-output …]", an
+// "::add-mask::" that would hide the log's words) and shows them as they
+// are: GitHub's "::stop-commands::TOKEN", which stops the runner reading
+// commands until a line "::TOKEN::". The token is random, new each time
+// and not in text, so that the agent cannot end the frame early.
+func stepLogFrame(text string) (begin, end string) {
+	token := rand.Text()
+	for strings.Contains(strings.ToUpper(text), token) {
+		token = rand.Text()
+	}
+	return "::stop-commands::" + token + "\n", "::" + token + "::\n"
 }
 
 // terminalText is text, an agent's reply, made fit for a terminal: its

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/report"
@@ -24,11 +28,75 @@ func TestPrintReplyOnATerminal(t *testing.T) {
 		{true, "reply \\x1b]0;PWNED\\x07 \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07\n\tindented \\u202eevil\\xff\n\\x0dFAKE #\\x23[error]x\n"},
 	} {
 		var out bytes.Buffer
-		if err := printReply(&out, rep, tt.terminal); err != nil {
+		to := replyBytes
+		if tt.terminal {
+			to = replyTerminal
+		}
+		if err := printReply(&out, rep, to); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tt.want {
 			t.Errorf("terminal %v: printed %q, want %q", tt.terminal, out.String(), tt.want)
+		}
+	}
+}
+
+// TestPrintReplyInAStepLog: under GitHub Actions, a reply printed where a
+// step's log may read it is framed by GitHub's ::stop-commands:: and its
+// resume line, with a token of its own each time, so that the workflow
+// commands an agent wrote (::error, ::add-mask::, ##[set-output], a
+// ::stop-commands:: of its own) are inert while the reply's bytes stay as
+// they are between the two.
+func TestPrintReplyInAStepLog(t *testing.T) {
+	text := "::error file=x::forged annotation\n  ::add-mask::x\n::stop-commands::mine\nok ##[set-output name=a]b\n::mine::\r\nend"
+	rep := report.Report{Scenarios: []report.Result{{Turns: []report.TurnResult{{StopReason: "end_turn", Text: text}}}}}
+	frame := regexp.MustCompile(`^::stop-commands::([A-Z2-7]{26})\n((?s:.*))::([A-Z2-7]{26})::\n$`)
+	tokens := map[string]bool{}
+	for range 2 {
+		var out bytes.Buffer
+		if err := printReply(&out, rep, replyStepLog); err != nil {
+			t.Fatal(err)
+		}
+		m := frame.FindStringSubmatch(out.String())
+		if m == nil || m[1] != m[3] || m[2] != text+"\n" {
+			t.Fatalf("printed %q; want the reply and a newline between ::stop-commands::TOKEN and ::TOKEN::", out.String())
+		}
+		tokens[m[1]] = true
+	}
+	if len(tokens) != 2 {
+		t.Errorf("tokens %v: want a new one for each reply", tokens)
+	}
+}
+
+// TestReplyDest: --print escapes for a terminal, frames the reply under
+// GitHub Actions for anything but a regular file (a pipe may be the step's
+// log), and writes it as it is otherwise.
+func TestReplyDest(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "review.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tt := range []struct {
+		name   string
+		stdout any
+		github bool
+		want   replyTo
+	}{
+		{"a file", f, false, replyBytes},
+		{"a file under GitHub Actions", f, true, replyBytes},
+		{"a pipe", w, false, replyBytes},
+		{"a pipe under GitHub Actions", w, true, replyStepLog},
+		{"a writer under GitHub Actions", &strings.Builder{}, true, replyStepLog},
+	} {
+		if got := replyDest(tt.stdout, tt.github); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func TestPrintReply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		if err := printReply(&out, report.Report{Scenarios: tt.rs}, false); err != nil {
+		if err := printReply(&out, report.Report{Scenarios: tt.rs}, replyBytes); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tt.want {

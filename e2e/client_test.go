@@ -404,3 +404,32 @@ turns:
 		}
 	}
 }
+
+// TestMalformedTerminalCreateKeepsCommand: a terminal/create refused for an
+// argument that is not a string is recorded with its command, the bad word
+// as the JSON the agent sent, so the results say what it tried to run.
+func TestMalformedTerminalCreateKeepsCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - garbage: '{"jsonrpc":"2.0","id":"t","method":"terminal/create","params":{"sessionId":"mock-session-1","command":"rm","args":["-rf",1,"/"]}}'
+      - text: done
+`,
+		"s.yaml": `name: malformed
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+client: {terminal: true}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 || len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
+		t.Fatalf("exit %d, %d scenarios; want 0, 1\nstderr:\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	want := []report.ClientRequest{{Method: "terminal/create", Command: "rm -rf 1 /", Refused: "invalid params: args[1]: want a string, got a number"}}
+	if diff := cmp.Diff(want, out.Scenarios[0].Turns[0].ClientRequests); diff != "" {
+		t.Errorf("clientRequests (-want +got):\n%s", diff)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -394,5 +396,55 @@ func TestOneShotAuth(t *testing.T) {
 	res = acprun(t, dir, "run", "--agent", "locked", "--prompt", "hi", "-o", "out.json")
 	if want := "session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: api-key, oauth)"; res.code != exitAgent || !strings.Contains(res.stderr, want) {
 		t.Errorf("no auth: exit %d, want 3 and %q:\n%s", res.code, want, res.stderr)
+	}
+}
+
+// TestPrintInAGitHubStepLog: under GitHub Actions, a reply --print writes
+// to a pipe (a step's log, or what leads to one) comes between GitHub's
+// ::stop-commands::TOKEN and ::TOKEN::, a new random token each run, so
+// that the workflow commands the agent wrote stay text in the log; the
+// reply between them is byte for byte. A redirect to a file gets the
+// reply alone, as outside GitHub Actions.
+func TestPrintInAGitHubStepLog(t *testing.T) {
+	t.Parallel()
+	const reply = "::error file=x::forged annotation\n::stop-commands::mine\n##[set-output name=a]b\n::mine::\n::add-mask::the\n"
+	dir := oneShotDir(t, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: " + strconv.Quote(reply) + "}]\n",
+	})
+	gh := []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="}
+	frame := regexp.MustCompile(`^::stop-commands::([A-Z2-7]{26})\n((?s:.*))::([A-Z2-7]{26})::\n$`)
+	tokens := map[string]bool{}
+	for range 2 {
+		res := acprunEnv(t, dir, gh, "run", "--agent", "mock1", "--prompt", "hi", "--print", "-q", "-o", "out.json")
+		m := frame.FindStringSubmatch(res.stdout)
+		if res.code != exitOK || m == nil || m[1] != m[3] || m[2] != reply {
+			t.Fatalf("exit %d, stdout %q; want 0 and the reply between ::stop-commands::TOKEN and ::TOKEN::\n%s", res.code, res.stdout, res.stderr)
+		}
+		tokens[m[1]] = true
+	}
+	if len(tokens) != 2 {
+		t.Errorf("tokens %v: want a new one each run", tokens)
+	}
+
+	// Redirected to a file: the reply alone, byte for byte.
+	f, err := os.Create(filepath.Join(dir, "review.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(acprunFor(t), "run", "--agent", "mock1", "--prompt", "hi", "--print", "-q", "-o", "file.json")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), gh...)
+	cmd.Stdout = f
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run --print > review.md: %v", err)
+	}
+	if got, err := os.ReadFile(f.Name()); err != nil || string(got) != reply {
+		t.Errorf("review.md = %q, %v; want the reply alone, %q", got, err, reply)
+	}
+
+	// Outside GitHub Actions, a pipe gets the reply alone.
+	if res := acprun(t, dir, "run", "--agent", "mock1", "--prompt", "hi", "--print", "-q", "-o", "plain.json"); res.code != exitOK || res.stdout != reply {
+		t.Errorf("outside GitHub Actions: exit %d, stdout %q; want 0 and the reply alone, %q", res.code, res.stdout, reply)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1233,5 +1234,47 @@ func TestValidateStrictWorkspaceGit(t *testing.T) {
 	}
 	if after := state(); after != before {
 		t.Errorf("validate changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestWorkspaceFullDisk: a workspace that does not fit where workspaces
+// go (--workspace-dir on a tmpfs of 200K, a file of 400K) errors its
+// attempt with a message that names that directory and says what to do,
+// not at the scenario's workspace key: a copy, a git worktree (which
+// falls back to a clone when its checkout fails, and that fails too) and
+// a clone of a bare repository alike. Nothing is left on that disk.
+func TestWorkspaceFullDisk(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	small := testkit.SmallDisk(t, "200k")
+	dir := realTempDir(t)
+	big := make([]byte, 400<<10)
+	rand.NewChaCha8([32]byte{}).Read(big) // does not compress
+	writeFiles(t, dir, map[string]string{
+		"src/big.bin":     string(big),
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "repo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, filepath.Join(dir, "repo"), "init", "-q")
+	writeFiles(t, filepath.Join(dir, "repo"), map[string]string{"big.bin": string(big)})
+	gitIn(t, filepath.Join(dir, "repo"), "add", ".")
+	gitIn(t, filepath.Join(dir, "repo"), "commit", "-q", "-m", "big")
+	gitIn(t, dir, "clone", "-q", "--bare", "repo", "bare.git")
+	for _, ws := range []string{"{from: src}", "{git: repo}", "{git: bare.git}"} {
+		writeFiles(t, dir, map[string]string{"s.yaml": "name: full\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {}\n" +
+			"workspace: " + ws + "\nturns: [{prompt: hi}]\n"})
+		res, out := runResults(t, dir, "s.yaml", "--workspace-dir", small)
+		tail := "; acprun could not make the attempt's workspace in " + small + ", where workspaces go: make it writable (or free space there), or give another directory (--workspace-dir, or TMPDIR)"
+		if res.code != exitFailed || len(out.Scenarios) != 1 {
+			t.Fatalf("workspace %s: exit %d, %d results; want %d, 1\n%s", ws, res.code, len(out.Scenarios), exitFailed, res.stderr)
+		}
+		if sc := out.Scenarios[0]; sc.Status != report.StatusError || !strings.HasPrefix(sc.Error, "workspace: ") || !strings.HasSuffix(sc.Error, tail) || strings.Contains(sc.Error, "no such file") {
+			t.Errorf("workspace %s: %s %q; want an error beginning %q (no position), ending %q", ws, sc.Status, sc.Error, "workspace: ", tail)
+		}
+		if left, _ := os.ReadDir(small); len(left) != 0 {
+			t.Errorf("workspace %s: %s holds %v after the run; want nothing", ws, small, left)
+		}
 	}
 }

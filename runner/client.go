@@ -223,27 +223,61 @@ func fail(rec *report.ClientRequest, code int, format string, args ...any) error
 }
 
 // decode reads the request's params into v. Params that do not decode
-// are refused, recorded with their path (a terminal's command) when they
-// have one.
+// are refused, recorded with what they name that decodes on its own: the
+// path, and a terminal's command (see malformedCommand), so a malformed
+// member elsewhere does not lose what the agent asked for.
 func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	if len(req.Params) == 0 {
 		return refuse(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
 	if err := req.DecodeParams(v); err != nil {
-		var named struct {
-			Path    string   `json:"path"`
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}
+		var named map[string]json.RawMessage
 		if req.DecodeParams(&named) == nil {
-			rec.Path = named.Path
-			if named.Command != "" {
-				rec.Command = commandLine(named.Command, named.Args)
+			var path string
+			if json.Unmarshal(named["path"], &path) == nil {
+				rec.Path = path
+			}
+			if req.Method == acp.MethodTerminalCreate {
+				rec.Command = malformedCommand(named["command"], named["args"])
 			}
 		}
 		return refuse(rec, acp.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// malformedCommand is the command line of a terminal/create whose params
+// do not decode: "" when the command is not a string, else the command
+// with its args, each word that is not a string written as the JSON the
+// agent sent (args that are not an array, as one such word).
+func malformedCommand(command, args json.RawMessage) string {
+	var name string
+	if json.Unmarshal(command, &name) != nil || name == "" {
+		return ""
+	}
+	var raw []json.RawMessage
+	if json.Unmarshal(args, &raw) != nil {
+		if len(args) == 0 || string(args) == "null" {
+			return name
+		}
+		return commandLine(name, []string{compactJSON(args)})
+	}
+	words := make([]string, len(raw))
+	for i, r := range raw {
+		if json.Unmarshal(r, &words[i]) != nil || r[0] != '"' {
+			words[i] = compactJSON(r)
+		}
+	}
+	return commandLine(name, words)
+}
+
+// compactJSON is raw JSON without its insignificant spaces.
+func compactJSON(r json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, r) != nil {
+		return string(r)
+	}
+	return b.String()
 }
 
 // checkPath refuses a path (what names it: "path", "cwd") that has a NUL

@@ -931,3 +931,31 @@ func TestClientWaitForExitUnanswered(t *testing.T) {
 		t.Errorf("record error %q (err %v), want %q", rec.Error, err, want)
 	}
 }
+
+// TestClientMalformedKeepsCommand: a terminal/create refused because a
+// member is malformed (an argument that is not a string, args that are not
+// an array, a path of the wrong type) is still recorded with its command
+// (and a request with a path, with its path): a malformed member elsewhere
+// does not lose what the agent asked to run. A word that is not a string
+// is recorded as the JSON the agent sent.
+func TestClientMalformedKeepsCommand(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	file := filepath.Join(root, "lines.txt")
+	for _, tt := range []struct {
+		method, params, command, path string
+	}{
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"rm","args":["-rf",1,{"a":"b"}]}`, `rm -rf 1 '{"a":"b"}'`, ""},
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"rm","args":"-rf /"}`, `rm '"-rf /"'`, ""},
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"ls","args":["-l"],"outputByteLimit":"x"}`, "ls -l", ""},
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":7}`, "", ""},
+		{acp.MethodFSReadTextFile, `{"sessionId":"s","path":"` + file + `","line":"x","command":"ls","args":[1]}`, "", file},
+	} {
+		_, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: tt.method, Params: json.RawMessage(tt.params)})
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || rec.Refused == "" || rec.Command != tt.command || rec.Path != tt.path {
+			t.Errorf("%s %s: err %v, record %+v; want code %d, refused, command %q, path %q", tt.method, tt.params, err, rec, acp.CodeInvalidParams, tt.command, tt.path)
+		}
+	}
+}

@@ -28,11 +28,7 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
 	if err := copyTree(ctx, src, dir); err != nil {
 		_ = w.remove()
-		err = fmt.Errorf("workspace: copy %s: %w", from, err)
-		if noRoom(err) { // a full disk: the attempt's place, not its source
-			return nil, &DirError{Dir: filepath.Dir(shared), Err: err}
-		}
-		return nil, err
+		return nil, placeError(fmt.Errorf("workspace: copy %s: %w", from, err), shared)
 	}
 	if err := w.Snapshot(ctx); err != nil {
 		_ = w.remove()

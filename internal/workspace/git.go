@@ -131,7 +131,8 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 		if code != nil {
 			status = fmt.Sprintf("exit status %d", *code)
 		}
-		return "", &gitError{sub: sub, msg: cmp.Or(gitMessage(stderr.Tail().Bytes()), status)}
+		said := stderr.Tail().Bytes()
+		return "", &gitError{sub: sub, msg: cmp.Or(gitMessage(said), status), noRoom: saysNoRoom(said)}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -176,6 +177,9 @@ func subcommand(args []string) string {
 type gitError struct {
 	sub string // subcommand
 	msg string // what git said
+	// noRoom: git said, on any line, that a file system had no room or
+	// took no writes (see noRoom).
+	noRoom bool
 }
 
 func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
@@ -216,17 +220,25 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common, mark: spec.Mark}
-	if err := w.checkout(ctx, bare); err != nil {
+	// fail removes w and returns err, as a *DirError when it is the
+	// fault of where w was made (a full disk): git says so, or, since it
+	// does not always say why it could not write a file, the commit's
+	// files do not fit there now that the space w took is free again.
+	fail := func(err error) (*Workspace, error) {
 		_ = w.remove()
-		return nil, fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err)
+		if ctx.Err() == nil && !noRoom(err) {
+			err = w.fits(ctx, filepath.Dir(shared), err)
+		}
+		return nil, placeError(err, shared)
+	}
+	if err := w.checkout(ctx, bare); err != nil {
+		return fail(fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err))
 	}
 	if err := w.initBase(); err != nil {
-		_ = w.remove()
-		return nil, fmt.Errorf("workspace: git %s: %w", spec.Git, err)
+		return fail(fmt.Errorf("workspace: git %s: %w", spec.Git, err))
 	}
 	if err := w.Snapshot(ctx); err != nil {
-		_ = w.remove()
-		return nil, err
+		return fail(err)
 	}
 	return w, nil
 }
@@ -399,9 +411,14 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 			return err
 		}
 		worktreeErr = err
-		// git cleans up after a failed add; make sure the directory is
-		// empty for the clone.
-		if err := emptyDir(w.Dir); err != nil {
+		// git cleans up after a failed add, removing the directory when
+		// its checkout failed: make sure it is there and empty for the
+		// clone.
+		if err := emptyDir(w.Dir); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Mkdir(w.Dir, 0o700); err != nil {
+				return errors.Join(worktreeErr, err)
+			}
+		} else if err != nil {
 			return errors.Join(worktreeErr, err)
 		}
 	}

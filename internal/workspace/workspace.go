@@ -175,10 +175,21 @@ func (e *DirError) Error() string { return e.Err.Error() }
 func (e *DirError) Unwrap() error { return e.Err }
 
 // noRoom reports whether err, from writing a workspace, says that its
-// file system has no room (or quota) left, or takes no writes: never the
-// source's fault.
+// file system has no room (or quota) left, or takes no writes (or a git
+// command in it said so): never the source's fault.
 func noRoom(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS) || gitSaidNoRoom(err)
+}
+
+// placeError is err, an error of making a workspace in the shared
+// directory shared, as a *DirError of the directory shared is in when err
+// says that its file system has no room (noRoom): a full disk is the
+// attempt's place's fault, not its source's.
+func placeError(err error, shared string) error {
+	if noRoom(err) {
+		return &DirError{Dir: filepath.Dir(shared), Err: err}
+	}
+	return err
 }
 
 // makeDir checks that parent does not lie inside src (resolved), creates

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1385,6 +1386,54 @@ func TestNoRoom(t *testing.T) {
 	} {
 		if got := workspace.NoRoom(c.err); got != c.want {
 			t.Errorf("NoRoom(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// TestCreateFullDisk: a workspace that does not fit in the file system
+// where workspaces are made (a tmpfs of 200K, a file of 400K) is a
+// *workspace.DirError naming that directory, not an error of its source,
+// whatever kind it is: a copy, a worktree (whose directory git removes
+// when its checkout fails, and which then falls back to a clone) and a
+// clone of a bare repository. Nothing of it is left there.
+func TestCreateFullDisk(t *testing.T) {
+	small := testkit.SmallDisk(t, "200k")
+	big := make([]byte, 400<<10)
+	rand.NewChaCha8([32]byte{}).Read(big) // does not compress
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, "big.bin"), string(big), 0o644)
+	repo := filepath.Join(tempDir(t), "repo")
+	gitT(t, filepath.Dir(repo), "init", "--quiet", repo)
+	write(t, filepath.Join(repo, "big.bin"), string(big), 0o644)
+	gitT(t, repo, "add", "-A")
+	gitT(t, repo, "commit", "--quiet", "-m", "big")
+	bare := filepath.Join(tempDir(t), "bare.git")
+	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
+	// 1M of text, whose objects fit but whose checkout does not, and git
+	// says only that it could not write the file; 1M of zeros, which git
+	// checks out as a hole, and whose snapshot does not fit.
+	var small1M []workspace.Spec
+	for _, f := range []struct{ name, content string }{{"text", strings.Repeat("acprun\n", 1<<20/7)}, {"zeros", string(make([]byte, 1<<20))}} {
+		name, content := f.name, f.content
+		r := filepath.Join(tempDir(t), name)
+		gitT(t, filepath.Dir(r), "init", "--quiet", r)
+		write(t, filepath.Join(r, name+".bin"), content, 0o644)
+		gitT(t, r, "add", "-A")
+		gitT(t, r, "commit", "--quiet", "-m", name)
+		small1M = append(small1M, workspace.Spec{Git: r})
+	}
+	for _, spec := range append([]workspace.Spec{{From: src}, {Git: repo}, {Git: bare}}, small1M...) {
+		w, err := workspace.Create(t.Context(), spec, small, "x")
+		if err == nil {
+			w.Remove()
+			t.Fatalf("Create(%+v) in a full %s = nil error", spec, small)
+		}
+		var de *workspace.DirError
+		if !errors.As(err, &de) || de.Dir != small || strings.Contains(err.Error(), "no such file") {
+			t.Errorf("Create(%+v) in a full %s = %v (%T); want a *DirError of %s", spec, small, err, err, small)
+		}
+		if left, _ := os.ReadDir(small); len(left) != 0 {
+			t.Errorf("Create(%+v): %s holds %v after; want nothing", spec, small, left)
 		}
 	}
 }
