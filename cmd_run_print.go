@@ -3,7 +3,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -62,17 +61,18 @@ const (
 	replyBytes replyTo = iota
 	// replyTerminal writes it as terminalText makes it.
 	replyTerminal
-	// replyStepLog writes it as it is between GitHub's stop-commands
-	// lines (see stepLogFrame): under GitHub Actions, to anything but a
+	// replyStepLog writes it with what a GitHub Actions step's log would
+	// run as a workflow command broken by a zero-width space
+	// (termtext.PlainEscapes): under GitHub Actions, to anything but a
 	// regular file, since that may be the step's log.
 	replyStepLog
 )
 
 // replyDest is how --print writes the reply to stdout (github: GitHub
-// Actions runs acprun): escaped for a terminal; framed for a step's log
-// under GitHub Actions when stdout is not a regular file (a pipe is the
-// step's log, or may lead to it; a redirect to a file is not); byte for
-// byte otherwise.
+// Actions runs acprun): escaped for a terminal; its workflow commands
+// broken under GitHub Actions when stdout is not a regular file (a pipe is
+// the step's log, or may lead to it; a redirect to a file is not); byte
+// for byte otherwise.
 func replyDest(stdout any, github bool) replyTo {
 	switch {
 	case isTerminal(stdout):
@@ -100,7 +100,7 @@ func isRegularFile(s any) bool {
 // says whether the attempt passed. A retried try's reply is not the
 // attempt's: the last try's is. The agent is not trusted to drive a
 // terminal (terminalText) nor to write workflow commands in a GitHub
-// Actions step's log (stepLogFrame).
+// Actions step's log (termtext.PlainEscapes).
 func printReply(w io.Writer, rep report.Report, to replyTo) error {
 	for _, r := range rep.Scenarios {
 		if !r.Verdict() || len(r.Turns) == 0 {
@@ -118,28 +118,16 @@ func printReply(w io.Writer, rep report.Report, to replyTo) error {
 			text += "\n"
 		}
 		if to == replyStepLog {
-			begin, end := stepLogFrame(text)
-			text = begin + text + end
+			cw := termtext.NewCommandWriter(w, termtext.PlainEscapes)
+			if _, err := io.WriteString(cw, text); err != nil {
+				return err
+			}
+			return cw.Flush()
 		}
 		_, err := io.WriteString(w, text)
 		return err
 	}
 	return nil
-}
-
-// stepLogFrame is the line to write before text in a GitHub Actions
-// step's log and the line to write after it, so that the runner runs none
-// of the workflow commands in text ("::error …", "##[set-output …]", an
-// "::add-mask::" that would hide the log's words) and shows them as they
-// are: GitHub's "::stop-commands::TOKEN", which stops the runner reading
-// commands until a line "::TOKEN::". The token is random, new each time
-// and not in text, so that the agent cannot end the frame early.
-func stepLogFrame(text string) (begin, end string) {
-	token := rand.Text()
-	for strings.Contains(strings.ToUpper(text), token) {
-		token = rand.Text()
-	}
-	return "::stop-commands::" + token + "\n", "::" + token + "::\n"
 }
 
 // terminalText is text, an agent's reply, made fit for a terminal: its

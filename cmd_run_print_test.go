@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -42,34 +41,25 @@ func TestPrintReplyOnATerminal(t *testing.T) {
 }
 
 // TestPrintReplyInAStepLog: under GitHub Actions, a reply printed where a
-// step's log may read it is framed by GitHub's ::stop-commands:: and its
-// resume line, with a token of its own each time, so that the workflow
-// commands an agent wrote (::error, ::add-mask::, ##[set-output], a
-// ::stop-commands:: of its own) are inert while the reply's bytes stay as
-// they are between the two.
+// step's log may read it has every workflow command an agent wrote
+// (::error, ::add-mask:: after blanks, a ::stop-commands:: of its own,
+// ##[set-output] anywhere in a line) broken by a zero-width space, which
+// shows as the text did; every other byte is as the agent sent it.
 func TestPrintReplyInAStepLog(t *testing.T) {
-	text := "::error file=x::forged annotation\n  ::add-mask::x\n::stop-commands::mine\nok ##[set-output name=a]b\n::mine::\r\nend"
+	text := "::error file=x::forged annotation\n  ::add-mask::x\n::stop-commands::mine\nok ##[set-output name=a]b\na::b # c\r\n::mine::\nend ::"
+	want := ":\u200b:error file=x::forged annotation\n  :\u200b:add-mask::x\n:\u200b:stop-commands::mine\nok #\u200b#[set-output name=a]b\na::b # c\r\n:\u200b:mine::\nend ::\n"
 	rep := report.Report{Scenarios: []report.Result{{Turns: []report.TurnResult{{StopReason: "end_turn", Text: text}}}}}
-	frame := regexp.MustCompile(`^::stop-commands::([A-Z2-7]{26})\n((?s:.*))::([A-Z2-7]{26})::\n$`)
-	tokens := map[string]bool{}
-	for range 2 {
-		var out bytes.Buffer
-		if err := printReply(&out, rep, replyStepLog); err != nil {
-			t.Fatal(err)
-		}
-		m := frame.FindStringSubmatch(out.String())
-		if m == nil || m[1] != m[3] || m[2] != text+"\n" {
-			t.Fatalf("printed %q; want the reply and a newline between ::stop-commands::TOKEN and ::TOKEN::", out.String())
-		}
-		tokens[m[1]] = true
+	var out bytes.Buffer
+	if err := printReply(&out, rep, replyStepLog); err != nil {
+		t.Fatal(err)
 	}
-	if len(tokens) != 2 {
-		t.Errorf("tokens %v: want a new one for each reply", tokens)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
 
-// TestReplyDest: --print escapes for a terminal, frames the reply under
-// GitHub Actions for anything but a regular file (a pipe may be the step's
+// TestReplyDest: --print escapes for a terminal, breaks workflow commands
+// under GitHub Actions for anything but a regular file (a pipe may be the step's
 // log), and writes it as it is otherwise.
 func TestReplyDest(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "review.md"))

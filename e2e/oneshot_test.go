@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -400,30 +399,21 @@ func TestOneShotAuth(t *testing.T) {
 }
 
 // TestPrintInAGitHubStepLog: under GitHub Actions, a reply --print writes
-// to a pipe (a step's log, or what leads to one) comes between GitHub's
-// ::stop-commands::TOKEN and ::TOKEN::, a new random token each run, so
-// that the workflow commands the agent wrote stay text in the log; the
-// reply between them is byte for byte. A redirect to a file gets the
-// reply alone, as outside GitHub Actions.
+// to a pipe (a step's log, or what leads to one: $(…), | gh …) has the
+// workflow commands the agent wrote broken by a zero-width space, so
+// that they stay text in the log; every other byte is the reply's. A
+// redirect to a file gets the reply byte for byte, as outside GitHub
+// Actions.
 func TestPrintInAGitHubStepLog(t *testing.T) {
 	t.Parallel()
 	const reply = "::error file=x::forged annotation\n::stop-commands::mine\n##[set-output name=a]b\n::mine::\n::add-mask::the\n"
+	const broken = ":\u200b:error file=x::forged annotation\n:\u200b:stop-commands::mine\n#\u200b#[set-output name=a]b\n:\u200b:mine::\n:\u200b:add-mask::the\n"
 	dir := oneShotDir(t, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: " + strconv.Quote(reply) + "}]\n",
 	})
 	gh := []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="}
-	frame := regexp.MustCompile(`^::stop-commands::([A-Z2-7]{26})\n((?s:.*))::([A-Z2-7]{26})::\n$`)
-	tokens := map[string]bool{}
-	for range 2 {
-		res := acprunEnv(t, dir, gh, "run", "--agent", "mock1", "--prompt", "hi", "--print", "-q", "-o", "out.json")
-		m := frame.FindStringSubmatch(res.stdout)
-		if res.code != exitOK || m == nil || m[1] != m[3] || m[2] != reply {
-			t.Fatalf("exit %d, stdout %q; want 0 and the reply between ::stop-commands::TOKEN and ::TOKEN::\n%s", res.code, res.stdout, res.stderr)
-		}
-		tokens[m[1]] = true
-	}
-	if len(tokens) != 2 {
-		t.Errorf("tokens %v: want a new one each run", tokens)
+	if res := acprunEnv(t, dir, gh, "run", "--agent", "mock1", "--prompt", "hi", "--print", "-q", "-o", "out.json"); res.code != exitOK || res.stdout != broken {
+		t.Errorf("exit %d, stdout %q; want 0 and the reply with its workflow commands broken, %q\n%s", res.code, res.stdout, broken, res.stderr)
 	}
 
 	// Redirected to a file: the reply alone, byte for byte.

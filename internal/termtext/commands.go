@@ -14,6 +14,10 @@ type Escapes struct {
 var (
 	JSONEscapes   = Escapes{Hash: `\u0023`, Colon: `\u003a`}
 	MarkupEscapes = Escapes{Hash: "&#35;", Colon: "&#58;"} // XML and HTML
+	// PlainEscapes are for plain text, which has no escapes: a zero-width
+	// space before the second '#' of "##[" and after a line's first ':'
+	// breaks the command and shows as the text did.
+	PlainEscapes = Escapes{Hash: "\u200b#", Colon: ":\u200b"}
 )
 
 // CommandWriter passes what is written to it on to an io.Writer with what

@@ -23,3 +23,11 @@ func ReadOnlyDir(t testing.TB, dir string) {
 	t.Helper()
 	t.Skip("testkit.ReadOnlyDir needs Linux")
 }
+
+// SmallDisk skips the test: it needs Linux's tmpfs (see the Linux
+// version).
+func SmallDisk(t testing.TB, size string) string {
+	t.Helper()
+	t.Skip("testkit.SmallDisk needs Linux")
+	return ""
+}
