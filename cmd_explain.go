@@ -112,6 +112,10 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 		return usageError(g, []*scenario.Scenario{sc}, err) // a bad request at its place, redacted as a run of sc
 	}
 	req.UnaskedModes = sc.Agent.UnaskedModes() // as run answers
+	red := g.redactor([]*scenario.Scenario{sc})
+	// A long value the reasons cut is shown as a run shows it: redacted
+	// knowing the whole value, for the text redacted below has lost its rest.
+	req.Excerpt = func(text string, end int) string { return red.Excerpt(text, 0, end, false) }
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
 	// Redacted as text, as printed, as a run of sc redacts: the request
@@ -120,7 +124,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	if err := output.Explain(&text, e); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(g.Stdout, g.redactor([]*scenario.Scenario{sc}).String(text.String())); err != nil {
+	if _, err := io.WriteString(g.Stdout, red.String(text.String())); err != nil {
 		return err // exit 4: not a denial
 	}
 	if e.Verdict() != approve.Allow {

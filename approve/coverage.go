@@ -124,6 +124,7 @@ func (cv *coverage) byOther(j, k int) (string, bool) {
 // evidence returns what rule i allows (commands as written, or units) and
 // what other rules allow, for a Decision's Reason.
 func (cv *coverage) evidence(i int) (mine, others []string) {
+	q := cv.c.q
 	for j, cmd := range cv.c.commands {
 		if cv.whole[i][j] {
 			mine = append(mine, cmd)
@@ -133,7 +134,7 @@ func (cv *coverage) evidence(i int) (mine, others []string) {
 			if cv.unit[i][j][k] {
 				mine = append(mine, u)
 			} else if by, ok := cv.byOther(j, k); ok {
-				others = append(others, fmt.Sprintf("command %s allowed by %s", quote(u), by))
+				others = append(others, fmt.Sprintf("command %s allowed by %s", q.quote(u), by))
 			}
 		}
 	}
@@ -142,6 +143,7 @@ func (cv *coverage) evidence(i int) (mine, others []string) {
 
 // why explains rule i's command matcher, one line per command or unit.
 func (cv *coverage) why(i int) []string {
+	q := cv.c.q
 	if len(cv.c.commands) == 0 {
 		return []string{"command: the call runs no command"}
 	}
@@ -149,23 +151,23 @@ func (cv *coverage) why(i int) []string {
 	var why []string
 	for j, cmd := range cv.c.commands {
 		if u := cv.c.unresolved[j]; u != "" {
-			why = append(why, fmt.Sprintf("command %s is unresolvable (%s): no allow pattern matches it", quote(cmd), u))
+			why = append(why, fmt.Sprintf("command %s is unresolvable (%s): no allow pattern matches it", q.quote(cmd), u))
 			continue
 		}
 		if cv.whole[i][j] {
-			why = append(why, fmt.Sprintf("command %s matches %s", quote(cmd), quote(firstMatch(patterns, cmd))))
+			why = append(why, fmt.Sprintf("command %s matches %s", q.quote(cmd), q.quote(firstMatch(patterns, cmd))))
 			continue
 		}
 		for k, u := range cv.c.units[j] {
-			shown := quote(u)
+			shown := q.quote(u)
 			if u != cmd {
-				shown += " (in " + quote(cmd) + ")"
+				shown += " (in " + q.quote(cmd) + ")"
 			}
 			if cv.unit[i][j][k] {
-				why = append(why, fmt.Sprintf("command %s matches %s", shown, quote(firstMatch(patterns, u))))
+				why = append(why, fmt.Sprintf("command %s matches %s", shown, q.quote(firstMatch(patterns, u))))
 				continue
 			}
-			line := fmt.Sprintf("command %s matches none of %s", shown, quoteList(patterns))
+			line := fmt.Sprintf("command %s matches none of %s", shown, q.quoteList(patterns))
 			if by, ok := cv.byOther(j, k); ok {
 				line += " (allowed by " + by + ")"
 			} else {

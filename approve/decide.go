@@ -76,6 +76,7 @@ type call struct {
 	paths      []string
 	sources    []PathSource // paths[i] is sources[i].Path
 	input      any
+	q          quoter // quotes the call's values in reasons and traces (Request.Excerpt)
 }
 
 func newCall(req Request) *call {
@@ -89,6 +90,7 @@ func newCall(req Request) *call {
 		commands: commandsOf(req, raw),
 		sources:  pathsOf(req, raw),
 		input:    raw,
+		q:        req.Excerpt,
 	}
 	for _, ps := range c.sources {
 		c.paths = append(c.paths, ps.Path)
@@ -168,6 +170,7 @@ func ruleName(list string, i int, r Rule) string {
 // every rule and records why each matched or not.
 func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace) {
 	c := newCall(req)
+	q := c.q
 	d := Decision{Commands: c.commands, Paths: c.paths}
 	if p == nil {
 		d.Verdict, d.RuleList, d.Reason = Deny, ListDefault, "no policy; default deny"
@@ -237,7 +240,7 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		if len(r.Command) > 0 {
 			var mine []string
 			mine, others = cov.evidence(i)
-			evidence = append(evidence, plural("command", mine))
+			evidence = append(evidence, q.plural("command", mine))
 		}
 		d.Verdict, d.Rule, d.RuleList = Allow, name, ListAllow
 		d.Reason = fmt.Sprintf("allow rule %s matched %s", name, strings.Join(evidence, ", "))
@@ -247,7 +250,7 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		always, left := alwaysAllows(p.Allow, results, cov)
 		for i := range p.Allow {
 			if !always && len(left) > 0 && p.Allow[i].Always && matched(i) {
-				d.Reason += "; allow_always not preferred: no rule with always: true allows " + plural("command", left)
+				d.Reason += "; allow_always not preferred: no rule with always: true allows " + q.plural("command", left)
 				break
 			}
 		}
@@ -263,10 +266,10 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		d.Reason += " (" + p.Source + ")"
 	}
 	if nearMiss && len(uncovered) > 0 {
-		d.Reason += "; no allow rule allows " + plural("command", uncovered)
+		d.Reason += "; no allow rule allows " + q.plural("command", uncovered)
 		for j, why := range c.unresolved {
 			if why != "" {
-				d.Reason += fmt.Sprintf(" (%s is unresolvable: %s)", quote(c.commands[j]), why)
+				d.Reason += fmt.Sprintf(" (%s is unresolvable: %s)", q.quote(c.commands[j]), why)
 			}
 		}
 	}
@@ -294,6 +297,7 @@ func alwaysAllows(rules []Rule, results []result, cov *coverage) (bool, []string
 // path, input, command; the command matcher only for deny rules (allow
 // rules share their commands out in evaluate).
 func evalRule(list string, r Rule, c *call) result {
+	q := c.q
 	res := result{ok: true}
 	if !hasMatcher(r) {
 		res.add(false, "rule has no matcher")
@@ -305,19 +309,19 @@ func evalRule(list string, r Rule, c *call) result {
 		if ok {
 			verb = "is one of"
 		}
-		res.add(ok, fmt.Sprintf("kind %s %s %s", quote(c.kind), verb, quoteList(r.Kind)), "kind "+quote(c.kind))
+		res.add(ok, fmt.Sprintf("kind %s %s %s", q.quote(c.kind), verb, q.quoteList(r.Kind)), "kind "+q.quote(c.kind))
 	}
 	if len(r.Tool) > 0 {
-		evalTool(&res, r.Tool, c.tool)
+		evalTool(&res, q, r.Tool, c.tool)
 	}
 	if len(r.Title) > 0 {
-		evalGlob(&res, "title", r.Title, c.title)
+		evalGlob(&res, q, "title", r.Title, c.title)
 	}
 	if len(r.Path) > 0 {
 		evalPath(&res, list, r.Path, c)
 	}
 	if len(r.Input) > 0 {
-		evalInput(&res, r.Input, c.input)
+		evalInput(&res, q, r.Input, c.input)
 	}
 	if len(r.Command) > 0 && list == ListDeny {
 		evalDenyCommand(&res, r.Command, c)
@@ -331,30 +335,31 @@ func hasMatcher(r Rule) bool {
 
 // evalTool: the tool's name matches one of the globs. A call without a
 // name never matches.
-func evalTool(res *result, patterns []string, tool string) {
+func evalTool(res *result, q quoter, patterns []string, tool string) {
 	if tool == "" {
 		res.add(false, "tool: the call has no tool name")
 		return
 	}
-	evalGlob(res, "tool", patterns, tool)
+	evalGlob(res, q, "tool", patterns, tool)
 }
 
 // evalGlob: value, the call's tool name or title (what), matches one of
 // the globs (see MatchTitle).
-func evalGlob(res *result, what string, patterns []string, value string) {
+func evalGlob(res *result, q quoter, what string, patterns []string, value string) {
 	for _, pat := range patterns {
 		if MatchTitle(pat, value) {
-			res.add(true, fmt.Sprintf("%s %s matches %s", what, quote(value), quote(pat)), what+" "+quote(value))
+			res.add(true, fmt.Sprintf("%s %s matches %s", what, q.quote(value), q.quote(pat)), what+" "+q.quote(value))
 			return
 		}
 	}
-	res.add(false, fmt.Sprintf("%s %s matches none of %s", what, quote(value), quoteList(patterns)))
+	res.add(false, fmt.Sprintf("%s %s matches none of %s", what, q.quote(value), q.quoteList(patterns)))
 }
 
 // evalPath: for an allow rule every path must match a pattern; for a deny
 // rule one path matching is enough (see rulePathMatch). A call without
 // paths never matches.
 func evalPath(res *result, list string, patterns []string, c *call) {
+	q := c.q
 	if len(c.paths) == 0 {
 		res.add(false, "path: the call touches no path")
 		return
@@ -370,38 +375,39 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 	if list == ListDeny {
 		for _, ps := range c.sources {
 			if pat := matchOf(ps); pat != "" {
-				res.add(true, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)), "path "+pathShown(ps))
+				res.add(true, fmt.Sprintf("path %s matches %s", pathShown(q, ps), q.quote(pat)), "path "+pathShown(q, ps))
 				return
 			}
 		}
-		res.add(false, fmt.Sprintf("no path matches %s: %s", quoteList(patterns), quoteList(c.paths)))
+		res.add(false, fmt.Sprintf("no path matches %s: %s", q.quoteList(patterns), q.quoteList(c.paths)))
 		return
 	}
 	ok := true
 	for _, ps := range c.sources {
 		if pat := matchOf(ps); pat != "" {
-			res.add(true, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
+			res.add(true, fmt.Sprintf("path %s matches %s", pathShown(q, ps), q.quote(pat)))
 		} else {
 			ok = false
-			res.add(false, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
+			res.add(false, fmt.Sprintf("path %s matches none of %s", pathShown(q, ps), q.quoteList(patterns)))
 		}
 	}
 	if ok {
-		res.evidence = append(res.evidence, plural("path", c.paths))
+		res.evidence = append(res.evidence, q.plural("path", c.paths))
 	}
 }
 
 // pathShown quotes a path for a trace or a reason, with its Note.
-func pathShown(ps PathSource) string {
-	if note := ps.Note(); note != "" {
-		return quote(ps.Path) + " (" + note + ")"
+func pathShown(q quoter, ps PathSource) string {
+	if note := ps.note(q); note != "" {
+		return q.quote(ps.Path) + " (" + note + ")"
 	}
-	return quote(ps.Path)
+	return q.quote(ps.Path)
 }
 
 // evalDenyCommand: one command matching (in any of its deny forms) is
 // enough. A call without commands never matches.
 func evalDenyCommand(res *result, patterns []string, c *call) {
+	q := c.q
 	cmds := c.commands
 	if len(cmds) == 0 {
 		res.add(false, "command: the call runs no command")
@@ -413,23 +419,23 @@ func evalDenyCommand(res *result, patterns []string, c *call) {
 		if !ok {
 			continue
 		}
-		shown := quote(cmd)
+		shown := q.quote(cmd)
 		switch {
 		case form == "" && unresolved != "":
 			shown += " (unresolvable: " + unresolved + ")"
-			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, quoteList(patterns)), "command "+shown)
+			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, q.quoteList(patterns)), "command "+shown)
 			return
 		case form == "":
 			shown += fmt.Sprintf(" (too intricate to see every command it runs: more than %d forms or %d bytes of them, or shell lines nested deeper than %d)", maxDenyForms, maxDenyBytes, maxNesting)
-			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, quoteList(patterns)), "command "+shown)
+			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, q.quoteList(patterns)), "command "+shown)
 			return
 		case form != cmd:
-			shown += " (as " + quote(form) + ")"
+			shown += " (as " + q.quote(form) + ")"
 		}
-		res.add(true, fmt.Sprintf("command %s matches %s", shown, quote(pat)), "command "+shown)
+		res.add(true, fmt.Sprintf("command %s matches %s", shown, q.quote(pat)), "command "+shown)
 		return
 	}
-	res.add(false, fmt.Sprintf("no command matches %s: %s", quoteList(patterns), quoteList(cmds)))
+	res.add(false, fmt.Sprintf("no command matches %s: %s", q.quoteList(patterns), q.quoteList(cmds)))
 }
 
 // denyMatch returns the first of a command's deny forms (see denyForms)
@@ -448,7 +454,7 @@ func denyMatch(patterns []string, forms []string, complete bool) (form, pattern 
 }
 
 // evalInput: every entry's regex must match the value at its dotted path.
-func evalInput(res *result, input map[string]string, raw any) {
+func evalInput(res *result, q quoter, input map[string]string, raw any) {
 	for _, k := range slices.Sorted(maps.Keys(input)) {
 		re, err := regexp.Compile(input[k])
 		if err != nil {
@@ -462,11 +468,11 @@ func evalInput(res *result, input map[string]string, raw any) {
 		}
 		i := slices.IndexFunc(vals, re.MatchString)
 		if i < 0 {
-			res.add(false, fmt.Sprintf("input %s %s does not match %s", k, quoteList(vals), quote(input[k])))
+			res.add(false, fmt.Sprintf("input %s %s does not match %s", k, q.quoteList(vals), q.quote(input[k])))
 			continue
 		}
-		res.add(true, fmt.Sprintf("input %s %s matches %s", k, quote(vals[i]), quote(input[k])),
-			"input "+k+" "+quote(vals[i]))
+		res.add(true, fmt.Sprintf("input %s %s matches %s", k, q.quote(vals[i]), q.quote(input[k])),
+			"input "+k+" "+q.quote(vals[i]))
 	}
 }
 
@@ -528,7 +534,7 @@ func scalarText(v any) (string, bool) {
 // answer for that option. Nor is one whose id is one of req.UnaskedModes,
 // which would switch the agent into a mode in which it does not ask.
 func selectOption(d *Decision, always bool, req Request) {
-	opts := req.Options
+	opts, q := req.Options, quoter(req.Excerpt)
 	want, alt, what := RejectOnce, RejectAlways, "reject"
 	if d.Verdict == Allow {
 		want, alt, what = AllowOnce, AllowAlways, "allow"
@@ -550,9 +556,9 @@ func selectOption(d *Decision, always bool, req Request) {
 			}
 			why := ""
 			if other, ok := sharedID(o, opts); ok {
-				why = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
+				why = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", q.quote(o.ID), o.Kind, q.quote(other.Kind))
 			} else if slices.Contains(req.UnaskedModes, o.ID) {
-				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
+				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", q.quote(o.ID), o.Kind, q.quote(o.ID))
 			}
 			if why != "" {
 				unusable = cmp.Or(unusable, why)
@@ -592,33 +598,50 @@ func VerdictOf(kind string) Verdict {
 }
 
 // quote quotes s for a message, shortened to maxQuote bytes.
-func quote(s string) string {
-	const maxQuote = 200
+func quote(s string) string { return quoter(nil).quote(s) }
+
+// quoter quotes the values a reason or a trace shows, as quote does, but
+// shows the start of a value it cuts as the call's Request.Excerpt does:
+// with the whole value known. A nil quoter shows the start as it is.
+type quoter func(text string, end int) string
+
+// quote is strconv.Quote(s), s cut at maxQuote bytes (at a character's
+// start) with "…" after.
+func (q quoter) quote(s string) string {
 	if len(s) > maxQuote {
 		cut := maxQuote
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
-		s = s[:cut] + "…"
+		shown := s[:cut]
+		if q != nil {
+			shown = q(s, cut)
+		}
+		s = shown + "…"
 	}
 	return strconv.Quote(s)
 }
 
+// maxQuote is how many bytes of a value a reason or a trace quotes.
+const maxQuote = 200
+
 // quoteAll quotes each of ss, as quote does.
-func quoteAll(ss []string) []string {
-	q := make([]string, len(ss))
+func (q quoter) quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = quote(s)
+		out[i] = q.quote(s)
 	}
-	return q
+	return out
 }
 
-func quoteList(ss []string) string { return "[" + strings.Join(quoteAll(ss), " ") + "]" }
+func quoteList(ss []string) string { return quoter(nil).quoteList(ss) }
+
+func (q quoter) quoteList(ss []string) string { return "[" + strings.Join(q.quoteAll(ss), " ") + "]" }
 
 // plural renders `noun "a"` or `nouns "a", "b"`.
-func plural(noun string, ss []string) string {
+func (q quoter) plural(noun string, ss []string) string {
 	if len(ss) != 1 {
 		noun += "s"
 	}
-	return noun + " " + strings.Join(quoteAll(ss), ", ")
+	return noun + " " + strings.Join(q.quoteAll(ss), ", ")
 }

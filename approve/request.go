@@ -33,6 +33,14 @@ type Request struct {
 	// is unresolvable. The package itself reads no files: the runner sets
 	// Resolve.
 	Resolve func(path string) (string, error)
+	// Excerpt, when set, returns text[:end] as a reason or a trace shows
+	// it where it quotes a value cut at end (a command, a path, a title or
+	// an input value of the call, or a rule's pattern, longer than 200
+	// bytes): text is the whole value, so that the runner can redact the
+	// cut knowing what goes on past it, and show no part of a secret the
+	// cut goes through. The package itself redacts nothing; unset, the
+	// cut is shown as it is. It never changes a decision.
+	Excerpt func(text string, end int) string
 	// UnaskedModes are the agent's session modes in which it does not
 	// ask permission (claude's bypassPermissions). An option whose id is
 	// one of them would switch the agent into that mode, as claude's
@@ -197,12 +205,15 @@ type PathSource struct {
 
 // Note says, for a path found by resolving another's links or an
 // unresolvable one, what it is and how rules see it; "" for other paths.
-func (ps PathSource) Note() string {
+func (ps PathSource) Note() string { return ps.note(nil) }
+
+// note is Note, quoting with q.
+func (ps PathSource) note(q quoter) string {
 	switch {
 	case ps.Unresolvable:
 		return "unresolvable: it matches every deny path pattern and no allow one"
 	case ps.Via != "":
-		return quote(ps.Via) + " with its links resolved"
+		return q.quote(ps.Via) + " with its links resolved"
 	}
 	return ""
 }

@@ -54,7 +54,9 @@ func TestReplayOfABudgetPassedGivesOneResult(t *testing.T) {
 	}
 
 	scenario := "name: fix\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nbudget: {maxCost: 1}\nturns:\n  - prompt: one\n"
-	recDir, rec := replayRecord(t, "turns:\n  - steps: [{usage_update: {used: 10, size: 100, cost: {amount: 5, currency: USD}}}, {text: one more}, {text: \" and another\"}]\n", scenario, nil)
+	// onCancel: ignore: the recorded agent sends all its text however soon
+	// acprun's cancel reaches it.
+	recDir, rec := replayRecord(t, "onCancel: ignore\nturns:\n  - steps: [{usage_update: {used: 10, size: 100, cost: {amount: 5, currency: USD}}}, {text: one more}, {text: \" and another\"}]\n", scenario, nil)
 	if tr := rec.Scenarios[0].Turns[0]; tr.StopReason != "end_turn" || tr.CancelCause != report.CauseBudget || tr.CancelIgnored {
 		t.Fatalf("recording: turn %s, cancelCause %q, cancelIgnored %v; want end_turn, budget, not ignored", tr.StopReason, tr.CancelCause, tr.CancelIgnored)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/terminal"
 	"github.com/acprun/acprun/report"
@@ -54,6 +55,10 @@ type ClientConfig struct {
 	// it: fs/read_text_file serves them, read-only, outside the roots
 	// too, as the prompt gave them. nil: none.
 	Attached *Attachments
+	// Redact shows a cut of the agent's text in what the client says
+	// (the reason of a refused command) knowing the whole text (see
+	// policyExcerpt). nil: the cut is shown as it is.
+	Redact *redact.Redactor
 }
 
 // Attachments are the files a session's prompts have given the agent
@@ -581,9 +586,19 @@ func (c *clientServer) decide(line, cwd string, rec *report.ClientRequest) appro
 	raw, _ := json.Marshal(map[string]string{"command": line})
 	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, cmp.Or(c.cfg.Cwd, cwd))
 	req.Dir = cwd
+	req.Excerpt = policyExcerpt(c.cfg.Redact)
 	d := c.cfg.Policy.Evaluate(req)
 	rec.Decision, rec.Rule, rec.Reason = string(d.Verdict), d.Rule, decisionReason(c.cfg.Policy, d)
 	return d
+}
+
+// policyExcerpt is the approve.Request.Excerpt that shows the start of a
+// value a decision's reason cuts (a long command) as red redacts it,
+// knowing the whole value: no part of a secret the cut goes through is
+// shown (redact.Redactor.Excerpt). The reason is redacted again where it
+// is written; the cut cannot be, then, for its rest is gone.
+func policyExcerpt(red *redact.Redactor) func(text string, end int) string {
+	return func(text string, end int) string { return red.Excerpt(text, 0, end, false) }
 }
 
 // decisionReason says why the policy decided as it did. It names rules

@@ -265,6 +265,7 @@ func (r *scenarioRun) openGateway(ctx context.Context) error {
 		Pinned:   r.opts.cassettes[cassette],
 		Timing:   g.Timing,
 		Redact:   cassetteRedactor(r.sc, r.opts.Environ),
+		Messages: r.red, // a divergence's cut excerpts: the run's secrets, not the cassette's alone
 		Paths:    paths,
 		Prices:   g.Prices,
 		Admit:    r.admitModelRequest,

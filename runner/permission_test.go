@@ -16,9 +16,10 @@ import (
 	"github.com/acprun/acprun/approve"
 )
 
-// ignoreResolve leaves out a Request's Resolve, a func, from comparisons
-// (TestPermissionRequestResolvesLinks tests it).
-var ignoreResolve = cmpopts.IgnoreFields(approve.Request{}, "Resolve")
+// ignoreResolve leaves out a Request's funcs, Resolve and Excerpt, from
+// comparisons (TestPermissionRequestResolvesLinks and
+// TestPolicyReasonCutRedacted test them).
+var ignoreResolve = cmpopts.IgnoreFields(approve.Request{}, "Resolve", "Excerpt")
 
 // TestRecordedPermissionRequest: a params object and the whole JSON-RPC
 // message read the same; what is not a permission request is an error

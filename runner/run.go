@@ -900,6 +900,7 @@ func (r *scenarioRun) newSession() *session {
 		// Form elicitation is advertised only when there are answers to give.
 		Elicitation: sc.HasAnswers(),
 		Attached:    s.attached,
+		Redact:      r.red,
 	})
 	if err := s.client.jailErr; err != nil {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))

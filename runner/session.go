@@ -881,6 +881,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 // is chosen.
 func (s *session) policyRequest(a *arrival) approve.Request {
 	req := PermissionRequest(a.call, a.params.Options, s.cwd)
+	req.Excerpt = policyExcerpt(s.red)
 	if s.agent != nil {
 		req.UnaskedModes = s.agent.UnaskedModes()
 	}

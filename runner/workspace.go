@@ -27,6 +27,7 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	sc := r.sc
 	spec := workspaceSpec(sc.Workspace)
 	spec.Mark = r.mark
+	spec.Redact = r.red // what git says, cut, shows no part of a secret
 	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
 	if err != nil {
 		return workspaceError(sc.Workspace, err)

@@ -6,10 +6,11 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
-	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // excerptLen is how many characters of a value a divergence shows.
@@ -22,23 +23,34 @@ const excerptLen = 80
 // "messages[2].content[0].text". Both are redacted with the attempt's
 // secrets, so a recorded redact.Marker matches only a marker: a secret
 // redacted in the request received (whatever its value on this machine),
-// never other text, which would hide a changed prompt or model.
-func diffRequest(rec, got *request) string {
+// never other text, which would hide a changed prompt or model. The
+// excerpts, cut to excerptLen characters, are redacted with red knowing
+// the whole value (redact.Redactor.Excerpt): no part of a secret a cut
+// goes through is shown, though the message is redacted again, whole,
+// where it is written. red nil shows the cuts as they are.
+func diffRequest(rec, got *request, red *redact.Redactor) string {
+	d := differ{red}
 	switch {
 	case rec.Method != got.Method:
-		return differs("method", show(rec.Method), show(got.Method))
+		return differs("method", d.show(rec.Method), d.show(got.Method))
 	case rec.Path != got.Path:
-		return differs("path", show(rec.Path), show(got.Path))
+		return differs("path", d.show(rec.Path), d.show(got.Path))
 	case rec.Query != got.Query:
-		return differs("query", show(rec.Query), show(got.Query))
+		return differs("query", d.show(rec.Query), d.show(got.Query))
 	}
 	if len(rec.Body) == 0 || len(got.Body) == 0 {
 		if len(rec.Body) == len(got.Body) {
 			return ""
 		}
-		return differs("body", show(decode(rec.Body)), show(decode(got.Body)))
+		return differs("body", d.show(decode(rec.Body)), d.show(decode(got.Body)))
 	}
-	return diffValue("", decode(rec.Body), decode(got.Body))
+	return d.diffValue("", decode(rec.Body), decode(got.Body))
+}
+
+// differ compares two requests (see diffRequest); red redacts the cuts of
+// what it shows of them.
+type differ struct {
+	red *redact.Redactor
 }
 
 // differs is the message for a field that differs.
@@ -65,7 +77,7 @@ func decode(raw json.RawMessage) any {
 
 // diffValue compares got with rec at field: "" when they match, else the
 // first difference.
-func diffValue(field string, rec, got any) string {
+func (d differ) diffValue(field string, rec, got any) string {
 	switch r := rec.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -75,8 +87,8 @@ func diffValue(field string, rec, got any) string {
 		keys := slices.AppendSeq(slices.Collect(maps.Keys(r)), maps.Keys(g))
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
-			if d := diffValue(member(field, k), valueAt(r, k), valueAt(g, k)); d != "" {
-				return d
+			if dv := d.diffValue(member(field, k), valueAt(r, k), valueAt(g, k)); dv != "" {
+				return dv
 			}
 		}
 		return ""
@@ -86,8 +98,8 @@ func diffValue(field string, rec, got any) string {
 			break
 		}
 		for i := range max(len(r), len(g)) {
-			if d := diffValue(field+"["+strconv.Itoa(i)+"]", elemAt(r, i), elemAt(g, i)); d != "" {
-				return d
+			if dv := d.diffValue(field+"["+strconv.Itoa(i)+"]", elemAt(r, i), elemAt(g, i)); dv != "" {
+				return dv
 			}
 		}
 		return ""
@@ -99,7 +111,7 @@ func diffValue(field string, rec, got any) string {
 		if r == g {
 			return ""
 		}
-		rs, gs := excerptPair(r, g)
+		rs, gs := d.excerptPair(r, g)
 		return differs(field, rs, gs)
 	case json.Number:
 		if g, ok := got.(json.Number); ok && sameNumber(r, g) {
@@ -110,7 +122,7 @@ func diffValue(field string, rec, got any) string {
 			return ""
 		}
 	}
-	return differs(field, show(rec), show(got))
+	return differs(field, d.show(rec), d.show(got))
 }
 
 // valueAt is m[k], absent when m has no k.
@@ -149,16 +161,33 @@ func sameNumber(a, b json.Number) bool {
 
 // show is a value in a message: JSON, cut to excerptLen characters;
 // "nothing" for absent.
-func show(v any) string {
+func (d differ) show(v any) string {
 	if _, ok := v.(absent); ok {
 		return "nothing"
 	}
-	return termtext.Cut(string(encode(v)), excerptLen)
+	text := string(encode(v))
+	return d.cut(text, 0)
+}
+
+// cut is text[start:] cut to excerptLen characters, with "…" where text
+// was left out after it, redacted knowing the whole text.
+func (d differ) cut(text string, start int) string {
+	end, n := start, 0
+	for end < len(text) && n < excerptLen {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+		n++
+	}
+	shown := d.red.Excerpt(text, start, end, false)
+	if end < len(text) {
+		shown += "…"
+	}
+	return shown
 }
 
 // excerptPair shows two strings that differ around where they first
 // differ: when that is far in, both start a little before it.
-func excerptPair(rec, got string) (string, string) {
+func (d differ) excerptPair(rec, got string) (string, string) {
 	r, g := []rune(rec), []rune(got)
 	same := 0
 	for same < len(r) && same < len(g) && r[same] == g[same] {
@@ -168,16 +197,20 @@ func excerptPair(rec, got string) (string, string) {
 	if same > excerptLen/2 {
 		from = same - excerptLen*3/8
 	}
-	return excerpt(r, from), excerpt(g, from)
+	return d.excerpt(r, from), d.excerpt(g, from)
 }
 
 // excerpt is s[from:] as a JSON string cut to excerptLen characters, with
 // "…" where text was left out.
-func excerpt(s []rune, from int) string {
-	q := string(encode(string(s[from:])))
-	q = q[1 : len(q)-1]
+func (d differ) excerpt(s []rune, from int) string {
+	q := inner(encode(string(s)))
+	start := len(inner(encode(string(s[:from])))) // each character is escaped on its own
+	shown := d.cut(q, start)
 	if from > 0 {
-		q = "…" + q
+		shown = "…" + shown
 	}
-	return `"` + termtext.Cut(q, excerptLen) + `"`
+	return `"` + shown + `"`
 }
+
+// inner is the content of an encoded JSON string, without its quotes.
+func inner(q []byte) string { return string(q[1 : len(q)-1]) }

@@ -48,7 +48,7 @@ func TestDiffRequest(t *testing.T) {
 			`model: recorded "[REDACTED]", received "claude-opus"`},
 	}
 	for _, c := range cases {
-		if got := diffRequest(c.rec, c.got); got != c.want {
+		if got := diffRequest(c.rec, c.got, nil); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}

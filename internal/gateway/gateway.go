@@ -123,6 +123,13 @@ type Config struct {
 	// Redact removes every secret acprun knows from what the cassette
 	// keeps; API keys are never kept whatever it holds.
 	Redact *redact.Redactor
+	// Messages redacts the cuts of what the attempt's messages quote of
+	// a request (a divergence's excerpts) knowing the whole value: the
+	// secrets the run redacts its outputs of, which the cassette's (Redact)
+	// may not all be, so that no part of one a cut goes through is shown.
+	// nil: the cuts are shown as they are, redacted of Redact's secrets
+	// and the request's own keys only.
+	Messages *redact.Redactor
 	// Paths are replaced by their names in what is matched and kept, so
 	// that a cassette recorded in one workspace replays in another:
 	// "<workspace>" → the session's cwd, "<home>", "<tmp>"…, each name with

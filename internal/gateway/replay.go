@@ -39,7 +39,7 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 			continue
 		}
 		rec := &a.rec.Exchanges[i]
-		if diffRequest(&rec.Request, &got) == "" {
+		if diffRequest(&rec.Request, &got, a.cfg.Messages) == "" {
 			a.played[i] = true
 			return rec, "", false
 		}
@@ -49,7 +49,7 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 	}
 	what := fmt.Sprintf("not in the cassette (it has %s)", requests(len(a.rec.Exchanges)))
 	if closest != nil {
-		what = diffRequest(&closest.Request, &got)
+		what = diffRequest(&closest.Request, &got, a.cfg.Messages)
 	}
 	a.divergence = fmt.Sprintf("request %d (%s %s): %s", c.n, c.method, c.path, what)
 	return nil, a.divergence, true

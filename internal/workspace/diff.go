@@ -223,7 +223,7 @@ func (w *Workspace) baseGit() (g gitCmd, done func(), err error) {
 		dir:    w.Dir,
 		global: append([]string{"--git-dir=" + dir, "--work-tree=" + w.Dir}, diffConfig...),
 		env:    append(slices.Clone(baseEnv), "GIT_INDEX_FILE="+filepath.Join(tmp, "index")),
-		mark:   w.mark,
+		runs:   w.runs,
 	}
 	return g, func() { os.RemoveAll(tmp) }, nil
 }

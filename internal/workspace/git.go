@@ -14,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 const (
@@ -65,13 +67,21 @@ type gitCmd struct {
 	env    []string
 	in     io.Reader
 	out    io.Writer
-	mark   reap.Mark
+	runs
+}
+
+// runs says how the workspace's git commands run: inside which mark
+// (Spec.Mark), and with what redactor the cut of what git says is shown
+// (Spec.Redact).
+type runs struct {
+	mark reap.Mark
+	red  *redact.Redactor
 }
 
 // runGit runs git in dir, marked inside mark, and returns its stdout
 // without the final newlines.
-func runGit(ctx context.Context, mark reap.Mark, dir string, args ...string) (string, error) {
-	return gitCmd{dir: dir, mark: mark}.run(ctx, args...)
+func runGit(ctx context.Context, rs runs, dir string, args ...string) (string, error) {
+	return gitCmd{dir: dir, runs: rs}.run(ctx, args...)
 }
 
 // run runs one git command. Hooks and fsmonitor daemons never run, and no
@@ -131,8 +141,9 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 		if code != nil {
 			status = fmt.Sprintf("exit status %d", *code)
 		}
-		said := stderr.Tail().Bytes()
-		return "", &gitError{sub: sub, msg: cmp.Or(gitMessage(said), status), noRoom: saysNoRoom(said)}
+		tail := stderr.Tail()
+		said := tail.Bytes()
+		return "", &gitError{sub: sub, msg: cmp.Or(gitMessage(g.red, said, tail.Truncated()), status), noRoom: saysNoRoom(said)}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -186,24 +197,42 @@ func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
 
 // gitMessage is the line of git's stderr that says what went wrong: the
 // first "fatal:" or "error:" line, else the last line, cut to 300 bytes.
-func gitMessage(stderr []byte) string {
+// The cut is redacted with red knowing the whole line, and so is the
+// start of stderr when cutStart says that it was cut off (only the tail
+// was kept): no part of a secret a cut goes through is shown (see
+// redact.Redactor.Excerpt). The message is redacted again, whole, where
+// it is written.
+func gitMessage(red *redact.Redactor, stderr []byte, cutStart bool) string {
 	var last string
+	first := true // last is stderr's first line
 	for line := range strings.Lines(string(stderr)) {
 		line = strings.TrimSpace(line)
 		if line == "" {
+			first = false
 			continue
 		}
+		last, cutStart = line, cutStart && first
+		first = false
 		if strings.HasPrefix(line, "fatal:") || strings.HasPrefix(line, "error:") {
-			last = line
 			break
 		}
-		last = line
 	}
-	if len(last) > 300 {
-		last = string(cutAt([]byte(last), 300)) + "…"
+	end, cut := len(last), false
+	if end > maxGitMessage {
+		end, cut = maxGitMessage, true
+		for end > 0 && !utf8.RuneStart(last[end]) {
+			end--
+		}
 	}
-	return last
+	shown := red.Excerpt(last, 0, end, cutStart)
+	if cut {
+		shown += "…"
+	}
+	return shown
 }
+
+// maxGitMessage is how many bytes of git's error line an error quotes.
+const maxGitMessage = 300
 
 // createGit makes a workspace that is a checkout of spec.Git at spec.Ref.
 func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, error) {
@@ -211,7 +240,7 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
-	common, err := commonDir(ctx, spec.Mark, spec.Git, repo)
+	common, err := commonDir(ctx, spec.runs(), spec.Git, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +248,7 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common, mark: spec.Mark}
+	w := &Workspace{Dir: dir, Shared: shared, Commit: commit, repo: repo, common: common, runs: spec.runs()}
 	// fail removes w and returns err, as a *DirError when it is the
 	// fault of where w was made (a full disk): git says so, or, since it
 	// does not always say why it could not write a file, the commit's
@@ -255,11 +284,11 @@ func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit s
 	if err != nil {
 		return "", false, "", err
 	}
-	repo, bare, err = repository(ctx, spec.Mark, spec.Git, src)
+	repo, bare, err = repository(ctx, spec.runs(), spec.Git, src)
 	if err != nil {
 		return "", false, "", err
 	}
-	commit, err = resolve(ctx, spec.Mark, repo, spec.Ref)
+	commit, err = resolve(ctx, spec.runs(), repo, spec.Ref)
 	if err != nil {
 		return "", false, "", err
 	}
@@ -283,8 +312,8 @@ func (e *RefError) Error() string {
 // repository checks that src (given as given, resolved) is the top of a
 // work tree or a bare repository, and returns it; its git commands carry
 // mark.
-func repository(ctx context.Context, mark reap.Mark, given, src string) (repo string, bare bool, err error) {
-	out, err := runGit(ctx, mark, src, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+func repository(ctx context.Context, rs runs, given, src string) (repo string, bare bool, err error) {
+	out, err := runGit(ctx, rs, src, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
@@ -305,7 +334,7 @@ func repository(ctx context.Context, mark reap.Mark, given, src string) (repo st
 		}
 		return src, true, nil
 	}
-	top, err := runGit(ctx, mark, src, "rev-parse", "--show-toplevel")
+	top, err := runGit(ctx, rs, src, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
@@ -325,8 +354,8 @@ func repository(ctx context.Context, mark reap.Mark, given, src string) (repo st
 // commonDir returns the git directory that repo (a repository found by
 // repository) shares with its worktrees: where its config, hooks and
 // objects are. Its git command carries mark.
-func commonDir(ctx context.Context, mark reap.Mark, given, repo string) (string, error) {
-	out, err := runGit(ctx, mark, repo, "rev-parse", "--git-common-dir")
+func commonDir(ctx context.Context, rs runs, given, repo string) (string, error) {
+	out, err := runGit(ctx, rs, repo, "rev-parse", "--git-common-dir")
 	if err != nil {
 		return "", fmt.Errorf("workspace: git %s: %w", given, err)
 	}
@@ -338,13 +367,13 @@ func commonDir(ctx context.Context, mark reap.Mark, given, repo string) (string,
 
 // resolve returns the full hash of the commit ref ("" for HEAD) names in
 // repo; its git command carries mark.
-func resolve(ctx context.Context, mark reap.Mark, repo, ref string) (string, error) {
+func resolve(ctx context.Context, rs runs, repo, ref string) (string, error) {
 	name := cmp.Or(ref, "HEAD")
 	unknown := &RefError{Ref: ref, Repo: repo}
 	if strings.HasPrefix(name, "-") {
 		return "", unknown // would read as an option
 	}
-	out, err := runGit(ctx, mark, repo, "rev-parse", "--verify", "--quiet", name+"^{commit}")
+	out, err := runGit(ctx, rs, repo, "rev-parse", "--verify", "--quiet", name+"^{commit}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("workspace: ref %s: %w", name, err)
@@ -393,11 +422,11 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	var worktreeErr error
 	if !bare {
 		unlock := lockRepo(w.repo)
-		_, err := runGit(ctx, w.mark, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
+		_, err := runGit(ctx, w.runs, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
 		unlock()
 		if err == nil {
 			w.Kind = KindWorktree
-			gitDir, err := runGit(ctx, w.mark, w.Dir, "rev-parse", "--absolute-git-dir")
+			gitDir, err := runGit(ctx, w.runs, w.Dir, "rev-parse", "--absolute-git-dir")
 			if err != nil {
 				return err
 			}
@@ -442,7 +471,7 @@ func (w *Workspace) clone(ctx context.Context) error {
 		return err
 	}
 	w.gitDir = filepath.Join(w.private, privateGitDir)
-	if _, err := runGit(ctx, w.mark, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
+	if _, err := runGit(ctx, w.runs, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
 		return err
 	}
 	_, err := w.git().run(ctx, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
@@ -472,7 +501,7 @@ const privateGitDir = "git"
 // tree, both given explicitly: never the git directory w.Dir/.git names
 // now, which the agent may have changed.
 func (w *Workspace) git() gitCmd {
-	return gitCmd{dir: w.Dir, global: []string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}, mark: w.mark}
+	return gitCmd{dir: w.Dir, global: []string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}, runs: w.runs}
 }
 
 // emptyDir removes everything inside dir.

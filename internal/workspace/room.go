@@ -51,7 +51,7 @@ func (w *Workspace) fits(ctx context.Context, parent string, err error) error {
 	if syscall.Statfs(parent, &st) != nil || st.Bsize <= 0 {
 		return err
 	}
-	out, lsErr := runGit(ctx, w.mark, w.repo, "ls-tree", "-r", "-t", "-l", "-z", w.Commit)
+	out, lsErr := runGit(ctx, w.runs, w.repo, "ls-tree", "-r", "-t", "-l", "-z", w.Commit)
 	if lsErr != nil {
 		return err
 	}

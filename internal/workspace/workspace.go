@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // Kinds of workspace, as in Workspace.Kind.
@@ -37,7 +38,15 @@ type Spec struct {
 	// inside, with what it starts: the run's guard kills them when acprun
 	// is killed. "" leaves the mark acprun's environment holds, if any.
 	Mark reap.Mark
+	// Redact shows the cut of what a failed git command said (its error
+	// line cut at 300 bytes) knowing the whole line, so that no part of a
+	// secret the cut goes through is in the error: the run's redactor.
+	// nil shows the cut as it is.
+	Redact *redact.Redactor
 }
+
+// runs is how the spec's git commands run.
+func (s Spec) runs() runs { return runs{mark: s.Mark, red: s.Redact} }
 
 // Workspace is one attempt's copy. Its methods may be called from several
 // goroutines.
@@ -71,9 +80,9 @@ type Workspace struct {
 	// mode 0700) that holds a clone's git directory and acprun's own for
 	// the diff out of the agent's roots; removed with Dir. "" for copies.
 	private string
-	// mark is Spec.Mark: every git command run for the workspace carries
-	// a mark of its own inside it.
-	mark reap.Mark
+	// runs holds Spec.Mark, inside which every git command run for the
+	// workspace carries a mark of its own, and Spec.Redact.
+	runs runs
 
 	mu       sync.Mutex
 	baseline snapshot
@@ -396,7 +405,7 @@ func (w *Workspace) remove() error {
 		// A failure (the agent locked the worktree, broke its .git file
 		// or left read-only directories) is repaired below.
 		unlock := lockRepo(w.repo)
-		_, _ = runGit(ctx, w.mark, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
+		_, _ = runGit(ctx, w.runs, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
 		unlock()
 	}
 	if err := removeTree(w.Dir); err != nil {
@@ -414,8 +423,8 @@ func (w *Workspace) remove() error {
 		// set, or the one of an interrupted add, would keep prune from
 		// forgetting it.
 		unlock := lockRepo(w.repo)
-		_, _ = runGit(ctx, w.mark, w.repo, "worktree", "unlock", w.Dir)
-		_, err := runGit(ctx, w.mark, w.repo, "worktree", "prune")
+		_, _ = runGit(ctx, w.runs, w.repo, "worktree", "unlock", w.Dir)
+		_, err := runGit(ctx, w.runs, w.repo, "worktree", "prune")
 		unlock()
 		if err != nil {
 			return err
