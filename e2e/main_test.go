@@ -79,15 +79,22 @@ const (
 // (see runner.EnvTestSelf).
 func TestMain(m *testing.M) {
 	testkit.Main(m, func() error {
+		// The two builds at once: on a cold cache each compiles every
+		// package its own way.
+		plain := make(chan error, 1)
+		go func() {
+			// The agents acprun starts as "acprun" (mock agents,
+			// replays) run the plain build: mockagent's and replay's own
+			// tests run them under the race detector.
+			var err error
+			acprunBin, err = plainBinary()
+			plain <- err
+		}()
 		var err error
 		raceBin, err = testkit.Build("github.com/acprun/acprun", "-race")
-		if err != nil {
-			return err
+		if perr := <-plain; err == nil {
+			err = perr
 		}
-		// The agents acprun starts as "acprun" (mock agents, replays)
-		// run the plain build: mockagent's and replay's own tests run
-		// them under the race detector.
-		acprunBin, err = plainBinary()
 		if err != nil {
 			return err
 		}
