@@ -333,3 +333,22 @@ func TestRanWithoutPermission(t *testing.T) {
 		})
 	}
 }
+
+// TestAskedFormRedactedAtItsCut: the input a permission request asked
+// about, cut in the warning of a tool call that then ran otherwise, keeps
+// no start of a secret the cut goes through.
+func TestAskedFormRedactedAtItsCut(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-0123456789abcdefghijKLMNOP"
+	asked := "ls " + strings.Repeat("x", 100) + " " + secret
+	res := runOne(t, `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: ls, kind: execute, rawInput: {command: "`+asked+`"}}
+      - permission: {toolCallId: t1}
+        allowed: [{tool_call_update: {toolCallId: t1, title: rm -rf /, rawInput: {command: rm -rf /}, status: completed}}]
+`, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml], env: {KEY: "+secret+"}}\npermissions: {default: allow, deny: [{command: \"rm *\"}]}\nturns:\n  - prompt: go\n").Scenarios[0]
+	warnings := strings.Join(append(res.Warnings, res.Turns[0].Warnings...), "\n")
+	if !strings.Contains(warnings, "otherwise than its permission request asked") || strings.Contains(warnings, secret[:4]) || !strings.Contains(warnings, "[REDACTED]…") {
+		t.Errorf("warnings:\n%s\nwant the asked input cut with the secret's start [REDACTED]", warnings)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -1437,7 +1437,7 @@ func (s *session) unpermitted(c *toolCallState) string {
 	case sameForm(PermissionRequest(ask.call, nil, s.cwd), req):
 		return "" // what the policy allowed
 	default:
-		how = fmt.Sprintf("otherwise than its permission request asked (%s), which was allowed", askedForm(&ask.call))
+		how = fmt.Sprintf("otherwise than its permission request asked (%s), which was allowed", askedForm(s.red, &ask.call))
 	}
 	what := "ran " + how
 	if call.Status == acp.StatusFailed { // it may have failed before it did anything
@@ -1484,10 +1484,16 @@ func sameForm(a, b approve.Request) bool {
 
 // askedForm says what a permission request asked about a tool call: its
 // title and the beginning of its input, as the results have them.
-func askedForm(call *acp.ToolCall) string {
+func askedForm(red *redact.Redactor, call *acp.ToolCall) string {
 	form := fmt.Sprintf("%q", call.Title)
-	if len(call.RawInput) > 0 {
-		form += ", input " + termtext.CutBytes(string(call.RawInput), maxAskedInput)
+	if in := string(call.RawInput); len(in) > maxAskedInput {
+		end := maxAskedInput
+		for end > 0 && !utf8.RuneStart(in[end]) {
+			end--
+		}
+		form += ", input " + red.Excerpt(in, 0, end, false) + "…" // a secret the cut goes through, redacted
+	} else if in != "" {
+		form += ", input " + in
 	}
 	return form
 }
