@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/termtext"
 	json "github.com/go-json-experiment/json/v1"
 )
 
@@ -609,10 +609,7 @@ type quoter func(text string, end int) string
 // start) with "…" after.
 func (q quoter) quote(s string) string {
 	if len(s) > maxQuote {
-		cut := maxQuote
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
+		cut := termtext.Boundary(s, maxQuote)
 		shown := s[:cut]
 		if q != nil {
 			shown = q(s, cut)

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -1487,11 +1487,7 @@ func sameForm(a, b approve.Request) bool {
 func askedForm(red *redact.Redactor, call *acp.ToolCall) string {
 	form := fmt.Sprintf("%q", call.Title)
 	if in := string(call.RawInput); len(in) > maxAskedInput {
-		end := maxAskedInput
-		for end > 0 && !utf8.RuneStart(in[end]) {
-			end--
-		}
-		form += ", input " + red.Excerpt(in, 0, end, false) + "…" // a secret the cut goes through, redacted
+		form += ", input " + red.Excerpt(in, 0, termtext.Boundary(in, maxAskedInput), false) + "…" // a secret the cut goes through, redacted
 	} else if in != "" {
 		form += ", input " + in
 	}

@@ -148,10 +148,16 @@ func CutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return s[:Boundary(s, n)] + "…"
+}
+
+// Boundary is where s is cut to at most n bytes (n < len(s)) at a
+// character's start: n, or the start of the character n falls in.
+func Boundary(s string, n int) int {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return n
 }
 
 // Paint returns the colour of attrs, on or off as color.NoColor says.

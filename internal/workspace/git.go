@@ -14,11 +14,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 const (
@@ -219,10 +219,7 @@ func gitMessage(red *redact.Redactor, stderr []byte, cutStart bool) string {
 	}
 	end, cut := len(last), false
 	if end > maxGitMessage {
-		end, cut = maxGitMessage, true
-		for end > 0 && !utf8.RuneStart(last[end]) {
-			end--
-		}
+		end, cut = termtext.Boundary(last, maxGitMessage), true
 	}
 	shown := red.Excerpt(last, 0, end, cutStart)
 	if cut {
