@@ -12,11 +12,15 @@
 //     authenticate, session/new, session/set_mode, …) is answered with the
 //     result or error recorded for the same call of that method (the n-th
 //     session/set_mode gets the n-th recorded answer), with the incoming
-//     request's id; its params are not checked (a session/close the
-//     recording lacks, as those made before acprun sent it do, is answered
-//     with an empty result: the session ends there all the same);
+//     request's id (a session/close the recording lacks, as those made
+//     before acprun sent it do, is answered with an empty result: the
+//     session ends there all the same). The settings of the session its
+//     prompts ran in are checked against the recorded call (see
+//     Settings); the params of the others (initialize, authenticate,
+//     session/close) are not;
 //   - the k-th session/prompt is checked against the k-th recorded prompt
 //     (its content blocks; an attached file by its content, not its uri),
+//     after the settings recorded before it (see Settings),
 //     then what the agent sent during that turn is
 //     sent again in the recorded order: session/update notifications and
 //     other notifications as recorded, raw lines (garbage the agent printed)
@@ -33,9 +37,9 @@
 // # Divergence
 //
 // The client diverges from the recording when it answers a request
-// differently, sends a different prompt, sends more prompts (or more calls
-// of a method) than recorded, or calls a method the recording does not
-// have. Run then stops playing that turn, writes one line to stderr naming
+// differently, sends a different prompt, sets up the session otherwise
+// (see Settings), sends more prompts (or more calls of a method) than
+// recorded, or calls a method the recording does not have. Run then stops playing that turn, writes one line to stderr naming
 // the turn, the request and what was recorded and what came, and answers
 // the prompt (or the diverging request) with a JSON-RPC error whose message
 // starts with "replay diverged: " and whose data holds the details (see
@@ -43,6 +47,24 @@
 // A divergence in what the agent sent outside a turn (before the client's
 // first request, or after an answer) has no request to answer: it is only
 // reported on stderr, and the rest of those lines is not played.
+//
+// # Settings
+//
+// The recorded agent answered its prompts in the session the client set
+// up: a replay that took another setup would give the verdict of a run
+// the agent never made. So session/set_mode, session/set_model and
+// session/set_config_option are each compared with the recorded call of
+// the same number, by their params but for the sessionId (which names the
+// session, not what the agent does) and _meta: another mode, model,
+// config option or value diverges at that request. A prompt before which
+// the recording holds a setting the client has not made (a mode removed
+// from the scenario) diverges at that prompt, naming the first such
+// setting. A session/new (or session/load) is compared by the MCP
+// servers it offers, by name and transport, in any order: one added,
+// removed or renamed diverges. Its cwd is not compared, nor the
+// servers' commands, arguments, urls, env and headers, nor the
+// additionalDirectories: they hold the paths of the workspace copy and
+// the checkout, which change from run to run, and secrets.
 //
 // # Cancel and the end of the recording
 //

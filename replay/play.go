@@ -282,7 +282,10 @@ func (p *player) handle(in *incoming) error {
 				Recorded: countPrompts(len(p.rec.prompts)), Got: fmt.Sprintf("prompt %d", turn)}
 		} else {
 			ex = p.rec.prompts[turn-1]
-			div = p.checkPrompt(turn, ex, in)
+			div = p.checkSettingsMade(turn, ex)
+			if div == nil {
+				div = p.checkPrompt(turn, ex, in)
+			}
 		}
 	} else {
 		defer p.answered(in)
@@ -301,12 +304,13 @@ func (p *player) handle(in *incoming) error {
 				Recorded: fmt.Sprintf("%d %s request(s)", len(list), in.method), Got: fmt.Sprintf("request %d", k)}
 		default:
 			ex = list[k-1]
+			div = p.checkCall(in, ex)
 		}
 		if in.method == "session/new" || in.method == "session/load" {
 			p.rw.liveCwd = sessionCwd(in.params)
 		}
 	}
-	if div != nil { // (checkPrompt gives the line of the prompt recorded)
+	if div != nil { // (the checks give the line of what was recorded)
 		return p.answerDiverged(in, div)
 	}
 
