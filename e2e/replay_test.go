@@ -277,6 +277,29 @@ func TestReplayPromptDivergence(t *testing.T) {
 	}
 }
 
+// TestReplayDivergenceFailsAnErrorTurn: a turn that expects the recorded
+// error (stopReason error) does not pass on the replay's divergence error:
+// the turn fails with the divergence alone, and so does the scenario.
+func TestReplayDivergenceFailsAnErrorTurn(t *testing.T) {
+	t.Parallel()
+	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	dir := replayDir(t, transcript, strings.Replace(replayScenario, `"Once more."`, `"Once again."`, 1), map[string]string{"hello.txt": "helo\n"})
+
+	res, got := runResults(t, dir, "s.yaml")
+	sc := got.Scenarios[0]
+	want := `replay diverged: turn 4: session/prompt: recorded "Once more.", got "Once again."`
+	if res.code != exitFailed || sc.Status != "failed" {
+		t.Fatalf("exit %d, status %s; want 1, failed\n%s", res.code, sc.Status, res.stderr)
+	}
+	if f := sc.Turns[3].Failures; len(f) != 1 || f[0] != want {
+		t.Errorf("turn 4 failures %q, want only %q", f, want)
+	}
+	if !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr = %q, want the divergence", res.stderr)
+	}
+}
+
 // TestReplayOfATimedOutTurn: the recorded turn was cancelled by its
 // timeout; the replay waits for the cancel where the recording has it, so
 // the turn times out again, with what the agent sent after the cancel.

@@ -13,6 +13,7 @@ import (
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/mockagent"
+	"github.com/acprun/acprun/replay"
 )
 
 // agentEnv, set to 1 in a process's environment, makes this test binary
@@ -45,7 +46,8 @@ func TestMain(m *testing.M) {
 }
 
 // agentBin is this test binary, which plays the mock agent when started
-// as `agentBin mock-agent SCRIPT` by a test (see agentEnv).
+// as `agentBin mock-agent SCRIPT` by a test, and replays a transcript as
+// `agentBin replay PATH` (see agentEnv).
 func agentBin(t testing.TB) string {
 	t.Helper()
 	bin, err := os.Executable()
@@ -60,8 +62,11 @@ func agentBin(t testing.TB) string {
 // after SIGINT or SIGTERM (unless the script ignores SIGTERM), 2 for a bad
 // script, 3 when the agent failed.
 func playMockAgent(args []string) int {
+	if len(args) == 2 && args[0] == "replay" {
+		return playReplay(args[1])
+	}
 	if len(args) != 2 || args[0] != "mock-agent" {
-		fmt.Fprintf(os.Stderr, "runner.test as the mock agent: want mock-agent SCRIPT, got %q\n", args)
+		fmt.Fprintf(os.Stderr, "runner.test as the mock agent: want mock-agent SCRIPT or replay TRANSCRIPT, got %q\n", args)
 		return 2
 	}
 	s, err := mockagent.Load(args[1])
@@ -91,4 +96,19 @@ func playMockAgent(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
 	return 3
+}
+
+// playReplay plays the transcript at path as `acprun replay PATH` does,
+// for a scenario whose agent is agent: {replay: PATH}.
+func playReplay(path string) int {
+	rec, err := replay.Load(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
+		return 2
+	}
+	if err := replay.Run(context.Background(), rec, os.Stdin, os.Stdout, os.Stderr, replay.Options{Redact: replay.RedactorOf(os.Environ())}); err != nil {
+		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
+		return 3
+	}
+	return 0
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/attach"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -98,6 +99,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		}
 	}
 	failures := checkTurn(r.red, turn.Expect, &rec)
+	if out.replayDiverged != "" {
+		// The error is the replay's, not the recorded agent's: the turn
+		// fails whatever it expects (an expected stopReason error too),
+		// and the divergence says why.
+		failures = []string{out.replayDiverged}
+	}
 	if gwFailure != "" {
 		if rec.CancelCause == report.CauseDivergence {
 			// The replay went off its cassette: what the turn did after is
@@ -180,7 +187,9 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
 		out.err = "session/prompt: " + ae.Summary()
-		out.upstream = upstream(ae)
+		if out.replayDiverged = r.replayDivergence(ae); out.replayDiverged == "" {
+			out.upstream = upstream(ae) // (a divergence quotes the prompt, not a provider)
+		}
 		switch {
 		case len(ae.Data) == 0 || string(ae.Data) == "null":
 		case len(ae.Data) > maxErrorData:
@@ -286,8 +295,12 @@ type turnOutcome struct {
 	// provider refused the work (a rate limit, a quota, an overload): the
 	// attempt is invalid.
 	upstream string
-	usage    *report.Usage
-	duration time.Duration
+	// replayDiverged is the divergence a replay (agent: {replay: …})
+	// answered the prompt with: acprun's messages parted from the
+	// recording, and the turn is no measure of the recorded agent.
+	replayDiverged string
+	usage          *report.Usage
+	duration       time.Duration
 }
 
 var (
@@ -501,4 +514,15 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 		}
 	}
 	return blocks, warnings
+}
+
+// replayDivergence is the message of ae, the error a prompt was answered
+// with, when it is a replay's divergence (replay.DivergedPrefix) and the
+// agent is acprun's replay; "" otherwise. Another agent's error that says
+// so is its own error.
+func (r *scenarioRun) replayDivergence(ae *acp.Error) string {
+	if tr, _ := r.sc.Agent.ReplayTranscript(); tr == "" || !strings.HasPrefix(ae.Message, replay.DivergedPrefix) {
+		return ""
+	}
+	return r.red.String(ae.Message)
 }
