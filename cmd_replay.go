@@ -27,16 +27,22 @@ against a recorded agent for free. In a scenario:
   agent: {replay: transcripts/fix-vet.jsonl}   # relative to the scenario file
 
 Requests other than session/prompt get the answer recorded for the same call
-of that method. Each prompt must equal the recorded one; then the agent's
+of that method. The session must be set up as recorded: session/set_mode,
+session/set_model and session/set_config_option must carry the recorded
+params (the session id aside), none recorded before a prompt may be left out,
+and session/new must offer the recorded MCP servers, by name (its cwd and the
+servers' paths and secrets are not compared). Each prompt must equal the
+recorded one; then the agent's
 updates, raw lines and requests of that turn are sent again in order, and the
 prompt is answered with the recorded stop reason. The client's answers to the
 agent's requests (a permission's outcome and option, an fs or terminal
 result) must equal the recorded ones.
 
-When the client diverges from the recording (another answer or prompt, more
-prompts than recorded, a method the recording lacks), the turn stops and its
-prompt is answered with a JSON-RPC error "replay diverged: turn N: REQUEST:
-recorded X, got Y"; the same line goes to stderr. Later prompts are still
+When the client diverges from the recording (another answer, prompt or
+setting, more prompts than recorded, a method the recording lacks), the turn
+stops and its prompt (or the diverging request) is answered with a JSON-RPC
+error "replay diverged: turn N: REQUEST: recorded X, got Y"; the same line
+goes to stderr. acprun fails such a turn whatever it expects. Later prompts are still
 played, each checked on its own. A session/cancel ends the turn with
 stopReason cancelled; where the recording holds the cancel, the replay waits
 for it there, as the recorded agent did. Where acprun sent that cancel for a
