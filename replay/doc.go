@@ -145,10 +145,12 @@
 //
 // # What Load refuses
 //
-// A transcript holds one agent session: a second session/new or
-// session/load is an error of Load, as is a transcript without
-// initialize. A judge's transcript (NAME.judge.jsonl) is one session of
-// its own and replays like any other. Its lines must pair up: an answer
+// A transcript holds one agent session, a new one: a second session/new,
+// and a session/load or session/resume (a resumed session, which the
+// replaying client, starting a new session, cannot play; Walk reads it),
+// are errors of Load, as is a transcript without initialize. A judge's
+// transcript (NAME.judge.jsonl) is one session of its own and replays
+// like any other. Its lines must pair up: an answer
 // (the agent's or the client's) to an id with no unanswered request of the
 // other side before it, a request reusing the id of an unanswered one of
 // its side, an id that is not a string or a number (null only in an error

@@ -143,8 +143,17 @@ func (w wire) name() string {
 
 // Load reads the transcript at path. A file that is not a transcript (not
 // JSONL of acprun's shape, no initialize, several sessions) is an *srcerr.Error
-// saying where and what to do (Problem says it without the file's name).
-func Load(path string) (*Recording, error) { return Walk(path, nil) }
+// saying where and what to do (Problem says it without the file's name), as
+// is one whose session was resumed (session/load, session/resume), which a
+// replaying client, starting a new session, cannot play.
+func Load(path string) (*Recording, error) {
+	f, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(path, f, nil)
+}
 
 // recordAgain is what to do about a transcript that cannot be played.
 const recordAgain = "record it again with acprun run --transcripts DIR"
@@ -183,8 +192,10 @@ type Message struct {
 	Msg       json.RawMessage // the JSON-RPC message object
 }
 
-// Walk reads the transcript at path as Load does, with the same errors,
-// and calls each (when not nil) with every message of it (not the raw lines), in the
+// Walk reads the transcript at path as Load does, with the same errors
+// but for a resumed session, which it reads (its messages are those of a
+// session like any other; only a replay cannot play them), and calls each
+// (when not nil) with every message of it (not the raw lines), in the
 // order recorded, as it reads them: a message before an error of a later
 // line has been passed.
 func Walk(path string, each func(Message)) (*Recording, error) {
@@ -193,18 +204,25 @@ func Walk(path string, each func(Message)) (*Recording, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return parse(path, f, each)
+	return read(path, f, each, true)
 }
 
-// parse reads a transcript from r, telling each (when not nil) of every
-// message; file names it in errors.
+// parse reads a transcript from r as Load does, telling each (when not
+// nil) of every message; file names it in errors.
 func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
+	return read(file, r, each, false)
+}
+
+// read is parse; resumable reads a resumed session instead of refusing
+// it, as Walk does.
+func read(file string, r io.Reader, each func(Message), resumable bool) (*Recording, error) {
 	p := &parser{
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
 		openClient: map[string]*exchange{},
 		openAgent:  map[string]*item{},
 		openText:   map[string][]byte{},
 		each:       each,
+		resumable:  resumable,
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
@@ -355,6 +373,7 @@ type parser struct {
 	sessions    int
 	loaded      bool          // the first session was a session/load
 	each        func(Message) // nil: Load's
+	resumable   bool          // a resumed session is read, not refused (Walk)
 }
 
 // errorAt returns the *srcerr.Error of line n at byte offset off of text,
@@ -468,6 +487,13 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 				"the client's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
 		}
 		ex := &exchange{line: n, t: rl.T, method: w.name(), params: w.Params}
+		if (ex.method == acp.MethodSessionLoad || ex.method == acp.MethodSessionResume) && !p.resumable {
+			// The replaying client starts a new session (its state is
+			// its own); recorded again as it was, it would be resumed
+			// again.
+			return p.faultAt(n, text, msgMemberOffset(text, "method"), fmt.Sprintf(
+				"a resumed session (%s): replay plays a new session, which the replaying client starts with session/new, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session", ex.method))
+		}
 		switch ex.method {
 		case "initialize":
 			p.initialized = true

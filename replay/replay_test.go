@@ -425,7 +425,7 @@ func TestParseErrors(t *testing.T) {
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
 		{"two sessions", init + newSession + strings.Replace(newSession, `"id":2`, `"id":3`, 1), "t.jsonl:3:59: a second session (session/new)"},
 		{"a resumed session, then a new one", init + strings.Replace(newSession, `"session/new"`, `"session/load"`, 1) + strings.Replace(newSession, `"id":2`, `"id":3`, 1),
-			"t.jsonl:3:59: a second session (session/new): replay plays one session per transcript, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session"},
+			"t.jsonl:2:59: a resumed session (session/load): replay plays a new session, which the replaying client starts with session/new, and cannot play a resumed one (session: {resume: true}, acprun run --resume); record the scenario again without resuming its session"},
 		{"two sessions, method first", init + newSession + `{"t":1,"dir":"c2a","msg":{"method":"session/new","jsonrpc":"2.0","id":3,"params":{"cwd":"/x"}}}` + "\n", "t.jsonl:3:36: a second session (session/new)"},
 		// The lines of a transcript pair up: played, an answer to a request
 		// it lacks would answer whatever the client has pending then.
