@@ -11,6 +11,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -224,6 +225,72 @@ note:     the session's cwd "/gone" no longer exists (a workspace copy is remove
 
 decision: ALLOW by allow rule s.yaml:4
 run:      answered cancelled, t.jsonl:6
+`,
+		},
+		{
+			name: "the agent exited right after run's answer",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Code: new(5)}, Line: 7, Turn: 1, InTurn: true}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent exited with code 5 right after run's answer, t.jsonl:7
+`,
+		},
+		{
+			name: "the agent was killed later, in another turn",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Signal: "SIGSEGV"}, Line: 30, Turn: 3, InTurn: true}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent was killed by SIGSEGV later, in turn 3, t.jsonl:30
+`,
+		},
+		{
+			name: "the agent exited between turns",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Code: new(0)}, Line: 9, Turn: 1}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent exited with code 0 later, after turn 1, t.jsonl:9
+`,
+		},
+		{
+			name: "the agent was killed before run answered, by a signal an edit made strange",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, ToolCallID: "r1"},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Signal: "SIG\x1b[2J\ndecision: ALLOW"}, Line: 6}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Cancelled: true}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, before the first turn (the request alone: nothing is merged into it): permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: DENY by the default
+answer:   cancelled (no option of the needed kind)
+exit:     the recorded agent was killed by SIG\x1b[2J\x0adecision: ALLOW before run answered, t.jsonl:6
 `,
 		},
 		{
