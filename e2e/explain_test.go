@@ -572,3 +572,43 @@ turns: [{prompt: one}, {prompt: two}]
 		}
 	}
 }
+
+// TestExplainPathNoteRedactedWhole: the note of a path found through a
+// link quotes the path as the agent gave it, cut at 200 bytes; a secret
+// that explain redacts (a secret-looking variable of its environment),
+// which the transcript holds in clear (the run did not know it) and the
+// cut goes through, shows no start: the cut is redacted knowing the whole
+// path. It showed "tokenvalu…".
+func TestExplainPathNoteRedactedWhole(t *testing.T) {
+	t.Parallel()
+	const secret = "tokenvalue-abcdef99xyz"
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	given := "lnk/" + strings.Repeat("p", 200-len(dir+"/lnk/")-len("token")) + secret + "/x"
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: r1, title: Read, kind: read, locations: [{path: "` + given + `"}]}
+      - permission: {toolCallId: r1}
+`,
+		"s.yaml": `name: t
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny, allow: [{kind: read, path: "real/**"}]}
+turns: [{prompt: hi}]
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	res := acprunEnv(t, dir, []string{"MY_API_TOKEN=" + secret}, "explain", "s.yaml", "--transcript", filepath.Join("tr", "t.jsonl"), "--tool-call", "r1")
+	explainDecision(t, res)
+	want := strconv.Quote(filepath.Join(dir, given)[:200-len("token")]+"[REDACTED]…") + " with its links resolved)"
+	if !strings.Contains(res.stdout, want) || strings.Contains(res.stdout+res.stderr, "token") {
+		t.Errorf("explain shows the start of the secret in the path's note; want %s in:\n%s%s", want, res.stdout, res.stderr)
+	}
+}

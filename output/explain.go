@@ -259,7 +259,7 @@ func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
 	label := "paths:    "
 	for _, ps := range approve.PathSources(req) {
 		ew.printf("%s%q", label, ps.Path)
-		if note := ps.Note(); note != "" {
+		if note := ps.Note(req.Excerpt); note != "" { // a long path cut knowing the whole of it
 			ew.printf(" (%s)", note)
 		}
 		ew.printf("\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -326,5 +327,32 @@ func TestExplainWriteError(t *testing.T) {
 	e := output.Explanation{Scenario: "s", Decision: approve.Decision{Verdict: approve.Deny}}
 	if err := output.Explain(&failAfter{n: 10}, e); err == nil {
 		t.Error("Explain on a failing writer returned no error")
+	}
+}
+
+// TestExplainPathNoteRedactedWhole: the note of a path found through a
+// link quotes the path as the call gives it, cut at 200 bytes; the cut is
+// redacted knowing the whole path (Request.Excerpt), so that a secret it
+// goes through shows no start once the text is redacted, as explain
+// prints it.
+func TestExplainPathNoteRedactedWhole(t *testing.T) {
+	const secret = "tokenvalue-abcdef99xyz"
+	red := redact.New(secret)
+	pad := strings.Repeat("p", 200-len("/w/lnk/")-len("token"))
+	via := "/w/lnk/" + pad + secret + "/x"
+	req := approve.Request{Kind: "read", Cwd: "/w", Locations: []string{via},
+		Resolve: func(p string) (string, error) { return strings.Replace(p, "/w/lnk", "/s", 1), nil },
+		Excerpt: func(text string, end int) string { return red.Excerpt(text, 0, end, false) }}
+	e := output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: req,
+		Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+			Fields: []runner.FieldSource{{Field: "locations", Line: 4, Message: "tool_call"}}}},
+		Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Paths: []string{via, "/s/" + pad + secret + "/x"}}}
+	var buf strings.Builder
+	if err := output.Explain(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	got := red.String(buf.String())
+	if want := `("/w/lnk/` + pad + `[REDACTED]…" with its links resolved)`; !strings.Contains(got, want) || strings.Contains(got, "token") {
+		t.Errorf("the note shows the secret's start; want %s in:\n%s", want, got)
 	}
 }
