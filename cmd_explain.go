@@ -222,6 +222,10 @@ func (c *explainCmd) find(g *globals) (*output.Asked, error) {
 			c.ToolCall, times(len(mine)), lines(c.Transcript, mine))
 	}
 	asked := &output.Asked{Transcript: c.Transcript, AskedPermission: mine[n-1], Nth: n, Of: len(mine)}
+	if x, line := rec.Exit(); x != nil {
+		turn, open := rs.Turn() // the exit is the last line: where the messages end
+		asked.Exit = &output.RecordedExit{Status: *x, Line: line, Turn: turn, InTurn: open}
+	}
 	// A workspace copy is removed after a pass: its links cannot be
 	// followed as run followed them.
 	if cwd := asked.Request.Cwd; filepath.IsAbs(cwd) {

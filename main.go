@@ -102,8 +102,9 @@ func (g *globals) onInterrupt(f func(n int)) {
 // onExitAtOnce has halt called when acprun exits at once, at the third
 // of stopSignals (exitAtOnce), before it says so: what halt returns is
 // written on stderr before that line. Run's is progress.Printer.Halt,
-// which stops drawing the live area and returns what erases it. halt must
-// not wait: acprun is to exit at once.
+// which stops the progress and returns what erases the live area, or in
+// a log a line break after a line of dots. halt must not wait: acprun is
+// to exit at once.
 func (g *globals) onExitAtOnce(halt func() string) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
@@ -680,9 +681,10 @@ func (g *globals) exitAtOnce() {
 }
 
 // lastWords is what exitAtOnce writes on stderr, in one write: what
-// erases run's live area from the terminal, if it is drawn there (see
-// onExitAtOnce), then the line that says acprun exits at once, on a line
-// of its own rather than glued to the live area's bar.
+// erases run's live area from the terminal, if it is drawn there, or
+// ends its line of dots in a log (see onExitAtOnce), then the line that
+// says acprun exits at once, on a line of its own rather than glued to
+// the live area's bar or to the dots.
 func (g *globals) lastWords() string {
 	g.noteMu.Lock()
 	halt := g.halt

@@ -41,3 +41,19 @@ func TestExcerptHook(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteExcerpt: a path source's Note shows the start of a long path
+// whose links were resolved (cut at 200 bytes) as the excerpt function
+// given shows it, with the whole path, as the reasons do; nil shows the
+// start as it is.
+func TestNoteExcerpt(t *testing.T) {
+	long := "/w/lnk/" + strings.Repeat("p", 190) + "/SECRETVALUE123/x"
+	ps := approve.PathSource{Path: "/s/" + strings.Repeat("p", 190) + "/[REDACTED]/x", Via: long}
+	shown := func(text string, end int) string { return fmt.Sprintf("<%d of %d>", end, len(text)) }
+	if got, want := ps.Note(shown), fmt.Sprintf(`"<200 of %d>…" with its links resolved`, len(long)); got != want {
+		t.Errorf("Note(excerpt) = %q, want %q", got, want)
+	}
+	if got := ps.Note(nil); !strings.HasPrefix(got, `"/w/lnk/ppp`) || !strings.Contains(got, `/SE…" with its links resolved`) {
+		t.Errorf("Note(nil) = %q, want the start of the path as it is", got)
+	}
+}

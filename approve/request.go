@@ -205,7 +205,13 @@ type PathSource struct {
 
 // Note says, for a path found by resolving another's links or an
 // unresolvable one, what it is and how rules see it; "" for other paths.
-func (ps PathSource) Note() string { return ps.note(nil) }
+// A path it quotes longer than 200 bytes is cut, and the cut shown as
+// excerpt shows it, given the whole path (pass the call's
+// Request.Excerpt, so that a secret the cut goes through is redacted as
+// in the reasons); a nil excerpt shows the cut as it is.
+func (ps PathSource) Note(excerpt func(text string, end int) string) string {
+	return ps.note(excerpt)
+}
 
 // note is Note, quoting with q.
 func (ps PathSource) note(q quoter) string {

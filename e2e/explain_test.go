@@ -502,3 +502,113 @@ turns: [{prompt: go}]
 		t.Errorf("rules added since the run: exit %d, want 0 (the rules allow)\n%s", res.code, res.stdout)
 	}
 }
+
+// TestExplainAgentExit: explain --transcript of a run whose agent exited
+// (killed by a signal in turn 2, or with a code right after its answer in
+// turn 1) says so, with the code or the signal, where the exit came
+// relative to the explained request, and the transcript's line. It said
+// nothing: the transcript's last line, {"exit": ...}, was skipped.
+func TestExplainAgentExit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: killed
+agent: {command: [acprun, mock-agent, killed.mock.yaml]}
+permissions: {default: deny, allow: [{kind: execute}]}
+turns: [{prompt: one}, {prompt: two}]
+---
+name: exits
+agent: {command: [acprun, mock-agent, exits.mock.yaml]}
+permissions: {default: deny, allow: [{kind: execute}]}
+turns: [{prompt: one}, {prompt: two}]
+`,
+		"killed.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: c1, title: make, kind: execute, rawInput: {command: make}}
+      - permission: {toolCallId: c1}
+      - text: built
+  - steps:
+      - tool_call: {toolCallId: c2, title: crash, kind: execute, rawInput: {command: crash}}
+      - permission: {toolCallId: c2}
+        allowed:
+          - spawn: kill -KILL $PPID
+`,
+		"exits.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: c1, title: make, kind: execute, rawInput: {command: make}}
+      - permission: {toolCallId: c1}
+        allowed:
+          - exit: 5
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitFailed {
+		t.Fatalf("run: exit %d, want %d (the agents exit)\n%s", res.code, exitFailed, res.stderr)
+	}
+	for _, tt := range []struct {
+		scenario, call string
+		want           *regexp.Regexp
+	}{
+		{"killed", "c1", regexp.MustCompile(`(?m)^run:      answered ALLOW, option "allow" \(allow_once\), tr/killed\.jsonl:\d+\nexit:     the recorded agent was killed by SIGKILL later, in turn 2, tr/killed\.jsonl:(\d+)\n`)},
+		{"killed", "c2", regexp.MustCompile(`(?m)^run:      answered ALLOW, option "allow" \(allow_once\), tr/killed\.jsonl:\d+\nexit:     the recorded agent was killed by SIGKILL right after run's answer, tr/killed\.jsonl:(\d+)\n`)},
+		{"exits", "c1", regexp.MustCompile(`(?m)^run:      answered ALLOW, option "allow" \(allow_once\), tr/exits\.jsonl:\d+\nexit:     the recorded agent exited with code 5 right after run's answer, tr/exits\.jsonl:(\d+)\n`)},
+	} {
+		tr := filepath.Join("tr", tt.scenario+".jsonl")
+		res := acprun(t, dir, "explain", "s.yaml", "--scenario", tt.scenario, "--transcript", tr, "--tool-call", tt.call)
+		if d := explainDecision(t, res); d.verdict != "allow" {
+			t.Errorf("%s %s: %+v, want allowed", tt.scenario, tt.call, d)
+		}
+		m := tt.want.FindStringSubmatch(res.stdout)
+		if m == nil {
+			t.Errorf("%s %s: explain does not say that the agent exited, and where; want %s in:\n%s%s", tt.scenario, tt.call, tt.want, res.stdout, res.stderr)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if m[1] != strconv.Itoa(len(lines)) || !strings.Contains(lines[len(lines)-1], `"exit":`) {
+			t.Errorf("%s %s: the exit is said to be at line %s; the transcript's exit is its last line, %d: %s", tt.scenario, tt.call, m[1], len(lines), lines[len(lines)-1])
+		}
+	}
+}
+
+// TestExplainPathNoteRedactedWhole: the note of a path found through a
+// link quotes the path as the agent gave it, cut at 200 bytes; a secret
+// that explain redacts (a secret-looking variable of its environment),
+// which the transcript holds in clear (the run did not know it) and the
+// cut goes through, shows no start: the cut is redacted knowing the whole
+// path. It showed "tokenvalu…".
+func TestExplainPathNoteRedactedWhole(t *testing.T) {
+	t.Parallel()
+	const secret = "tokenvalue-abcdef99xyz"
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	given := "lnk/" + strings.Repeat("p", 200-len(dir+"/lnk/")-len("token")) + secret + "/x"
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: r1, title: Read, kind: read, locations: [{path: "` + given + `"}]}
+      - permission: {toolCallId: r1}
+`,
+		"s.yaml": `name: t
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny, allow: [{kind: read, path: "real/**"}]}
+turns: [{prompt: hi}]
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	res := acprunEnv(t, dir, []string{"MY_API_TOKEN=" + secret}, "explain", "s.yaml", "--transcript", filepath.Join("tr", "t.jsonl"), "--tool-call", "r1")
+	explainDecision(t, res)
+	want := strconv.Quote(filepath.Join(dir, given)[:200-len("token")]+"[REDACTED]…") + " with its links resolved)"
+	if !strings.Contains(res.stdout, want) || strings.Contains(res.stdout+res.stderr, "token") {
+		t.Errorf("explain shows the start of the secret in the path's note; want %s in:\n%s%s", want, res.stdout, res.stderr)
+	}
+}

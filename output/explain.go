@@ -11,6 +11,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -40,6 +41,22 @@ type Asked struct {
 	// copy removed after a pass): the links run followed under it cannot
 	// be followed, so the rules saw the paths as written.
 	CwdGone bool
+	// Exit is the agent's exit that the transcript records as its last
+	// line (it exited on its own, or crashed, while run used it); nil
+	// when the transcript records none.
+	Exit *RecordedExit
+}
+
+// RecordedExit is the agent's exit as a transcript records it (see
+// replay.Recording.Exit), and where.
+type RecordedExit struct {
+	Status replay.AgentExit // the exit code or the signal
+	Line   int              // the line that records it
+	// Turn is the turn it came in or after, from 1, 0 before the first;
+	// InTurn says that the turn's prompt was not answered yet (see
+	// runner.RecordedSession.Turn).
+	Turn   int
+	InTurn bool
 }
 
 // Verdict is the decision explain stands by: the rules' (e.Decision's),
@@ -75,8 +92,8 @@ func (e Explanation) overruled() (approve.Verdict, bool) {
 // quoted as the title is (and where each path was found), a note when the request holds redacted
 // values or its cwd no longer exists, the decision with the rule that made
 // it and the option answered, what run answered (for a transcript's
-// request) and whether that differs, then every rule, whether it matched
-// and why.
+// request) and whether that differs, and the agent's exit if the
+// transcript records one, then every rule, whether it matched and why.
 func Explain(w io.Writer, e Explanation) error {
 	ew := &errWriter{w: w}
 	d := e.Decision
@@ -148,9 +165,14 @@ func Explain(w io.Writer, e Explanation) error {
 }
 
 // explainAnswer writes what run answered to a transcript's request, and
-// whether the rules decide otherwise now.
+// whether the rules decide otherwise now, then the agent's exit that the
+// transcript records, and where it came.
 func explainAnswer(ew *errWriter, e Explanation) {
-	if e.Asked == nil || e.Asked.Answer == nil {
+	if e.Asked == nil {
+		return
+	}
+	defer explainExit(ew, e.Asked)
+	if e.Asked.Answer == nil {
 		return
 	}
 	a := e.Asked.Answer
@@ -171,6 +193,32 @@ func explainAnswer(ew *errWriter, e Explanation) {
 	}
 	ew.printf("differs:  run answered %s and the rules decide %s now: the rules, the config, or the files and links the paths lead through have changed since the run\n",
 		strings.ToUpper(string(v)), strings.ToUpper(string(e.Decision.Verdict)))
+}
+
+// explainExit writes the agent's exit that the transcript of a's request
+// records, if any: before run answered a, right after its answer, or
+// later (in which turn, or after which).
+func explainExit(ew *errWriter, a *Asked) {
+	x := a.Exit
+	if x == nil {
+		return
+	}
+	var when string
+	switch {
+	case a.Answer == nil:
+		when = "before run answered"
+	case x.Line == a.Answer.Line+1:
+		when = "right after run's answer"
+	case x.InTurn:
+		when = fmt.Sprintf("later, in turn %d", x.Turn)
+	case x.Turn > 0:
+		when = fmt.Sprintf("later, after turn %d", x.Turn)
+	default:
+		when = "later, before the first turn"
+	}
+	// The signal is the transcript's text, which an edit may have made
+	// anything.
+	ew.printf("exit:     %s %s, %s:%d\n", termtext.Printable(x.Status.Error()), when, a.Transcript, x.Line)
 }
 
 // quoteAll writes each of ss as a Go string literal, joined by commas.
@@ -211,7 +259,7 @@ func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
 	label := "paths:    "
 	for _, ps := range approve.PathSources(req) {
 		ew.printf("%s%q", label, ps.Path)
-		if note := ps.Note(); note != "" {
+		if note := ps.Note(req.Excerpt); note != "" { // a long path cut knowing the whole of it
 			ew.printf(" (%s)", note)
 		}
 		ew.printf("\n")

@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -227,6 +229,72 @@ run:      answered cancelled, t.jsonl:6
 `,
 		},
 		{
+			name: "the agent exited right after run's answer",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Code: new(5)}, Line: 7, Turn: 1, InTurn: true}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent exited with code 5 right after run's answer, t.jsonl:7
+`,
+		},
+		{
+			name: "the agent was killed later, in another turn",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Signal: "SIGSEGV"}, Line: 30, Turn: 3, InTurn: true}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent was killed by SIGSEGV later, in turn 3, t.jsonl:30
+`,
+		},
+		{
+			name: "the agent exited between turns",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Code: new(0)}, Line: 9, Turn: 1}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:4", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: ALLOW by allow rule s.yaml:4
+answer:   select option "ok" (allow_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+exit:     the recorded agent exited with code 0 later, after turn 1, t.jsonl:9
+`,
+		},
+		{
+			name: "the agent was killed before run answered, by a signal an edit made strange",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, ToolCallID: "r1"},
+					Exit: &output.RecordedExit{Status: replay.AgentExit{Signal: "SIG\x1b[2J\ndecision: ALLOW"}, Line: 6}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Cancelled: true}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, before the first turn (the request alone: nothing is merged into it): permission request 1 of 1 for tool call r1
+request:  kind=read title=""
+
+decision: DENY by the default
+answer:   cancelled (no option of the needed kind)
+exit:     the recorded agent was killed by SIG\x1b[2J\x0adecision: ALLOW before run answered, t.jsonl:6
+`,
+		},
+		{
 			name: "decided by a policy without a list (--allow-all)",
 			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read"},
 				Decision: approve.Decision{Verdict: approve.Allow}},
@@ -259,5 +327,32 @@ func TestExplainWriteError(t *testing.T) {
 	e := output.Explanation{Scenario: "s", Decision: approve.Decision{Verdict: approve.Deny}}
 	if err := output.Explain(&failAfter{n: 10}, e); err == nil {
 		t.Error("Explain on a failing writer returned no error")
+	}
+}
+
+// TestExplainPathNoteRedactedWhole: the note of a path found through a
+// link quotes the path as the call gives it, cut at 200 bytes; the cut is
+// redacted knowing the whole path (Request.Excerpt), so that a secret it
+// goes through shows no start once the text is redacted, as explain
+// prints it.
+func TestExplainPathNoteRedactedWhole(t *testing.T) {
+	const secret = "tokenvalue-abcdef99xyz"
+	red := redact.New(secret)
+	pad := strings.Repeat("p", 200-len("/w/lnk/")-len("token"))
+	via := "/w/lnk/" + pad + secret + "/x"
+	req := approve.Request{Kind: "read", Cwd: "/w", Locations: []string{via},
+		Resolve: func(p string) (string, error) { return strings.Replace(p, "/w/lnk", "/s", 1), nil },
+		Excerpt: func(text string, end int) string { return red.Excerpt(text, 0, end, false) }}
+	e := output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: req,
+		Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "r1",
+			Fields: []runner.FieldSource{{Field: "locations", Line: 4, Message: "tool_call"}}}},
+		Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Paths: []string{via, "/s/" + pad + secret + "/x"}}}
+	var buf strings.Builder
+	if err := output.Explain(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	got := red.String(buf.String())
+	if want := `("/w/lnk/` + pad + `[REDACTED]…" with its links resolved)`; !strings.Contains(got, want) || strings.Contains(got, "token") {
+		t.Errorf("the note shows the secret's start; want %s in:\n%s", want, got)
 	}
 }

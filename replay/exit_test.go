@@ -82,3 +82,36 @@ func TestParseExitLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingExit: Exit gives the agent's exit that the transcript's
+// last line records, code or signal, with that line; nothing for a
+// transcript without one.
+func TestRecordingExit(t *testing.T) {
+	prompt := `{"t":10,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}}
+`
+	for _, tt := range []struct {
+		name, last string
+		line       int
+		code       int // -1: none
+		signal     string
+	}{
+		{"code", `{"t":40,"dir":"a2c","exit":{"code":5}}`, 6, 5, ""},
+		{"signal", `{"t":40,"dir":"a2c","exit":{"signal":"SIGSEGV"}}`, 6, -1, "SIGSEGV"},
+		{"none", "", 0, -1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := parse("t.jsonl", strings.NewReader(head+prompt+tt.last), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, line := rec.Exit()
+			switch {
+			case tt.line == 0 && (e != nil || line != 0):
+				t.Errorf("Exit() = %+v, %d; want none", e, line)
+			case tt.line == 0:
+			case e == nil || line != tt.line || e.Signal != tt.signal || (e.Code == nil) != (tt.code < 0) || e.Code != nil && *e.Code != tt.code:
+				t.Errorf("Exit() = %+v, %d; want code %d, signal %q at line %d", e, line, tt.code, tt.signal, tt.line)
+			}
+		})
+	}
+}

@@ -43,6 +43,16 @@ type Recording struct {
 	pacedAll bool
 }
 
+// Exit returns the agent's exit that the transcript records as its last
+// line ({"exit": {"code": 5}}, or {"signal": "SIGSEGV"}), and that line's
+// number; nil and 0 when it records none.
+func (r *Recording) Exit() (*AgentExit, int) {
+	if r.exit == nil {
+		return nil, 0
+	}
+	return &AgentExit{Code: r.exit.Code, Signal: r.exit.Signal}, r.exit.line
+}
+
 // exchange is one request of the client and what the agent sent for it.
 type exchange struct {
 	line   int

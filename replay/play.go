@@ -377,11 +377,11 @@ func (p *player) handle(in *incoming) error {
 	if err := p.playAside(ex.after, st); err != nil {
 		return err
 	}
-	if e := p.rec.exit; e != nil && ex == p.rec.final && !p.rec.cut {
+	if e, line := p.rec.Exit(); e != nil && ex == p.rec.final && !p.rec.cut {
 		// The recorded agent exited after it, before acprun asked it
 		// anything more (acprun records the requests the agent got).
-		p.note(e.line, "the recorded agent %s here, after answering the last request it got: so does the replay", (&AgentExit{Code: e.Code, Signal: e.Signal}).how())
-		return p.ended()
+		p.note(line, "the recorded agent %s here, after answering the last request it got: so does the replay", e.how())
+		return e
 	}
 	return nil
 }
@@ -390,8 +390,8 @@ func (p *player) handle(in *incoming) error {
 // did: an *AgentExit when the transcript records its exit, else
 // ErrRecordingEnded.
 func (p *player) ended() error {
-	if e := p.rec.exit; e != nil {
-		return &AgentExit{Code: e.Code, Signal: e.Signal}
+	if e, _ := p.rec.Exit(); e != nil {
+		return e
 	}
 	return ErrRecordingEnded
 }

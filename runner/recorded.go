@@ -21,6 +21,7 @@ import (
 type RecordedSession struct {
 	s       *session
 	turn    int                    // the prompts so far
+	prompt  string                 // the id of the last prompt while it is not answered, "" after
 	pending map[string]pendingCall // the client's requests not yet answered, by id
 	known   map[string]*knownCall  // the turns' tool calls, by id
 	asked   []AskedPermission
@@ -103,6 +104,11 @@ func NewRecordedSession() *RecordedSession {
 // error, not by the policy.)
 func (r *RecordedSession) Permissions() []AskedPermission { return r.asked }
 
+// Turn returns the turn that the messages read so far end in: the
+// number of prompts, from 1 (0 before the first), and whether that turn's
+// prompt is still unanswered (false between turns).
+func (r *RecordedSession) Turn() (n int, open bool) { return r.turn, r.prompt != "" }
+
 // Message reads the message on line line of the transcript: fromAgent for
 // "dir": "a2c". What is not JSON-RPC is skipped, as run's connection
 // skips it.
@@ -160,6 +166,7 @@ func (r *RecordedSession) clientRequest(id, method string, params json.RawMessag
 		r.pending[id] = pendingCall{method: method, sessionID: p.SessionID}
 	case acp.MethodSessionPrompt:
 		r.turn++
+		r.prompt = id
 		r.s.startTurn(r.turn, "", nil, true)
 	}
 }
@@ -167,6 +174,9 @@ func (r *RecordedSession) clientRequest(id, method string, params json.RawMessag
 // answer reads the agent's answer to a request of the client: the session
 // it opened, as the handshake takes it.
 func (r *RecordedSession) answer(id string, result json.RawMessage) {
+	if id == r.prompt {
+		r.prompt = "" // the turn has ended
+	}
 	c, ok := r.pending[id]
 	if !ok {
 		return

@@ -240,3 +240,32 @@ func TestRecordedSessionAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedSessionTurn: Turn says which turn the messages read so far
+// end in, and whether its prompt is still unanswered: the time before the
+// first prompt, a turn under way, a turn answered (between turns), and
+// another request's answer with the prompt's id from the other side, which
+// ends no turn.
+func TestRecordedSessionTurn(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}`,
+		`{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}`,
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}`,
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"result":{"outcome":{"outcome":"cancelled"}}}}`,
+		`{"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}`,
+		`{"dir":"c2a","msg":{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}`,
+	}
+	type turn struct {
+		N    int
+		Open bool
+	}
+	want := []turn{{0, false}, {0, false}, {1, true}, {1, true}, {1, false}, {2, true}}
+	for i := range lines {
+		r := recordedSession(t, strings.Join(lines[:i+1], "\n"))
+		n, open := r.Turn()
+		if got := (turn{n, open}); got != want[i] {
+			t.Errorf("after line %d: Turn() = %+v, want %+v", i+1, got, want[i])
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (b *Buf) Take() []string {
 // in order, each piece in one Write call, so that who gives it never
 // waits for the writer's reader: what its Buf's Limit leaves no room for
 // is dropped instead. After the first write error it writes nothing more.
-// Call Close to write what is left.
+// Call Close to write what is left, or Halt to stop at once.
 type Queue struct {
 	w io.Writer
 
@@ -64,6 +64,8 @@ type Queue struct {
 	buf     Buf
 	writing bool // the goroutine is writing what it took
 	closing bool
+	halted  bool // Halt: nothing more is written
+	midLine bool // the last piece written ends without a line break
 	err     error
 	done    chan struct{} // closed when the goroutine returns
 }
@@ -100,21 +102,25 @@ func (q *Queue) loop() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
-		for len(q.buf.pieces) == 0 && !q.closing {
+		for len(q.buf.pieces) == 0 && !q.closing && !q.halted {
 			q.changed.Wait()
 		}
-		if len(q.buf.pieces) == 0 {
+		if q.halted || len(q.buf.pieces) == 0 {
 			return
 		}
 		pieces, err := q.buf.Take(), q.err
 		q.writing = true
-		q.mu.Unlock()
 		for _, s := range pieces {
-			if err == nil {
-				_, err = io.WriteString(q.w, s)
+			if q.halted || err != nil {
+				break
+			}
+			q.mu.Unlock()
+			_, err = io.WriteString(q.w, s)
+			q.mu.Lock()
+			if s != "" {
+				q.midLine = s[len(s)-1] != '\n'
 			}
 		}
-		q.mu.Lock()
 		q.writing, q.err = false, err
 		q.changed.Broadcast()
 	}
@@ -125,9 +131,23 @@ func (q *Queue) loop() {
 func (q *Queue) Flush() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.buf.pieces) > 0 || q.writing {
+	for len(q.buf.pieces) > 0 && !q.halted || q.writing {
 		q.changed.Wait()
 	}
+}
+
+// Halt stops q at once, without waiting for the writer: what it holds and
+// has not begun to write is never written, nor what is added after. It
+// reports whether the writer's output may end mid-line, for who writes
+// after it (acprun's last line, as it exits) to begin with a line break:
+// the last piece written ends without one, or a piece is being written,
+// which may end anyhow and may even come after what the caller writes.
+func (q *Queue) Halt() (midLine bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.halted = true
+	q.changed.Broadcast()
+	return q.midLine || q.writing
 }
 
 // Close writes what is left, saying how many pieces were dropped, and

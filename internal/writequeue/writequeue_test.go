@@ -3,6 +3,7 @@ package writequeue_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -72,5 +73,65 @@ func TestQueueAfterWriteError(t *testing.T) {
 	}
 	if w.writes != 1 {
 		t.Errorf("%d writes; want 1, then none", w.writes)
+	}
+}
+
+// TestQueueHalt: Halt stops the queue at once, without waiting for a
+// write held up by the writer: what waits after that write, and what is
+// added later, is never written. It reports that the writer's output may
+// not end a line while a piece is being written, whatever it ends with.
+func TestQueueHalt(t *testing.T) {
+	w := testkit.NewBlockedWriter()
+	q := writequeue.New(w, writequeue.Buf{})
+	q.Add("r", false)
+	<-w.Started // the writer took "r" and is blocked
+	q.Add("\nacprun: a note\n", false)
+	halted := make(chan bool)
+	go func() { halted <- q.Halt() }()
+	select {
+	case midLine := <-halted:
+		if !midLine {
+			t.Error("Halt during a write = false; want true: that write may leave the line open")
+		}
+	case <-time.After(time.Minute): // a guard against a hang
+		t.Fatal("Halt waited for the writer")
+	}
+	q.Add("more\n", false)
+	close(w.Release)
+	q.Flush()
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Buf.String(); got != "r" {
+		t.Errorf("written %q; want only the piece being written when halted, %q", got, "r")
+	}
+}
+
+// TestQueueHaltSaysWhereTheLineIs: once the queue has written all it was
+// given, Halt reports whether that ends mid-line: after a dot, yes; after
+// a line break, or nothing, no.
+func TestQueueHaltSaysWhereTheLineIs(t *testing.T) {
+	for _, tt := range []struct {
+		pieces  []string
+		midLine bool
+	}{
+		{nil, false},
+		{[]string{"."}, true},
+		{[]string{".", "\n"}, false},
+		{[]string{"a line\n", "r"}, true},
+		{[]string{"r", ""}, true},
+	} {
+		var buf strings.Builder
+		q := writequeue.New(&buf, writequeue.Buf{})
+		for _, s := range tt.pieces {
+			q.Add(s, false)
+		}
+		q.Flush()
+		if got := q.Halt(); got != tt.midLine {
+			t.Errorf("after %q: Halt() = %v; want %v", tt.pieces, got, tt.midLine)
+		}
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -3,12 +3,15 @@ package progress
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/internal/vt"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -117,5 +120,27 @@ func TestPrinterHaltWithoutLiveArea(t *testing.T) {
 	defer p.Finish()
 	if got := p.Halt(); got != "" {
 		t.Errorf("Halt = %q; want nothing", got)
+	}
+}
+
+// TestPrinterHaltAfterDots: in a log, a third interrupt that comes while
+// the line of dots is open (the notes of the first two still wait for
+// the writer, held up by the dot) gets a line break from Halt, for its
+// line to start a line of its own; nothing p was given is written after
+// Halt. It was glued to the dots: "racprun: interrupted a third time".
+func TestPrinterHaltAfterDots(t *testing.T) {
+	w := testkit.NewBlockedWriter()
+	p := NewPrinter(w, 2, Options{Dots: true})
+	p.ScenarioFinished(runner.Ref{Name: "a"}, report.Result{Status: report.StatusError, Retried: true})
+	<-w.Started // the writer took the dot and is held up
+	p.Note("acprun: interrupted: cancelling")
+	p.Note("acprun: interrupted again")
+	if got := p.Halt(); got != "\n" {
+		t.Errorf("Halt = %q after a dot; want a line break", got)
+	}
+	close(w.Release)
+	p.Flush()
+	if got := regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(w.Buf.String(), ""); got != "r" {
+		t.Errorf("written %q; want the dot alone: nothing after Halt", got)
 	}
 }

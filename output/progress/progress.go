@@ -109,18 +109,23 @@ func (p *Printer) EndProgress() {
 	p.mu.Unlock()
 }
 
-// Halt stops drawing the live area at once, without waiting for the
-// goroutine that draws it, and returns what erases the area from the
-// terminal, for the caller to write before its last line: acprun exiting
-// at a third interrupt, which would otherwise leave the area on the
-// screen with that line glued to the bar. It returns "" when p draws no
-// live area, or no longer does (EndProgress). Nothing p was given is
-// drawn after it.
+// Halt stops p at once, without waiting for the goroutine that writes,
+// and returns what the caller writes before its last line (acprun exiting
+// at a third interrupt) for that line to stand on a line of its own: on a
+// terminal, what erases the live area, which would otherwise stay on the
+// screen with the line glued to the bar ("" when p no longer draws it:
+// EndProgress); in a log, a line break when what was written may end
+// mid-line (a line of dots, a line being written), "" otherwise. Nothing
+// p was given is written after it: in a log, the lines still waiting for
+// the writer are left out.
 func (p *Printer) Halt() string {
-	if p.live == nil {
-		return ""
+	if p.live != nil {
+		return p.live.halt()
 	}
-	return p.live.halt()
+	if p.out.Halt() {
+		return "\n"
+	}
+	return ""
 }
 
 // Flush waits until what p was given so far is written (or given up after
