@@ -170,3 +170,48 @@ func TestSandboxHideMadeBySetup(t *testing.T) {
 		t.Errorf("warnings %q; want %q", got, want)
 	}
 }
+
+// TestSandboxNoSetuidFiles: under every backend, with the network on, the
+// agent cannot give a file the setuid or setgid bit, in its cwd (a write
+// path) or, under Landlock alone, outside it in a file the user owns
+// (acprun run as root: a setuid file it leaves runs as root for whoever
+// runs it next); other modes it sets as usual.
+func TestSandboxNoSetuidFiles(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir, outside := realTempDir(t), realTempDir(t)
+		env := needSandbox(t, bwrap, realTempDir(t))
+		victim := filepath.Join(outside, "victim")
+		writeFiles(t, outside, map[string]string{"victim": "#!/bin/sh\n"})
+		if err := os.Chmod(victim, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "cp /bin/true tool && chmod 700 tool && echo CHMOD-700 && chmod u+s tool && echo SETUID"
+      - spawn: "chmod g+s tool && echo SETGID"
+      - spawn: "install -m 4755 /bin/true tool2 && echo INSTALLED"
+      - spawn: "chmod u+s ` + victim + ` && echo VICTIM"
+`,
+			"s.yaml": "name: setuid\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {network: on}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		text := out.Scenarios[0].Turns[0].Text
+		if !strings.Contains(text, "CHMOD-700") || strings.Contains(text, "SETUID") || strings.Contains(text, "SETGID") ||
+			strings.Contains(text, "INSTALLED") || strings.Contains(text, "VICTIM") || !strings.Contains(text, "Operation not permitted") {
+			t.Errorf("the agent said %q; want chmod 700 done, and every setuid and setgid bit refused", text)
+		}
+		for file, want := range map[string]os.FileMode{filepath.Join(dir, "tool"): 0o700, victim: 0o755} {
+			if fi, err := os.Stat(file); err != nil || fi.Mode() != want {
+				t.Errorf("%s is %v (%v); want %v", file, fi.Mode(), err, want)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "tool2")); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+			t.Errorf("tool2 is %v", fi.Mode())
+		}
+	})
+}

@@ -80,9 +80,9 @@ func addOpened(rs int, opened []openPath) error {
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
 // inherits it in turn. The thread also loses its capabilities (for good:
-// no_new_privs), and, with network rules, gets the socket filter (see
-// filterSockets). Rules without FS and Net (inside bubblewrap, which
-// enforces the rest) only do that.
+// no_new_privs), and gets the seccomp filter (see installFilter), which
+// restricts sockets too with network rules. Rules without FS and Net
+// (inside bubblewrap, which enforces the rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
@@ -138,10 +138,8 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if r.Net {
-		if err := filterSockets(r.UDP); err != nil {
-			return err
-		}
+	if err := installFilter(r.Net, r.UDP); err != nil {
+		return err
 	}
 	if fd >= 0 {
 		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
