@@ -939,3 +939,39 @@ func TestNoSetuidFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKeystrokesPushed: no sandboxed process pushes keystrokes into a
+// terminal (TIOCSTI, where the kernel still allows it), not even into its
+// own controlling terminal: the one it has here (a terminal it inherits,
+// made its controlling terminal in a session of its own) stands for one
+// of the user's, whose shell would run what it pushes.
+func TestNoKeystrokesPushed(t *testing.T) {
+	for _, b := range everyBackend {
+		t.Run(b.name, func(t *testing.T) {
+			ptm, pts, err := pty.Open()
+			if err != nil {
+				t.Skip(err)
+			}
+			defer ptm.Close()
+			defer pts.Close()
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, do := range []string{"sti"} {
+				cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"="+do))
+				var stderr strings.Builder
+				cmd.Stdin, cmd.Stderr = pts, &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", do, err, stderr.String())
+				}
+				if got := strings.TrimSpace(string(out)); got != "EPERM" {
+					t.Errorf("%s: %s, want EPERM", do, got)
+				}
+			}
+		})
+	}
+}

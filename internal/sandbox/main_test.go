@@ -64,7 +64,8 @@ func TestMain(m *testing.M) {
 //   - mode:HOW,MODE,PATH gives PATH the mode MODE (octal) with a system
 //     call of its own (see setMode);
 //   - sti pushes a byte into the input of its stdin, a terminal, which it
-//     makes its controlling terminal (in a session of its own) first;
+//     makes its controlling terminal (in a session of its own) first
+//     (TIOCSTI);
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
 //     test, when act runs in a child) and fails as it does;
 //   - hold starts a grandchild that blocks reading its stdin, with this
