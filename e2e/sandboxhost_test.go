@@ -2,12 +2,15 @@ package e2e_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
@@ -64,7 +67,9 @@ func TestSandboxKernelSettingsReadOnly(t *testing.T) {
 
 // TestSandboxUsersTerminals: under Landlock alone the agent cannot write
 // to a terminal of the user's (one the test holds open, standing for the
-// one acprun runs in), nor open a pseudo-terminal of its own.
+// one acprun runs in), nor read it (the keys the user types), nor push
+// keystrokes into it (TIOCSTI, with perl, where the kernel allows it), nor
+// open a pseudo-terminal of its own.
 func TestSandboxUsersTerminals(t *testing.T) {
 	t.Parallel()
 	ptm, pts, err := pty.Open()
@@ -80,6 +85,9 @@ func TestSandboxUsersTerminals(t *testing.T) {
   - steps:
       - spawn: "printf 'FORGED: 12 passed\\n' > ` + pts.Name() + ` && echo TERMINAL-WRITTEN"
       - spawn: "exec 3<>/dev/ptmx && echo PTY-OPENED"
+      - spawn: "exec 3<` + pts.Name() + ` && echo TERMINAL-READ"
+      - spawn: "perl -MPOSIX -e 'open(my $t, \"<\", $ARGV[0]) or die \"open: $!\\n\"; POSIX::setsid(); ioctl($t, ` +
+			strconv.Itoa(unix.TIOCSCTTY) + `, 0); my $c = \"x\"; ioctl($t, ` + strconv.Itoa(unix.TIOCSTI) + `, $c) or die \"TIOCSTI: $!\\n\"; print \"KEY-PUSHED\\n\"' ` + pts.Name() + `"
 `,
 		"s.yaml": "name: tty\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
 	})
@@ -88,13 +96,17 @@ func TestSandboxUsersTerminals(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	text := out.Scenarios[0].Turns[0].Text
-	for _, want := range []string{pts.Name() + ": Permission denied", "/dev/ptmx: Permission denied"} {
+	wants := []string{pts.Name() + ": Permission denied", "/dev/ptmx: Permission denied"}
+	if _, err := exec.LookPath("perl"); err == nil {
+		wants = append(wants, "open: Permission denied")
+	}
+	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("the agent said %q; want %q in it", text, want)
 		}
 	}
-	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") {
-		t.Errorf("the agent said %q; want no terminal written or opened", text)
+	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") || strings.Contains(text, "-READ") || strings.Contains(text, "-PUSHED") {
+		t.Errorf("the agent said %q; want no terminal written, read, opened or pushed into", text)
 	}
 }
 

@@ -819,12 +819,13 @@ func TestKernelSettingsReadOnly(t *testing.T) {
 }
 
 // TestTerminals: the sandbox writes to no terminal of the user's, such as
-// the one acprun runs in (where it could forge acprun's output): under
-// Landlock alone no terminal is writable, not by its path, not as the
-// controlling terminal (/dev/tty) of a session the command makes, and no
-// new pseudo-terminal can be opened (Landlock cannot tell a new one from
-// the user's); under bubblewrap /dev/pts is the sandbox's own: the user's
-// are not there, and new ones work.
+// the one acprun runs in (where it could forge acprun's output), nor reads
+// one (the keys the user types): under Landlock alone no terminal is
+// writable or readable, not by its path, not as the controlling terminal
+// (/dev/tty) of a session the command makes, and no new pseudo-terminal
+// can be opened (Landlock cannot tell a new one from the user's), while
+// other files read as usual; under bubblewrap /dev/pts is the sandbox's
+// own: the user's are not there, and new ones work.
 func TestTerminals(t *testing.T) {
 	ptm, pts, err := pty.Open()
 	if err != nil {
@@ -840,9 +841,13 @@ func TestTerminals(t *testing.T) {
 	}{
 		{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, map[string]string{
 			"write:" + name: "EACCES", "spawn:write:" + name: "EACCES", "ctty:" + name: "EACCES", "pty": "EACCES", "spawn:pty": "EACCES",
+			"open:" + name: "EACCES", "spawn:open:" + name: "EACCES", "open:/dev/ptmx": "EACCES", "open:/dev/tty": "EACCES",
+			"open:/dev/console": absentOr("/dev/console", "EACCES"), "open:/dev/tty0": absentOr("/dev/tty0", "EACCES"),
+			"open:/proc/" + strconv.Itoa(os.Getpid()) + "/fd/" + strconv.Itoa(int(pts.Fd())): "EACCES", // the test's, through its link
+			"read:/etc/passwd": "ok", "spawn:read:/etc/passwd": "ok", "read:/proc/self/status": "ok", "read:/dev/null": "ok", "open:/dev/zero": "ok",
 		}},
-		{"bubblewrap", bwrapOnly, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
-		{"bubblewrap+landlock", bwrapAndLandlock, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
+		{"bubblewrap", bwrapOnly, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok", "open:" + name: "ENOENT"}},
+		{"bubblewrap+landlock", bwrapAndLandlock, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok", "open:" + name: "ENOENT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -854,6 +859,14 @@ func TestTerminals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// absentOr is want when path exists, ENOENT otherwise.
+func absentOr(path, want string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return "ENOENT"
+	}
+	return want
 }
 
 // everyBackend are the three backends, each with the host that makes it.

@@ -48,7 +48,8 @@ func TestMain(m *testing.M) {
 
 // act does what do says, with its own system calls:
 //   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
-//   - read:PATH reads a file;
+//   - read:PATH reads a file; open:PATH opens it read-only, and reads
+//     nothing (a terminal's read would wait for a key);
 //   - connect:ADDR opens a TCP connection; recv:ADDR reads what one
 //     says; unix:PATH connects to a UNIX socket; bind:ADDR listens on a
 //     TCP address (port 0: any);
@@ -79,6 +80,12 @@ func act(do string) error {
 		return os.WriteFile(filepath.Join(os.TempDir(), arg), []byte("written"), 0o644)
 	case "read":
 		_, err := os.ReadFile(arg)
+		return err
+	case "open":
+		f, err := os.Open(arg)
+		if err == nil {
+			f.Close()
+		}
 		return err
 	case "connect":
 		c, err := net.Dial("tcp", arg)

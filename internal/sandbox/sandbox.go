@@ -20,10 +20,11 @@
 //     the command and everything it starts inherit the restriction: writes
 //     only in the write paths (ABI 3, Linux 6.2; not the metadata of files,
 //     which Landlock does not handle: Plan warns; and to no terminal, see
-//     privateDevices), TCP connections only to
-//     the allowed ports and, with the network off, no TCP port bound (ABI
-//     4, Linux 6.7; a socket that listens unbound still gets a port the
-//     kernel picks, which Landlock does not check). Where Landlock
+//     privateDevices), no terminal of the user's read (see addReadable),
+//     TCP connections only to the allowed ports and, with the network
+//     off, no TCP port bound (ABI 4, Linux 6.7; a socket that listens
+//     unbound still gets a port the kernel picks, which Landlock does not
+//     check). Where Landlock
 //     restricts the network, the seccomp filter below also keeps sockets
 //     to those Landlock's rules see (TCP; UDP only with the network on; no
 //     Multipath TCP, raw or other families).
