@@ -2,12 +2,15 @@ package e2e_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
@@ -64,7 +67,9 @@ func TestSandboxKernelSettingsReadOnly(t *testing.T) {
 
 // TestSandboxUsersTerminals: under Landlock alone the agent cannot write
 // to a terminal of the user's (one the test holds open, standing for the
-// one acprun runs in), nor open a pseudo-terminal of its own.
+// one acprun runs in), nor read it (the keys the user types), nor push
+// keystrokes into it (TIOCSTI, with perl, where the kernel allows it), nor
+// open a pseudo-terminal of its own.
 func TestSandboxUsersTerminals(t *testing.T) {
 	t.Parallel()
 	ptm, pts, err := pty.Open()
@@ -80,6 +85,9 @@ func TestSandboxUsersTerminals(t *testing.T) {
   - steps:
       - spawn: "printf 'FORGED: 12 passed\\n' > ` + pts.Name() + ` && echo TERMINAL-WRITTEN"
       - spawn: "exec 3<>/dev/ptmx && echo PTY-OPENED"
+      - spawn: "exec 3<` + pts.Name() + ` && echo TERMINAL-READ"
+      - spawn: "perl -MPOSIX -e 'open(my $t, \"<\", $ARGV[0]) or die \"open: $!\\n\"; POSIX::setsid(); ioctl($t, ` +
+			strconv.Itoa(unix.TIOCSCTTY) + `, 0); my $c = \"x\"; ioctl($t, ` + strconv.Itoa(unix.TIOCSTI) + `, $c) or die \"TIOCSTI: $!\\n\"; print \"KEY-PUSHED\\n\"' ` + pts.Name() + `"
 `,
 		"s.yaml": "name: tty\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
 	})
@@ -88,13 +96,17 @@ func TestSandboxUsersTerminals(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	text := out.Scenarios[0].Turns[0].Text
-	for _, want := range []string{pts.Name() + ": Permission denied", "/dev/ptmx: Permission denied"} {
+	wants := []string{pts.Name() + ": Permission denied", "/dev/ptmx: Permission denied"}
+	if _, err := exec.LookPath("perl"); err == nil {
+		wants = append(wants, "open: Permission denied")
+	}
+	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("the agent said %q; want %q in it", text, want)
 		}
 	}
-	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") {
-		t.Errorf("the agent said %q; want no terminal written or opened", text)
+	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") || strings.Contains(text, "-READ") || strings.Contains(text, "-PUSHED") {
+		t.Errorf("the agent said %q; want no terminal written, read, opened or pushed into", text)
 	}
 }
 
@@ -169,4 +181,49 @@ func TestSandboxHideMadeBySetup(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q; want %q", got, want)
 	}
+}
+
+// TestSandboxNoSetuidFiles: under every backend, with the network on, the
+// agent cannot give a file the setuid or setgid bit, in its cwd (a write
+// path) or, under Landlock alone, outside it in a file the user owns
+// (acprun run as root: a setuid file it leaves runs as root for whoever
+// runs it next); other modes it sets as usual.
+func TestSandboxNoSetuidFiles(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir, outside := realTempDir(t), realTempDir(t)
+		env := needSandbox(t, bwrap, realTempDir(t))
+		victim := filepath.Join(outside, "victim")
+		writeFiles(t, outside, map[string]string{"victim": "#!/bin/sh\n"})
+		if err := os.Chmod(victim, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "cp /bin/true tool && chmod 700 tool && echo CHMOD-700 && chmod u+s tool && echo SETUID"
+      - spawn: "chmod g+s tool && echo SETGID"
+      - spawn: "install -m 4755 /bin/true tool2 && echo INSTALLED"
+      - spawn: "chmod u+s ` + victim + ` && echo VICTIM"
+`,
+			"s.yaml": "name: setuid\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {network: on}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		text := out.Scenarios[0].Turns[0].Text
+		if !strings.Contains(text, "CHMOD-700") || strings.Contains(text, "SETUID") || strings.Contains(text, "SETGID") ||
+			strings.Contains(text, "INSTALLED") || strings.Contains(text, "VICTIM") || !strings.Contains(text, "Operation not permitted") {
+			t.Errorf("the agent said %q; want chmod 700 done, and every setuid and setgid bit refused", text)
+		}
+		for file, want := range map[string]os.FileMode{filepath.Join(dir, "tool"): 0o700, victim: 0o755} {
+			if fi, err := os.Stat(file); err != nil || fi.Mode() != want {
+				t.Errorf("%s is %v (%v); want %v", file, fi.Mode(), err, want)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "tool2")); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+			t.Errorf("tool2 is %v", fi.Mode())
+		}
+	})
 }

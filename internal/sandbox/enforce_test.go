@@ -819,12 +819,13 @@ func TestKernelSettingsReadOnly(t *testing.T) {
 }
 
 // TestTerminals: the sandbox writes to no terminal of the user's, such as
-// the one acprun runs in (where it could forge acprun's output): under
-// Landlock alone no terminal is writable, not by its path, not as the
-// controlling terminal (/dev/tty) of a session the command makes, and no
-// new pseudo-terminal can be opened (Landlock cannot tell a new one from
-// the user's); under bubblewrap /dev/pts is the sandbox's own: the user's
-// are not there, and new ones work.
+// the one acprun runs in (where it could forge acprun's output), nor reads
+// one (the keys the user types): under Landlock alone no terminal is
+// writable or readable, not by its path, not as the controlling terminal
+// (/dev/tty) of a session the command makes, and no new pseudo-terminal
+// can be opened (Landlock cannot tell a new one from the user's), while
+// other files read as usual; under bubblewrap /dev/pts is the sandbox's
+// own: the user's are not there, and new ones work.
 func TestTerminals(t *testing.T) {
 	ptm, pts, err := pty.Open()
 	if err != nil {
@@ -840,9 +841,13 @@ func TestTerminals(t *testing.T) {
 	}{
 		{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, map[string]string{
 			"write:" + name: "EACCES", "spawn:write:" + name: "EACCES", "ctty:" + name: "EACCES", "pty": "EACCES", "spawn:pty": "EACCES",
+			"open:" + name: "EACCES", "spawn:open:" + name: "EACCES", "open:/dev/ptmx": "EACCES", "open:/dev/tty": "EACCES",
+			"open:/dev/console": absentOr("/dev/console", "EACCES"), "open:/dev/tty0": absentOr("/dev/tty0", "EACCES"),
+			"open:/proc/" + strconv.Itoa(os.Getpid()) + "/fd/" + strconv.Itoa(int(pts.Fd())): "EACCES", // the test's, through its link
+			"read:/etc/passwd": "ok", "spawn:read:/etc/passwd": "ok", "read:/proc/self/status": "ok", "read:/dev/null": "ok", "open:/dev/zero": "ok",
 		}},
-		{"bubblewrap", bwrapOnly, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
-		{"bubblewrap+landlock", bwrapAndLandlock, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok"}},
+		{"bubblewrap", bwrapOnly, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok", "open:" + name: "ENOENT"}},
+		{"bubblewrap+landlock", bwrapAndLandlock, map[string]string{"write:" + name: "EACCES", "ctty:" + name: "ENOENT", "pty": "ok", "spawn:pty": "ok", "open:" + name: "ENOENT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -850,6 +855,134 @@ func TestTerminals(t *testing.T) {
 			for do, want := range tc.want {
 				if got := run(t, a, do); got != want {
 					t.Errorf("%s: %s, want %s", do, got, want)
+				}
+			}
+		})
+	}
+}
+
+// absentOr is want when path exists, ENOENT otherwise.
+func absentOr(path, want string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return "ENOENT"
+	}
+	return want
+}
+
+// everyBackend are the three backends, each with the host that makes it.
+var everyBackend = []struct {
+	name string
+	host func(*testing.T) sandbox.Host
+}{
+	{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) }},
+	{"bubblewrap", bwrapOnly},
+	{"bubblewrap+landlock", bwrapAndLandlock},
+}
+
+// TestNoSetuidFiles: no sandboxed process gives a file the setuid or
+// setgid bit, in the write paths or (under Landlock alone, which does not
+// handle modes) outside them, whatever the system call, with the network
+// on or off: a setuid file the agent leaves would run as its owner (root,
+// when acprun runs as root) for whoever runs it next, outside the
+// sandbox. Other modes are set as usual.
+func TestNoSetuidFiles(t *testing.T) {
+	hows := []string{"chmod", "fchmod", "fchmodat2"}
+	creates := []string{"create", "tmpfile", "mknod"}
+	for name := range legacyCalls {
+		if name == "chmod" {
+			hows = append(hows, "legacy:"+name)
+		} else {
+			creates = append(creates, "legacy:"+name)
+		}
+	}
+	for _, b := range everyBackend {
+		for _, network := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/network=%t", b.name, network), func(t *testing.T) {
+				work, tmp, outside := dirs(t)
+				a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: network}, b.host(t))
+				files := []string{filepath.Join(work, "tool")}
+				if b.name == "landlock" {
+					files = append(files, filepath.Join(outside, "tool"))
+				}
+				for _, file := range files {
+					if err := os.WriteFile(file, []byte("#!/bin/sh\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for _, how := range hows {
+						for _, mode := range []string{"4755", "2755", "6755"} {
+							do := "mode:" + how + "," + mode + "," + file
+							for _, do := range []string{do, "spawn:" + do} {
+								if got := run(t, a, do); got != "EPERM" {
+									t.Errorf("%s: %s, want EPERM", do, got)
+								}
+								if fi, err := os.Stat(file); err != nil || fi.Mode() != 0o755 {
+									t.Errorf("%s: the file is %v (%v), want -rwxr-xr-x", do, fi.Mode(), err)
+								}
+							}
+						}
+					}
+				}
+				for i, how := range creates {
+					file, path := filepath.Join(work, "new"+strconv.Itoa(i)), filepath.Join(work, "new"+strconv.Itoa(i))
+					if how == "tmpfile" {
+						file, path = filepath.Join(work, "tmpfile"), work
+					}
+					if got := run(t, a, "mode:"+how+",4755,"+path); got != "EPERM" {
+						t.Errorf("%s 4755: %s, want EPERM", how, got)
+					}
+					if _, err := os.Lstat(file); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("%s 4755: the file is there (%v)", how, err)
+					}
+				}
+				// openat2 is refused whatever it asks: its mode is in a struct
+				// the filter cannot read, and programs fall back to openat.
+				if got := run(t, a, "mode:openat2,644,"+filepath.Join(work, "new")); got != "ENOSYS" {
+					t.Errorf("openat2: %s, want ENOSYS", got)
+				}
+				// Other modes are set as usual.
+				for _, do := range []string{"mode:chmod,700," + files[0], "mode:fchmod,1777," + work, "mode:create,755," + filepath.Join(work, "plain"), "mode:tmpfile,600," + work} {
+					if got := run(t, a, do); got != "ok" {
+						t.Errorf("%s: %s", do, got)
+					}
+				}
+				if fi, err := os.Stat(files[0]); err != nil || fi.Mode() != 0o700 {
+					t.Errorf("chmod 700: the file is %v (%v)", fi.Mode(), err)
+				}
+			})
+		}
+	}
+}
+
+// TestNoKeystrokesPushed: no sandboxed process pushes keystrokes into a
+// terminal (TIOCSTI, where the kernel still allows it), not even into its
+// own controlling terminal: the one it has here (a terminal it inherits,
+// made its controlling terminal in a session of its own) stands for one
+// of the user's, whose shell would run what it pushes.
+func TestNoKeystrokesPushed(t *testing.T) {
+	for _, b := range everyBackend {
+		t.Run(b.name, func(t *testing.T) {
+			ptm, pts, err := pty.Open()
+			if err != nil {
+				t.Skip(err)
+			}
+			defer ptm.Close()
+			defer pts.Close()
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, do := range []string{"sti"} {
+				cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"="+do))
+				var stderr strings.Builder
+				cmd.Stdin, cmd.Stderr = pts, &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", do, err, stderr.String())
+				}
+				if got := strings.TrimSpace(string(out)); got != "EPERM" {
+					t.Errorf("%s: %s, want EPERM", do, got)
 				}
 			}
 		})

@@ -3,10 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -29,8 +32,10 @@ func landlockABI() (int, string) {
 }
 
 // Write access rights: what the sandbox denies outside the write paths.
-// Reading, executing, listing, device ioctls and connecting to UNIX
-// sockets are not handled, so they stay allowed everywhere.
+// Executing, listing, device ioctls and connecting to UNIX sockets are
+// not handled, so they stay allowed everywhere; reading files is handled
+// by Landlock alone only, and allowed everywhere but in the terminals
+// (see addReadable).
 const (
 	// fileWrite are the rights a write path that is a file gets.
 	fileWrite = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate)
@@ -48,11 +53,67 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // privateDevices are writable besides in bubblewrap's /dev, which is the
 // sandbox's own (PrivateDev): its shared memory, and its terminals, which
 // are the pseudo-terminals the sandbox opens, none of the user's. Landlock
-// alone leaves them read-only: the host's /dev/pts holds every terminal of
-// the user's (the one acprun runs in, where a write would forge its
-// output), which Landlock cannot tell from a new one, and /dev/tty is the
-// controlling terminal a command can make one of them.
+// alone denies them (and reading them: see addReadable): the host's
+// /dev/pts holds every terminal of the user's (the one acprun runs in,
+// where a write would forge its output), which Landlock cannot tell from
+// a new one, and /dev/tty is the controlling terminal a command can make
+// one of them.
 var privateDevices = []string{"/dev/shm", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// terminal reports whether name, an entry of /dev, is a terminal: one of
+// the user's (its pseudo-terminals in pts, virtual consoles and serial
+// lines tty*, the console), the controlling terminal (tty), the opener of
+// new ones (ptmx), or a virtual console's screen (vcs*).
+func terminal(name string) bool {
+	switch name {
+	case "console", "ptmx", "pts":
+		return true
+	}
+	return strings.HasPrefix(name, "tty") || strings.HasPrefix(name, "vcs")
+}
+
+// addReadable adds to the ruleset rs, which handles reading files, rules
+// that allow it beneath every entry of / but /dev and every entry of /dev
+// but the terminals: Landlock alone reads no terminal of the user's (where
+// the command would read what the user types), and everything else as
+// before. Landlock rules only allow, so this is the way to deny reading
+// the terminals alone. Symbolic links get no rule: what they lead to is
+// read as itself, by its own path (/dev/stdin, /dev/fd, /bin).
+func addReadable(rs int) error {
+	for _, dir := range []string{"/", "/dev"} {
+		d, err := os.Open(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+		entries, err := d.ReadDir(-1)
+		if err != nil {
+			d.Close()
+			return fmt.Errorf("landlock: %w", err)
+		}
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink != 0 || dir == "/" && e.Name() == "dev" || dir == "/dev" && terminal(e.Name()) {
+				continue
+			}
+			fd, err := unix.Openat(int(d.Fd()), e.Name(), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone since
+			}
+			if err == nil {
+				err = ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: ll.AccessFSReadFile}, 0)
+				unix.Close(fd)
+			}
+			if err != nil {
+				d.Close()
+				return fmt.Errorf("landlock_add_rule (reading %s): %w", filepath.Join(dir, e.Name()), err)
+			}
+		}
+		d.Close()
+	}
+	return nil
+}
 
 // addOpened adds to the ruleset rs a rule that allows writing beneath
 // each write path Wrap opened, and closes their descriptors: the command
@@ -80,14 +141,17 @@ func addOpened(rs int, opened []openPath) error {
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
 // inherits it in turn. The thread also loses its capabilities (for good:
-// no_new_privs), and, with network rules, gets the socket filter (see
-// filterSockets). Rules without FS and Net (inside bubblewrap, which
-// enforces the rest) only do that.
+// no_new_privs), and gets the seccomp filter (see installFilter), which
+// restricts sockets too with network rules. Rules without FS and Net
+// (inside bubblewrap, which enforces the rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
 	if r.FS {
 		cfg.HandledAccessFS = dirWrite
+		if !r.PrivateDev {
+			cfg.HandledAccessFS |= landlock.AccessFSSet(ll.AccessFSReadFile) // see addReadable
+		}
 		var dirs, files []string
 		devs := devices
 		if r.PrivateDev {
@@ -128,6 +192,12 @@ func restrictExec(r rules, path string, argv, env []string) error {
 			unix.Close(fd)
 			return err
 		}
+		if r.FS && !r.PrivateDev {
+			if err := addReadable(fd); err != nil {
+				unix.Close(fd)
+				return err
+			}
+		}
 	}
 	// From here on this goroutine keeps its thread: the restriction is the
 	// thread's, and exec must run on it.
@@ -138,10 +208,8 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if r.Net {
-		if err := filterSockets(r.UDP); err != nil {
-			return err
-		}
+	if err := installFilter(r.Net, r.UDP); err != nil {
+		return err
 	}
 	if fd >= 0 {
 		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {

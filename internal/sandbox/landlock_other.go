@@ -19,3 +19,6 @@ func restrictExec(rules, string, []string, []string) error {
 func openWrite([]string) ([]*os.File, []openPath, error) {
 	return nil, nil, errors.New("no Landlock on this system: it is Linux only")
 }
+
+// filterable reports false: the seccomp filter is Linux's.
+func filterable() bool { return false }

@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -45,7 +48,8 @@ func TestMain(m *testing.M) {
 
 // act does what do says, with its own system calls:
 //   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
-//   - read:PATH reads a file;
+//   - read:PATH reads a file; open:PATH opens it read-only, and reads
+//     nothing (a terminal's read would wait for a key);
 //   - connect:ADDR opens a TCP connection; recv:ADDR reads what one
 //     says; unix:PATH connects to a UNIX socket; bind:ADDR listens on a
 //     TCP address (port 0: any);
@@ -58,6 +62,11 @@ func TestMain(m *testing.M) {
 //   - ctty:PATH makes the terminal PATH, opened read-only, the process's
 //     controlling terminal (in a session of its own) and writes to it
 //     through /dev/tty;
+//   - mode:HOW,MODE,PATH gives PATH the mode MODE (octal) with a system
+//     call of its own (see setMode);
+//   - sti pushes a byte into the input of its stdin, a terminal, which it
+//     makes its controlling terminal (in a session of its own) first
+//     (TIOCSTI);
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
 //     test, when act runs in a child) and fails as it does;
 //   - hold starts a grandchild that blocks reading its stdin, with this
@@ -71,6 +80,12 @@ func act(do string) error {
 		return os.WriteFile(filepath.Join(os.TempDir(), arg), []byte("written"), 0o644)
 	case "read":
 		_, err := os.ReadFile(arg)
+		return err
+	case "open":
+		f, err := os.Open(arg)
+		if err == nil {
+			f.Close()
+		}
 		return err
 	case "connect":
 		c, err := net.Dial("tcp", arg)
@@ -175,6 +190,27 @@ func act(do string) error {
 		}
 		defer t.Close()
 		return os.WriteFile("/dev/tty", []byte("written\n"), 0)
+	case "mode":
+		how, rest, _ := strings.Cut(arg, ",")
+		m, path, _ := strings.Cut(rest, ",")
+		mode, err := strconv.ParseUint(m, 8, 32)
+		if err != nil {
+			return err
+		}
+		return setMode(how, uint32(mode), path)
+	case "sti":
+		if _, err := unix.Setsid(); err != nil {
+			return err
+		}
+		if err := unix.IoctlSetInt(0, unix.TIOCSCTTY, 0); err != nil {
+			return fmt.Errorf("TIOCSCTTY: %w", err)
+		}
+		b := byte('x')
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCSTI, uintptr(unsafe.Pointer(&b)))
+		if errno != 0 {
+			return errno
+		}
+		return nil
 	case "spawn":
 		out, err := child(arg).Output()
 		if err != nil {
@@ -191,6 +227,81 @@ func act(do string) error {
 	}
 	return fmt.Errorf("unknown action %q", do)
 }
+
+// setMode gives path mode, as how says:
+//   - chmod, fchmod (on a descriptor opened read-only), fchmodat2 (with
+//     AT_SYMLINK_NOFOLLOW): an existing file;
+//   - create (open with O_CREAT), tmpfile (open with O_TMPFILE in the
+//     directory path, then linked there as tmpfile), mknod (a regular
+//     file), openat2 (O_CREAT): a new file;
+//   - legacy:NAME, on the architectures that have them: chmod, open (with
+//     O_CREAT), creat and mknod, the older system calls without "at".
+func setMode(how string, mode uint32, path string) error {
+	switch how {
+	case "chmod":
+		return unix.Fchmodat(unix.AT_FDCWD, path, mode, 0)
+	case "fchmodat2":
+		return unix.Fchmodat(unix.AT_FDCWD, path, mode, unix.AT_SYMLINK_NOFOLLOW)
+	case "fchmod":
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Fchmod(fd, mode)
+	case "create":
+		fd, err := unix.Open(path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, mode)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "tmpfile":
+		fd, err := unix.Open(path, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, mode)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Linkat(fd, "", unix.AT_FDCWD, filepath.Join(path, "tmpfile"), unix.AT_EMPTY_PATH)
+	case "mknod":
+		return unix.Mknod(path, unix.S_IFREG|mode, 0)
+	case "openat2":
+		fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_CREAT | unix.O_WRONLY | unix.O_CLOEXEC, Mode: uint64(mode)})
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	}
+	if name, ok := strings.CutPrefix(how, "legacy:"); ok {
+		nr, ok := legacyCalls[name]
+		if !ok {
+			return fmt.Errorf("no system call %s on %s", name, runtime.GOARCH)
+		}
+		p, err := unix.BytePtrFromString(path)
+		if err != nil {
+			return err
+		}
+		args := [3]uintptr{uintptr(unsafe.Pointer(p)), uintptr(mode), 0}
+		if name == "open" {
+			args = [3]uintptr{uintptr(unsafe.Pointer(p)), unix.O_CREAT | unix.O_WRONLY | unix.O_CLOEXEC, uintptr(mode)}
+		}
+		if name == "mknod" {
+			args[1] |= unix.S_IFREG
+		}
+		r, _, errno := unix.Syscall(nr, args[0], args[1], args[2])
+		if errno != 0 {
+			return errno
+		}
+		if name == "open" || name == "creat" {
+			unix.Close(int(r))
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown way to set a mode %q", how)
+}
+
+// legacyCalls are the numbers of the system calls setMode's legacy:NAME
+// makes, on the architectures that have them (see legacy_test.go).
+var legacyCalls map[string]uintptr
 
 // child returns the command of the test binary doing do.
 func child(do string) *exec.Cmd {

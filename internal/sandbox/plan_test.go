@@ -304,7 +304,7 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []sandbox.Warning{
 			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1, -1},
 			{"sandbox (landlock): Landlock restricts writing files, not changing their metadata: outside the write paths the agent can still " +
-				"change the mode (the setuid bit included), times, extended attributes and flags of the files you own (run as root: nearly all), " +
+				"change the mode (but for the setuid and setgid bits, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
 				"with chmod, touch, setfattr or chattr; bubblewrap (bwrap not found in PATH) makes them read-only", -1, -1},
 		}},
 		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap+landlock", "off", []string{outside}, nil},

@@ -20,13 +20,20 @@
 //     the command and everything it starts inherit the restriction: writes
 //     only in the write paths (ABI 3, Linux 6.2; not the metadata of files,
 //     which Landlock does not handle: Plan warns; and to no terminal, see
-//     privateDevices), TCP connections only to
-//     the allowed ports and, with the network off, no TCP port bound (ABI
-//     4, Linux 6.7; a socket that listens unbound still gets a port the
-//     kernel picks, which Landlock does not check). The helper also drops
-//     every capability, and where Landlock restricts the network, a
-//     seccomp filter keeps sockets to those Landlock's rules see (TCP; UDP
-//     only with the network on; no Multipath TCP, raw or other families).
+//     privateDevices), no terminal of the user's read (see addReadable),
+//     TCP connections only to the allowed ports and, with the network
+//     off, no TCP port bound (ABI 4, Linux 6.7; a socket that listens
+//     unbound still gets a port the kernel picks, which Landlock does not
+//     check). Where Landlock
+//     restricts the network, the seccomp filter below also keeps sockets
+//     to those Landlock's rules see (TCP; UDP only with the network on; no
+//     Multipath TCP, raw or other families).
+//
+// Under either, the helper drops every capability and installs a seccomp
+// filter (see installFilter): no file gets the setuid or setgid bit, no
+// keystroke is pushed into a terminal (TIOCSTI), and no system call of
+// another ABI runs. It runs inside bubblewrap too, right before the
+// command, whether Landlock is there or not.
 //
 // Where the host has both, Landlock also restricts writes inside
 // bubblewrap: bubblewrap binds the write paths by path, and Landlock holds
@@ -69,6 +76,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -340,6 +348,9 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		}
 	}
 
+	if (useBwrap || useLandlock) && !filterable() {
+		lack("refusing setuid and setgid files", "a seccomp filter for "+runtime.GOARCH+", which acprun has not (it has one for amd64, arm64, riscv64, ppc64le and loong64)")
+	}
 	if len(missing) > 0 && level == Required {
 		return Applied{}, fmt.Errorf("this host cannot enforce the sandbox: %s (level %s; best-effort runs with what the host can do)", strings.Join(missing, "; "), Required)
 	}
@@ -372,10 +383,11 @@ func Plan(spec Spec, host Host) (Applied, error) {
 // writes with Landlock alone: Landlock handles writing files, not changing
 // what they are (chmod, chown, utimensat, setxattr and the inode flags'
 // ioctl are none of its access rights), so the command still changes
-// those of files outside the write paths that its user owns.
+// those of files outside the write paths that its user owns (but for the
+// setuid and setgid bits, which the seccomp filter refuses everywhere).
 func MetadataWarning(host Host) string {
 	return "sandbox (landlock): Landlock restricts writing files, not changing their metadata: outside the write paths the agent can still " +
-		"change the mode (the setuid bit included), times, extended attributes and flags of the files you own (run as root: nearly all), " +
+		"change the mode (but for the setuid and setgid bits, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
 		"with chmod, touch, setfattr or chattr; " + host.bwrapWhy() + " makes them read-only"
 }
 

@@ -8,15 +8,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Landlock's network rules see TCP connect(2) only. Where they restrict
-// the network, a seccomp filter makes sure TCP is the only way out: it
-// lets socket(2) create UNIX and netlink sockets, TCP sockets, and UDP
-// ones only when the network is on (ports restricted: DNS must work);
-// every other socket is EACCES: Multipath TCP (which Landlock's rules do
-// not cover, and programs fall back from to TCP), UDP with the network
-// off, raw and packet sockets, SCTP, VSOCK... It also refuses io_uring,
-// whose requests create sockets without socket(2), and system calls of
-// another ABI (x32, 32-bit) whose numbers it does not check.
+// The helper installs one seccomp filter in every sandbox, whatever the
+// backend (inside bubblewrap too, where it runs before it execs the
+// command), and everything the command starts inherits it:
+//
+//   - no file gets the setuid or setgid bit: chmod, fchmod, fchmodat,
+//     fchmodat2, open, openat and creat (with O_CREAT or O_TMPFILE) and
+//     mknod, mknodat with either bit in their mode are EPERM. A setuid
+//     file the command leaves (in a write path, or under Landlock alone,
+//     which does not handle modes, in any file its user owns) would run
+//     as its owner, root when acprun runs as root, for whoever runs it
+//     next, outside the sandbox. openat2, whose mode is in a struct the
+//     filter cannot read, is ENOSYS (programs fall back to openat), and
+//     so is io_uring, whose requests open files (and create sockets)
+//     without those system calls. The setgid bit a directory passes to
+//     what is made in it is the kernel's doing, and stays;
+//   - no keystroke is pushed into a terminal: ioctl TIOCSTI and TIOCLINUX
+//     (the console's selection pasted) are EPERM;
+//   - system calls of another ABI (x32, 32-bit), whose numbers it does
+//     not check, are ENOSYS: 32-bit programs do not run;
+//   - where Landlock restricts the network (Landlock's network rules see
+//     TCP connect(2) only), sockets are those Landlock's rules see:
+//     socket(2) creates UNIX and netlink sockets, TCP sockets, and UDP
+//     ones only when the network is on (ports restricted: DNS must work);
+//     every other socket is EACCES: Multipath TCP (which Landlock's rules
+//     do not cover, and programs fall back from to TCP), UDP with the
+//     network off, raw and packet sockets, SCTP, VSOCK...
 
 // auditArch is the seccomp architecture of this build's system calls, for
 // the little-endian architectures the filter's offsets are right for.
@@ -29,13 +46,41 @@ var auditArch = map[string]uint32{
 }
 
 // Offsets in struct seccomp_data (the low half of each 64-bit argument on
-// a little-endian architecture).
+// a little-endian architecture: the kernel reads a mode, open's flags and
+// an ioctl's request as 32 bits or less).
 const (
 	offNr   = 0
 	offArch = 4
 	offArg0 = 16
-	offArg1 = 24
-	offArg2 = 32
+)
+
+// offArg is the offset of argument i.
+func offArg(i int) uint32 { return offArg0 + 8*uint32(i) }
+
+// modeCall is a system call that gives a file a mode: its number, the
+// argument that holds the mode, and the one that holds open's flags (-1:
+// none, it always creates or changes a file).
+type modeCall struct {
+	nr          uint32
+	mode, flags int
+}
+
+// modeCalls are those of every architecture (legacyModeCalls adds the
+// older ones of those that have them).
+var modeCalls = append([]modeCall{
+	{unix.SYS_FCHMOD, 1, -1},
+	{unix.SYS_FCHMODAT, 2, -1},
+	{unix.SYS_FCHMODAT2, 2, -1},
+	{unix.SYS_OPENAT, 3, 2},
+	{unix.SYS_MKNODAT, 2, -1},
+}, legacyModeCalls...)
+
+// Masks the filter tests: the mode bits it refuses, and the flags with
+// which open gives a mode (O_TMPFILE includes O_DIRECTORY: its own bit
+// only).
+const (
+	setID    = unix.S_ISUID | unix.S_ISGID
+	openMode = unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY
 )
 
 // insn is a BPF instruction whose jumps go to labels.
@@ -50,53 +95,101 @@ func ld(off uint32) insn { return insn{code: unix.BPF_LD | unix.BPF_W | unix.BPF
 func jeq(k uint32, jt, jf string) insn {
 	return insn{code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, k: k, jt: jt, jf: jf}
 }
+func jset(k uint32, jt, jf string) insn {
+	return insn{code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, k: k, jt: jt, jf: jf}
+}
 func ret(label string, k uint32) insn {
 	return insn{label: label, code: unix.BPF_RET | unix.BPF_K, k: k}
 }
 
-// socketFilter returns the filter for arch; udp allows UDP sockets.
-func socketFilter(arch uint32, udp bool) []unix.SockFilter {
-	dgram := "deny"
-	if udp {
-		dgram = "udp"
-	}
+// at is in labelled label.
+func at(label string, in insn) insn {
+	in.label = label
+	return in
+}
+
+// filter returns the filter for arch; net restricts sockets, udp allows
+// UDP ones.
+func filter(arch uint32, net, udp bool) []unix.SockFilter {
 	prog := []insn{
 		ld(offArch),
 		jeq(arch, "", "nosys"),
 		ld(offNr),
 		{code: unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, k: 0x40000000, jt: "nosys"}, // x32
 		jeq(unix.SYS_IO_URING_SETUP, "nosys", ""),
-		jeq(unix.SYS_SOCKET, "", "allow"),
-		ld(offArg0),
-		jeq(unix.AF_UNIX, "allow", ""),
-		jeq(unix.AF_NETLINK, "allow", ""),
-		jeq(unix.AF_INET, "inet", ""),
-		jeq(unix.AF_INET6, "inet", "deny"),
-		{label: "inet", code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, k: offArg1},
-		{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: 0xf}, // without SOCK_CLOEXEC, SOCK_NONBLOCK
-		jeq(unix.SOCK_STREAM, "tcp", ""),
-		jeq(unix.SOCK_DGRAM, dgram, "deny"),
-		{label: "tcp", code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, k: offArg2},
-		jeq(0, "allow", ""),
-		jeq(unix.IPPROTO_TCP, "allow", "deny"),
-		{label: "udp", code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, k: offArg2},
-		jeq(0, "allow", ""),
-		jeq(unix.IPPROTO_UDP, "allow", "deny"),
-		ret("allow", unix.SECCOMP_RET_ALLOW),
-		ret("deny", unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES)),
-		ret("nosys", unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)),
+		jeq(unix.SYS_OPENAT2, "nosys", ""),
+		jeq(unix.SYS_IOCTL, "ioctl", ""),
 	}
-	at := map[string]int{}
+	for i, c := range modeCalls {
+		prog = append(prog, jeq(c.nr, fmt.Sprintf("mode%d", i), ""))
+	}
+	if net {
+		prog = append(prog, jeq(unix.SYS_SOCKET, "socket", ""))
+	}
+	prog = append(prog,
+		ret("", unix.SECCOMP_RET_ALLOW),
+		at("ioctl", ld(offArg(1))),
+		jeq(unix.TIOCSTI, "eperm", ""),
+		jeq(unix.TIOCLINUX, "eperm", "allow"),
+	)
+	for i, c := range modeCalls {
+		label := fmt.Sprintf("mode%d", i)
+		if c.flags >= 0 {
+			prog = append(prog, at(label, ld(offArg(c.flags))), jset(openMode, "", "allow"))
+			label = ""
+		}
+		prog = append(prog, at(label, ld(offArg(c.mode))), jset(setID, "eperm", "allow"))
+	}
+	if net {
+		dgram := "deny"
+		if udp {
+			dgram = "udp"
+		}
+		prog = append(prog,
+			at("socket", ld(offArg(0))),
+			jeq(unix.AF_UNIX, "allow", ""),
+			jeq(unix.AF_NETLINK, "allow", ""),
+			jeq(unix.AF_INET, "inet", ""),
+			jeq(unix.AF_INET6, "inet", "deny"),
+			at("inet", ld(offArg(1))),
+			insn{code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, k: 0xf}, // without SOCK_CLOEXEC, SOCK_NONBLOCK
+			jeq(unix.SOCK_STREAM, "tcp", ""),
+			jeq(unix.SOCK_DGRAM, dgram, "deny"),
+			at("tcp", ld(offArg(2))),
+			jeq(0, "allow", ""),
+			jeq(unix.IPPROTO_TCP, "allow", "deny"),
+			at("udp", ld(offArg(2))),
+			jeq(0, "allow", ""),
+			jeq(unix.IPPROTO_UDP, "allow", "deny"),
+			ret("deny", unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES)),
+		)
+	}
+	prog = append(prog,
+		ret("allow", unix.SECCOMP_RET_ALLOW),
+		ret("eperm", unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM)),
+		ret("nosys", unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)),
+	)
+	return assemble(prog)
+}
+
+// assemble resolves prog's labels. A jump must go forward, and at most
+// 255 instructions: a program that breaks that is a bug of filter's.
+func assemble(prog []insn) []unix.SockFilter {
+	where := map[string]int{}
 	for i, in := range prog {
 		if in.label != "" {
-			at[in.label] = i
+			where[in.label] = i
 		}
 	}
 	jump := func(i int, label string) uint8 {
 		if label == "" {
 			return 0
 		}
-		return uint8(at[label] - i - 1) // forward only, and short
+		to, ok := where[label]
+		if d := to - i - 1; !ok || d < 0 || d > 255 {
+			panic(fmt.Sprintf("seccomp filter: instruction %d jumps to %q, %d ahead", i, label, d))
+		}
+		return uint8(to - i - 1)
 	}
 	out := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
@@ -105,19 +198,30 @@ func socketFilter(arch uint32, udp bool) []unix.SockFilter {
 	return out
 }
 
-// filterSockets installs the filter on the calling thread (which must keep
-// it: the caller has locked it, and sets no_new_privs first).
-func filterSockets(udp bool) error {
+// installFilter installs the filter on the calling thread (which must keep
+// it: the caller has locked it, and sets no_new_privs first); net and udp
+// are filter's. On an architecture it has no filter for it fails where
+// net says, and does nothing otherwise: Plan says what is missing there.
+func installFilter(net, udp bool) error {
 	arch, ok := auditArch[runtime.GOARCH]
-	if !ok {
+	switch {
+	case !ok && net:
 		return fmt.Errorf("no socket filter for %s: network rules are not available there", runtime.GOARCH)
+	case !ok:
+		return nil
 	}
-	f := socketFilter(arch, udp)
+	f := filter(arch, net, udp)
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
+}
+
+// filterable reports whether this architecture has the seccomp filter.
+func filterable() bool {
+	_, ok := auditArch[runtime.GOARCH]
+	return ok
 }
 
 // dropCapabilities empties the calling thread's capability sets (acprun
