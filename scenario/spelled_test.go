@@ -93,3 +93,41 @@ turns: [{prompt: hi}]
 		t.Errorf("%s: Spelled (-want +got):\n%s", scs[2].Name, diff)
 	}
 }
+
+// TestGatewaySpelled: a gateway.upstream with a password (a proxy's) that
+// its file writes otherwise than it reads (escapes, ${VAR}) keeps how
+// the file writes it (Gateway.Spelled); one without a password, or
+// written as it reads, keeps nothing.
+func TestGatewaySpelled(t *testing.T) {
+	scs := loadWith(t, nil, `name: a
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:Pr0xy\x40pass-77@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:pw-${ANTHROPIC_API_KEY}@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: c
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://us\x65r@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: d
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:Pr0xy-pass-77@proxy:8080"}
+turns: [{prompt: hi}]
+`)
+	want := [][]string{
+		{`http://user:Pr0xy\x40pass-77@proxy:8080`},
+		{"http://user:pw-${ANTHROPIC_API_KEY}@proxy:8080"},
+		nil,
+		nil,
+	}
+	for i, sc := range scs {
+		if diff := cmp.Diff(want[i], sc.Gateway.Spelled); diff != "" {
+			t.Errorf("%s: Gateway.Spelled (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+}
