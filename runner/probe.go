@@ -122,7 +122,7 @@ func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) 
 	// run's outputs are: of the values of the agent's env (and of the
 	// config's agents) and of the secret-looking variables of the
 	// environment it starts with.
-	red := runRedactor(nil, opts.Environ, append(configAgents(opts.Config), opts.Agent)...)
+	red := runRedactor(nil, opts.Environ, opts.Config, append(configAgents(opts.Config), opts.Agent)...)
 	defer red.Value(&rep) // after every return below: rep is the named result
 	err = probe(pctx, &opts, &rep, red)
 	if err == nil {

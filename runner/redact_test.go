@@ -229,7 +229,7 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := runRedactor(tt.scenarios, tt.environ).String(tt.in); got != tt.want {
+			if got := runRedactor(tt.scenarios, tt.environ, nil).String(tt.in); got != tt.want {
 				t.Errorf("runRedactor: String(%q) = %q; want %q", tt.in, got, tt.want)
 			}
 			if len(tt.scenarios) != 1 {
@@ -273,7 +273,7 @@ func TestMcpServerSecrets(t *testing.T) {
 	sc.Expect.Judge = &scenario.Judge{Agent: scenario.Agent{McpServers: []byte(`[{"name":"judge","command":"/j","args":[],"env":[{"name":"TOKEN","value":"judge-T0kenValue"}]}]`)}}
 	const in = `token ghp_R3alL00kingT0ken, Authorization: Bearer ghs_S3rverT0kenValue, told ghs_S3rverT0kenValue, key-SseT0kenValue, judge-T0kenValue, for mcp-github`
 	const want = `token [REDACTED], Authorization: [REDACTED], told [REDACTED], [REDACTED], [REDACTED], for mcp-github`
-	if got := runRedactor([]*scenario.Scenario{sc}, nil).String(in); got != want {
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, nil).String(in); got != want {
 		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
 	}
 	if got := (&Options{}).redactor(sc).String(in); got != want {
@@ -291,8 +291,30 @@ func TestSpelledSecrets(t *testing.T) {
 	cfgAgent := scenario.Agent{Name: "mine", Spelled: []string{`cfg\u0073ecret`}}
 	const in = `env: {PW: 'Tr0ub4dor''s-Horse-99', J: "judge\x2dsecret", C: "cfg\u0073ecret"}`
 	const want = `env: {PW: '[REDACTED]', J: "[REDACTED]", C: "[REDACTED]"}`
-	if got := runRedactor([]*scenario.Scenario{sc}, nil, cfgAgent).String(in); got != want {
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, nil, cfgAgent).String(in); got != want {
 		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
+	}
+}
+
+// TestGatewaySpelledSecrets: the password of a gateway's upstream (a
+// proxy's) and the upstream as its file writes it (Gateway.Spelled) are
+// secrets, a scenario's and those of the config's defaults.gateway, which
+// no scenario may use: a problem's source line shows them so.
+func TestGatewaySpelledSecrets(t *testing.T) {
+	t.Parallel()
+	sc := &scenario.Scenario{Name: "s", Gateway: &scenario.Gateway{
+		Given:   scenario.GatewayTarget{Upstream: "http://user:Pr0xy@pass-77@proxy:8080"},
+		Spelled: []string{`http://user:Pr0xy\x40pass-77@proxy:8080`},
+	}}
+	cfg := &scenario.Config{}
+	cfg.Defaults.Scenario.Gateway = &scenario.Gateway{Given: scenario.GatewayTarget{Upstream: "http://user:Cfg-Pr0xy-88@proxy:8080"}}
+	const in = `upstream: "http://user:Pr0xy\x40pass-77@proxy:8080", told Pr0xy@pass-77 and Cfg-Pr0xy-88`
+	const want = `upstream: "[REDACTED]", told [REDACTED] and [REDACTED]`
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, cfg).String(in); got != want {
+		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
+	}
+	if got := (&Options{Config: cfg}).redactor(sc).String(in); got != want {
+		t.Errorf("Options.redactor: String(%q) = %q; want %q", in, got, want)
 	}
 }
 

@@ -298,7 +298,7 @@ func (o *Options) setDefaults() {
 // (--run, --tag, --shard) redacts what a run of all of them does.
 func (o *Options) runRedactor(scenarios []*scenario.Scenario) *redact.Redactor {
 	all := append(slices.Clip(o.Loaded), scenarios...)
-	return runRedactor(all, o.Environ, configAgents(o.Config)...)
+	return runRedactor(all, o.Environ, o.Config, configAgents(o.Config)...)
 }
 
 // runRedactor returns the redactor of a run of scenarios with environ,
@@ -316,8 +316,11 @@ func (o *Options) runRedactor(scenarios []*scenario.Scenario) *redact.Redactor {
 // of its agent's name, or of the name of one of agents, or of a word of
 // the protocol, or is one of acprun's own words, is not redacted
 // (notSecret).
-func runRedactor(scenarios []*scenario.Scenario, environ []string, agents ...scenario.Agent) *redact.Redactor {
+func runRedactor(scenarios []*scenario.Scenario, environ []string, cfg *scenario.Config, agents ...scenario.Agent) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
+	if cfg != nil {
+		secrets = append(secrets, gatewaySecrets(cfg.Defaults.Scenario.Gateway)...)
+	}
 	names := make([]string, 0, 3*len(scenarios)+len(agents))
 	for _, sc := range scenarios {
 		secrets = append(secrets, scenarioSecrets(sc, environ)...)
@@ -431,6 +434,17 @@ func notSecret(names []string) func(string) bool {
 	}
 }
 
+// gatewaySecrets returns the secrets of gateway g (nil for none) that its
+// file gives: the password of gateway.upstream (a proxy's), and the
+// upstream as the file writes it where that differs (Gateway.Spelled),
+// which the file's lines show in a problem's source line.
+func gatewaySecrets(g *scenario.Gateway) []string {
+	if g == nil {
+		return nil
+	}
+	return slices.Concat(redact.URLPassword(g.Given.Upstream), g.Spelled)
+}
+
 // scenarioSecrets returns the secrets of sc (redact.Secrets): the values
 // of its agent's and its judges' agents' env and of the env and headers
 // of their MCP servers (and the credential of a header such as "Bearer
@@ -438,7 +452,7 @@ func notSecret(names []string) func(string) bool {
 // gateway.upstream or acprun's environment) and the API keys its gateway
 // names (gateway.key), from its agent's env over environ.
 func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
-	secrets := agentSecrets(sc.Agent)
+	secrets := slices.Concat(agentSecrets(sc.Agent), gatewaySecrets(sc.Gateway))
 	if sc.Gateway != nil {
 		for _, t := range sc.Gateway.Targets {
 			secrets = append(secrets, redact.URLPassword(t.Upstream)...)

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -48,6 +49,11 @@ type Gateway struct {
 	Given GatewayTarget
 	// KeyPos is where gateway.key was given.
 	KeyPos Pos
+	// Spelled holds gateway.upstream as its file writes it, where that
+	// differs from its value (escapes, ${VAR}: see Agent.Spelled), when
+	// the URL holds a password (a proxy's): a secret, which a line of the
+	// file shows so. Nil when there is none.
+	Spelled []string
 }
 
 // GatewayTarget is one base URL the agent reads.
@@ -147,6 +153,9 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 					p.Errorf(v, "gateway upstream %s", msg)
 				}
 				g.Given.Upstream = u // even when bad: it is given, and reported here alone
+				if len(redact.URLPassword(u)) > 0 {
+					g.Spelled = p.written(v)
+				}
 			case len(p.Errs) == errs && len(p.unset) > unset:
 				// Its only problem is an unset variable, of the scenarios
 				// that use it: it is given, and nothing more is said.

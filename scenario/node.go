@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
@@ -443,13 +444,51 @@ func (p *fileParser) interpArg(n *yaml.Node) (string, bool) {
 }
 
 // secretValue is interpArg for a value that is a secret (an env
-// variable's, an MCP server header's): it also keeps how the file spells
-// it, where that differs from its value (Agent.Spelled).
+// variable's, an MCP server header's): it also keeps how the file writes
+// it, where that differs from its value (Agent.Spelled, see written).
 func (p *fileParser) secretValue(n *yaml.Node) (string, bool) {
-	if s := p.Spelling(n); s != "" {
-		p.spelled = append(p.spelled, s)
-	}
+	p.spelled = append(p.spelled, p.written(n)...)
 	return p.interpArg(n)
+}
+
+// written returns how the file writes the secret value of scalar n where
+// that differs from the value, as a line of the file shows it: the value
+// as written, before its templates ({{.NAME}}) are rendered and its
+// ${VAR} expanded, when it has some, and that text's spelling (see
+// yamlnode.Reader.Spelling: escapes, a doubled ', folded lines). A value
+// the file gives no text of besides the references ("${API_KEY}",
+// "{{.token}}" alone, which a scenario's name shows) has none: its line
+// shows no part of the secret, and "${API_KEY}" stays readable in every
+// message.
+func (p *fileParser) written(n *yaml.Node) []string {
+	src := p.Source(n)
+	if src == nil || src.Kind != yaml.ScalarNode {
+		return nil
+	}
+	var out []string
+	if lit := literalText(src.Value); lit != src.Value {
+		if len(redact.New(lit).Values()) == 0 {
+			return nil
+		}
+		out = append(out, src.Value)
+	}
+	if s := p.Spelling(src); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// literalText is s without its templates ({{.NAME}}; a literal one, such
+// as {{"{{"}}, gives its text) and with each ${VAR} empty (a default
+// given): the text of a value that the file itself gives.
+func literalText(s string) string {
+	ts, _ := templates(s)
+	vars := make([]Var, 0, len(ts))
+	for _, t := range ts {
+		vars = append(vars, Var{Name: t.name})
+	}
+	out, _ := expand(render(s, vars), func(string) (string, bool) { return "", false })
+	return out
 }
 
 // noNUL reports s, the value of scalar n (as written or expanded), when it

@@ -178,7 +178,8 @@ type Agent struct {
 	// Spelled holds the values of Env and of the env and headers of
 	// McpServers as their files write them, where that differs from the
 	// value (see yamlnode.Reader.Spelling: a ' doubled in single quotes, escapes in
-	// double quotes, lines folded), a named agent's and the default
+	// double quotes, lines folded; and templates and ${VAR} as written,
+	// unless the value is references alone), a named agent's and the default
 	// agent's too: secrets, which a line of those files shows so. Nil when
 	// none differs.
 	Spelled []string

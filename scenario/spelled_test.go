@@ -49,3 +49,85 @@ turns: [{prompt: hi}]
 		t.Errorf("ReadScenarios of a file with problems: %d scenarios, want 1 with Spelled [it''s-a-secret]", len(read))
 	}
 }
+
+// TestAgentSpelledTemplated: a secret value written with {{.NAME}} or
+// ${VAR} that acprun fills in is kept as the file writes it too, the
+// references as written (and with the file's escapes), as the line of a
+// problem shows it; one the file gives none of ("${ANTHROPIC_API_KEY}",
+// "{{.lang}}" alone: no text of the secret around the references) is not.
+// A rendered template had no spelling: the line showed the secret's text.
+func TestAgentSpelledTemplated(t *testing.T) {
+	scs := loadWith(t, nil, `name: a
+vars: {lang: [go, rust]}
+agent:
+  command: [prog]
+  env:
+    HEX: "s3cr\x65t-{{.lang}}-value"
+    PLAIN: plain-{{.lang}}-secret
+    LANG: "{{.lang}}"
+    KEY: "${ANTHROPIC_API_KEY}"
+    MIXED: 'key''s-${ANTHROPIC_API_KEY}-{{.lang}}'
+  mcpServers: [{name: m, type: http, url: "http://x", headers: [{name: Authorization, value: "Bearer t\u006fken-{{.lang}}"}]}]
+turns: [{prompt: hi}]
+---
+name: b
+agent: {command: [prog], env: {URL: "https://user:pa\x73s-${ANTHROPIC_API_KEY}@host", KEY: "${ANTHROPIC_API_KEY}", ONE: "${EMPTY:-default-s3cret}"}}
+turns: [{prompt: hi}]
+`)
+	if len(scs) != 3 {
+		t.Fatalf("%d scenarios, want 3", len(scs))
+	}
+	want := []string{
+		"s3cret-{{.lang}}-value", `s3cr\x65t-{{.lang}}-value`,
+		"plain-{{.lang}}-secret",
+		"key's-${ANTHROPIC_API_KEY}-{{.lang}}", "key''s-${ANTHROPIC_API_KEY}-{{.lang}}",
+		"Bearer token-{{.lang}}", `Bearer t\u006fken-{{.lang}}`,
+	}
+	for _, sc := range scs[:2] {
+		if diff := cmp.Diff(want, sc.Agent.Spelled); diff != "" {
+			t.Errorf("%s: Spelled (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+	want = []string{"https://user:pass-${ANTHROPIC_API_KEY}@host", `https://user:pa\x73s-${ANTHROPIC_API_KEY}@host`, "${EMPTY:-default-s3cret}"}
+	if diff := cmp.Diff(want, scs[2].Agent.Spelled); diff != "" {
+		t.Errorf("%s: Spelled (-want +got):\n%s", scs[2].Name, diff)
+	}
+}
+
+// TestGatewaySpelled: a gateway.upstream with a password (a proxy's) that
+// its file writes otherwise than it reads (escapes, ${VAR}) keeps how
+// the file writes it (Gateway.Spelled); one without a password, or
+// written as it reads, keeps nothing.
+func TestGatewaySpelled(t *testing.T) {
+	scs := loadWith(t, nil, `name: a
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:Pr0xy\x40pass-77@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:pw-${ANTHROPIC_API_KEY}@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: c
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://us\x65r@proxy:8080"}
+turns: [{prompt: hi}]
+---
+name: d
+agent: {command: [prog]}
+gateway: {mode: record, env: MY_BASE_URL, upstream: "http://user:Pr0xy-pass-77@proxy:8080"}
+turns: [{prompt: hi}]
+`)
+	want := [][]string{
+		{`http://user:Pr0xy\x40pass-77@proxy:8080`},
+		{"http://user:pw-${ANTHROPIC_API_KEY}@proxy:8080"},
+		nil,
+		nil,
+	}
+	for i, sc := range scs {
+		if diff := cmp.Diff(want[i], sc.Gateway.Spelled); diff != "" {
+			t.Errorf("%s: Gateway.Spelled (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+}

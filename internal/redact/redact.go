@@ -225,7 +225,10 @@ const maxPasses = 8
 // Secrets are found in their raw and quoted forms (see New), and inside
 // every JSON string literal of s that has escapes, decoded: in a log line
 // such as {"token":"\u0067hp_…"} the literal's content is replaced by its
-// redacted form. Occurrences that overlap are replaced by one Marker, so
+// redacted form. They are found too in s read as a shell reads its single
+// quotes, where a shell line splits them between words (see shellSpans):
+// `echo 'hunter2!' now` holds "hunter2! now". Occurrences that overlap
+// are replaced by one Marker, so
 // no part of a secret is left behind, and the result contains no secret
 // even where a replacement and the text around it would form one. String
 // returns s itself when s holds no secret.
@@ -345,11 +348,15 @@ func (r *Redactor) escapedSpans(s string, spans []span, depth int) []span {
 const maxUnescapes = 4
 
 // spansIn returns the spans of s that hold a secret: in one of its forms,
-// or (depth > 0) once s's escapes are decoded.
+// or (depth > 0) once s's escapes are decoded, or once its single quotes
+// are read as a shell reads them (see shellSpans).
 func (r *Redactor) spansIn(s string, depth int) []span {
 	spans := r.formSpans(s, nil)
 	if depth > 0 && strings.IndexByte(s, '\\') >= 0 {
 		spans = r.escapedSpans(s, spans, depth)
+	}
+	if depth > 0 && strings.IndexByte(s, '\'') >= 0 {
+		spans = r.shellSpans(s, spans, depth)
 	}
 	return spans
 }

@@ -158,6 +158,20 @@ func TestString(t *testing.T) {
 		{"shell-quoted, starting with a quote", []string{"'Tr0ub4dor-99"}, `PW=''\''Tr0ub4dor-99' psql`, `PW='[REDACTED]' psql`},
 		{"shell-quoted, then Go-quoted", []string{"Tr0ub4dor's-Horse-99"},
 			fmt.Sprintf("allows %q", `psql '-pTr0ub4dor'\''s-Horse-99'`), `allows "psql '-p[REDACTED]'"`},
+		{"over shell words, one quoted for its '", []string{"don't tell anyone"},
+			`echo 'don'\''t' tell anyone; ls`, `echo [REDACTED]; ls`},
+		{"over shell words, one quoted for its !", []string{"hunter2! now-1234"},
+			`echo 'hunter2!' now-1234 > out`, `echo [REDACTED] > out`},
+		{"over shell words, from a plain one into a quoted one", []string{"now hunter2!"},
+			`echo now 'hunter2!'`, `echo [REDACTED]`},
+		{"over shell words, from inside one quoted word into another", []string{"pass wo!rd"},
+			`login 'my-pass' 'wo!rd-1' -v`, `login [REDACTED] -v`},
+		{"over shell words, after a quoted one", []string{"tell any1"},
+			`echo 'x' 'don'\''t' tell any1`, `echo 'x' 'don'\''t' [REDACTED]`},
+		{"over shell words, then Go-quoted", []string{"don't tell anyone"},
+			fmt.Sprintf("allows %q", `echo 'don'\''t' tell anyone`), `allows "echo [REDACTED]"`},
+		{"quotes of prose are not shell words", []string{"ghp_abcdefgh"}, "it's Bob's 'idea' isn't it", "it's Bob's 'idea' isn't it"},
+		{"a quote without its end stands for itself", []string{"s tell any1"}, "it's tell any1", "it'[REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -474,5 +488,29 @@ func TestURLPasswordInBasicAuth(t *testing.T) {
 	header := <-got
 	if red := redact.New(redact.URLPassword(u)...).String(header); red != "Basic "+redact.Marker {
 		t.Errorf("redacted Authorization %q = %q; want the credentials redacted", header, red)
+	}
+}
+
+// TestStringShellQuotesEdges: texts made of quotes and escapes that start
+// or end a quoted word anywhere are read without a panic, and redacted
+// stably.
+func TestStringShellQuotesEdges(t *testing.T) {
+	r := redact.New("ab'cd", "x y!z")
+	for _, in := range []string{
+		"'", "''", `\'`, `'\'`, `'\''`, `''\'''`, `'ab'\'`, `'ab'\''`, `'ab'\''cd`, `ab\'cd`,
+		`'x' 'y!z`, `'x y!'z`, `'x' y'!z'`, `"'x y!z'"`, `'x y!z' '`, `\\'x y!z'`,
+	} {
+		got := r.String(in)
+		if again := r.String(got); again != got {
+			t.Errorf("String(%q) = %q, not stable: %q", in, got, again)
+		}
+		for _, s := range []string{"ab'cd", "x y!z"} {
+			if strings.Contains(got, s) {
+				t.Errorf("String(%q) = %q holds %q", in, got, s)
+			}
+		}
+	}
+	if got, want := r.String(`run 'x' 'y!z' and ab\'cd`), `run [REDACTED] and [REDACTED]`; got != want {
+		t.Errorf("String = %q, want %q", got, want)
 	}
 }

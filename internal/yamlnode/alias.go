@@ -74,11 +74,28 @@ func (r *Reader) checkTag(n *yaml.Node) {
 func (r *Reader) Origin(n *yaml.Node) srcerr.Origin { return r.origins[n] }
 
 // Copied records that c is a copy of n made after ExpandAliases (a
-// document with its templates rendered): it is written where n is.
+// document with its templates rendered): it is written where n is, and
+// Source leads back from it to n.
 func (r *Reader) Copied(c, n *yaml.Node) {
 	if o, ok := r.origins[n]; ok {
 		r.origins[c] = o
 	}
+	if r.copies == nil {
+		r.copies = map[*yaml.Node]*yaml.Node{}
+	}
+	r.copies[c] = n
+}
+
+// Source returns the node of the document as read that n stands for: for
+// a copy Copied recorded (a rendered template), the node it was made of,
+// whose value is the one written; n itself otherwise. An alias is
+// followed (see Deref).
+func (r *Reader) Source(n *yaml.Node) *yaml.Node {
+	n = Deref(n)
+	for n != nil && r.copies[n] != nil {
+		n = Deref(r.copies[n])
+	}
+	return n
 }
 
 // aliasCopy returns the copy of what alias a stands for, at a; nil once

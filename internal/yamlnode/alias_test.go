@@ -125,6 +125,34 @@ func TestCopied(t *testing.T) {
 	}
 }
 
+// TestSource: Source leads from a copy (of a copy) back to the node read,
+// whose value is the one written, in the Reader that recorded it and in
+// those Again made before or after; a node that is no copy is its own,
+// an alias the node it stands for.
+func TestSource(t *testing.T) {
+	r, root := read(t, "a: &t \"x{{.v}}\"\nb: *t\nc: y\n")
+	n := root.Content[1]
+	before := r.Again()
+	c := *n
+	c.Value = "x1"
+	r.Copied(&c, n)
+	cc := c
+	before.Copied(&cc, &c)
+	after := r.Again()
+	for name, rd := range map[string]*yamlnode.Reader{"r": r, "before": &before, "after": &after} {
+		if got := rd.Source(&cc); got != n {
+			t.Errorf("%s: Source of a copy of a copy = %+v, want the node read, %q", name, got, n.Value)
+		}
+	}
+	if got := r.Source(root.Content[5]); got != root.Content[5] {
+		t.Errorf("Source of a node read = %+v, want itself", got)
+	}
+	alias := &yaml.Node{Kind: yaml.AliasNode, Alias: n}
+	if got := r.Source(alias); got != n {
+		t.Errorf("Source of an alias = %+v, want what it stands for", got)
+	}
+}
+
 // TestAgain: a Reader made to read a file's nodes again knows where the
 // copies in them are written, without the problems found before.
 func TestAgain(t *testing.T) {

@@ -48,13 +48,20 @@ type Reader struct {
 	// copied counts the copies.
 	origins map[*yaml.Node]srcerr.Origin
 	copied  int
+	// copies holds the node each copy that Copied recorded was made of;
+	// r and the Readers Again makes of it share it.
+	copies map[*yaml.Node]*yaml.Node
 }
 
 // Again returns a Reader of the same file without its problems, for
 // reading again nodes that r read: it knows where the copies of aliases
-// among them are written (see ExpandAliases).
+// among them are written (see ExpandAliases), and what the copies that
+// either records from then on were made of (see Copied).
 func (r *Reader) Again() Reader {
-	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, starts: r.starts, origins: r.origins, copied: r.copied}
+	if r.copies == nil {
+		r.copies = map[*yaml.Node]*yaml.Node{}
+	}
+	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, starts: r.starts, origins: r.origins, copied: r.copied, copies: r.copies}
 }
 
 // Errorf records a problem at node n (nil: the whole file); at a copy of
