@@ -60,7 +60,11 @@ the secret itself. What run answered is shown too, and flagged when the
 rules decide otherwise now. A session cwd that no longer exists (a
 workspace copy, removed after a pass) cannot be walked, so links in it are
 not followed as run followed them: explain says so, and when run's answer
-differs, that answer is the decision (and the exit code).
+differs, that answer is the decision (and the exit code) unless the rules'
+verdict cannot depend on those links (the request touches no path, a deny
+rule matches it on its paths as written or on no path, or no rule with a
+path matcher applies to it): then the rules' verdict stands, and differs:
+says that run answered otherwise.
 
 Or give one request alone with --request (the params of a
 session/request_permission: only what the request itself says, which may
@@ -118,6 +122,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	req.Excerpt = func(text string, end int) string { return red.Excerpt(text, 0, end, false) }
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
+	e.LinkFree, _ = sc.Policy.LinkFree(req) // whether run's answer may stand in a cwd that is gone
 	// Redacted as text, as printed, as a run of sc redacts: the request
 	// (made up, or given by --request) may hold a secret in clear.
 	var text strings.Builder

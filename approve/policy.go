@@ -11,7 +11,7 @@ const (
 
 // Policy is a scenario's permission rules. Any matching deny rule beats every
 // allow rule; then an allow rule; then Default (deny when empty). A Policy is
-// only read by Decide, Evaluate and Explain, so it may be shared by many
+// only read by Decide, Evaluate, Explain and LinkFree, so it may be shared by many
 // goroutines once built; a nil *Policy denies everything.
 type Policy struct {
 	Default Verdict // Allow or Deny; "" (or anything else) means Deny

@@ -612,3 +612,92 @@ turns: [{prompt: hi}]
 		t.Errorf("explain shows the start of the secret in the path's note; want %s in:\n%s%s", want, res.stdout, res.stderr)
 	}
 }
+
+// TestExplainTranscriptCwdGoneLinkFree: in a workspace copy removed after
+// the pass, run's answer stands only where the rules' decision could hinge
+// on the links that cannot be followed now. A deny rule added since the run
+// that denies the request on what it says (its kind and command, or a path
+// as written), or rules that decide a request that touches no path or that
+// no path rule applies to, decide: differs: and their exit code. It gave
+// run's answer (ALLOW, exit 0) for a request with no path at all, denied by
+// kind and command.
+func TestExplainTranscriptCwdGoneLinkFree(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"project/a.txt": "a\n",
+		"m.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: c1, title: "rm -rf build", kind: execute, rawInput: {command: "rm -rf build"}}
+      - permission: {toolCallId: c1}
+        allowed: [{text: allowed}]
+        rejected: [{text: rejected}]
+      - tool_call: {toolCallId: c2, title: "Edit .env", kind: edit, rawInput: {file_path: .env}}
+      - permission: {toolCallId: c2}
+        allowed: [{text: allowed}]
+        rejected: [{text: rejected}]
+      - tool_call: {toolCallId: c3, title: "rm -rf build > log.txt", kind: execute, rawInput: {command: "rm -rf build > log.txt"}}
+      - permission: {toolCallId: c3}
+        allowed: [{text: allowed}]
+        rejected: [{text: rejected}]
+`,
+		"allow.yaml": `name: allow
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+workspace: {from: project}
+permissions: {default: allow}
+turns: [{prompt: go}]
+`,
+		"deny.yaml": `name: deny
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+workspace: {from: project}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+	})
+	if res := acprun(t, dir, "run", "allow.yaml", "deny.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	const differs = "\ndiffers:  run answered %s and the rules decide %s now: the rules, the config, or the files and links the paths lead through have changed since the run\n"
+	const gone = `(?m)^note:     the session's cwd ".*" no longer exists \(a workspace copy is removed after a passing attempt\): the links run followed in it cannot be followed now, `
+	for _, tt := range []struct {
+		scenario, call string
+		flags          []string
+		code           int
+		want           []string       // lines (or parts) of stdout
+		note           *regexp.Regexp // the note on the cwd
+	}{
+		{"allow", "c1", []string{"--deny", "execute:rm *"}, exitFailed,
+			[]string{"\ndecision: DENY by deny rule --deny 'execute:rm *'\n", fmt.Sprintf(differs, "ALLOW", "DENY")},
+			regexp.MustCompile(gone + `but the rules' decision does not depend on them: the request touches no path$`)},
+		{"allow", "c3", []string{"--deny", "execute:rm *"}, exitFailed,
+			[]string{"\ndecision: DENY by deny rule --deny 'execute:rm *'\n", fmt.Sprintf(differs, "ALLOW", "DENY")},
+			regexp.MustCompile(gone + `but the rules' decision does not depend on them: deny rule --deny 'execute:rm \*' matched kind "execute", command "rm -rf build > log\.txt" without following a link, and a deny rule beats every allow$`)},
+		{"allow", "c2", []string{"--deny", "path:**/.env"}, exitFailed,
+			[]string{"\ndecision: DENY by deny rule --deny 'path:**/.env'\n", fmt.Sprintf(differs, "ALLOW", "DENY")},
+			regexp.MustCompile(gone + `but the rules' decision does not depend on them: deny rule --deny 'path:\*\*/\.env' matched path ".*/\.env" without following a link, and a deny rule beats every allow$`)},
+		{"deny", "c1", []string{"--allow", "execute:rm *", "--deny", "path:**/.env"}, exitOK,
+			[]string{"\ndecision: ALLOW by allow rule --allow 'execute:rm *'\n", fmt.Sprintf(differs, "DENY", "ALLOW")},
+			regexp.MustCompile(gone + `but the rules' decision does not depend on them: the request touches no path$`)},
+		{"deny", "c3", []string{"--allow", "execute:rm *", "--allow", "edit:src/**"}, exitOK,
+			[]string{"\ndecision: ALLOW by allow rule --allow 'execute:rm *'\n", fmt.Sprintf(differs, "DENY", "ALLOW")},
+			regexp.MustCompile(gone + `but the rules' decision does not depend on them: every rule with a path matcher fails on another of its matchers$`)},
+		// A deny path rule that a link could have made match: run's answer stands.
+		{"deny", "c3", []string{"--allow", "execute:rm *", "--deny", "path:/etc/**"}, exitFailed,
+			[]string{"\ndecision: DENY, as run answered (the rules decide ALLOW by allow rule --allow 'execute:rm *' on the paths as written: see the note)\n"},
+			regexp.MustCompile(gone + `so the rules see the paths as written and may decide otherwise than run did$`)},
+	} {
+		res := acprun(t, dir, append([]string{"explain", tt.scenario + ".yaml", "--transcript", "tr/" + tt.scenario + ".jsonl", "--tool-call", tt.call}, tt.flags...)...)
+		name := fmt.Sprintf("%s %s %q", tt.scenario, tt.call, tt.flags)
+		if res.code != tt.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", name, res.code, tt.code, res.stdout, res.stderr)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("%s: no %q in stdout:\n%s", name, want, res.stdout)
+			}
+		}
+		if !tt.note.MatchString(res.stdout) {
+			t.Errorf("%s: stdout does not match %s:\n%s", name, tt.note, res.stdout)
+		}
+	}
+}

@@ -27,6 +27,11 @@ type Explanation struct {
 	Asked    *Asked
 	Decision approve.Decision
 	Rules    []approve.RuleTrace // every rule, deny rules first
+	// LinkFree says why Decision's verdict does not depend on where the
+	// symbolic links on the request's paths lead (approve.Policy.LinkFree);
+	// "" when it may. In a cwd that no longer exists (Asked.CwdGone) such
+	// a verdict stands whatever run answered.
+	LinkFree string
 }
 
 // Asked is a permission request of a transcript (see
@@ -61,7 +66,8 @@ type RecordedExit struct {
 
 // Verdict is the decision explain stands by: the rules' (e.Decision's),
 // unless the request was rebuilt in a cwd that no longer exists
-// (Asked.CwdGone) and run's recorded answer gave another, which then
+// (Asked.CwdGone), the rules' verdict may depend on the links in it
+// (LinkFree is empty), and run's recorded answer gave another, which then
 // stands: the rules did not see what run saw.
 func (e Explanation) Verdict() approve.Verdict {
 	if v, ok := e.overruled(); ok {
@@ -83,14 +89,15 @@ func (e Explanation) recorded() approve.Verdict {
 // Verdict).
 func (e Explanation) overruled() (approve.Verdict, bool) {
 	v := e.recorded()
-	return v, v != "" && v != e.Decision.Verdict && e.Asked.CwdGone
+	return v, v != "" && v != e.Decision.Verdict && e.Asked.CwdGone && e.LinkFree == ""
 }
 
 // Explain writes an explanation for people: the scenario and the request
 // (with, for one of a transcript, where it is and which message gave each
 // field of its tool call its value), the commands and paths the rules saw,
 // quoted as the title is (and where each path was found), a note when the request holds redacted
-// values or its cwd no longer exists, the decision with the rule that made
+// values or its cwd no longer exists (and whether the decision depends on
+// the links in it), the decision with the rule that made
 // it and the option answered, what run answered (for a transcript's
 // request) and whether that differs, and the agent's exit if the
 // transcript records one, then every rule, whether it matched and why.
@@ -123,8 +130,12 @@ func Explain(w io.Writer, e Explanation) error {
 			strings.Join(fields, ", "), plural(len(fields), "s", ""), redact.Marker)
 	}
 	if a := e.Asked; a != nil && a.CwdGone {
-		ew.printf("note:     the session's cwd %q no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, so the rules see the paths as written and may decide otherwise than run did\n",
-			e.Request.Cwd)
+		ew.printf("note:     the session's cwd %q no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, ", e.Request.Cwd)
+		if e.LinkFree != "" {
+			ew.printf("but the rules' decision does not depend on them: %s\n", e.LinkFree)
+		} else {
+			ew.printf("so the rules see the paths as written and may decide otherwise than run did\n")
+		}
 	}
 	by := ""
 	if d.Rule != "" {

@@ -214,6 +214,43 @@ run:      answered DENY, option "no" (reject_once), t.jsonl:6
 `,
 		},
 		{
+			name: "the cwd is gone but the rules' verdict is link-free: it stands, and differs",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "execute", Title: "rm -rf build", Cwd: "/gone"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, CwdGone: true, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "c1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "allow", OptionKind: approve.AllowOnce}}},
+				Decision: approve.Decision{Verdict: approve.Deny, Rule: "--deny 'execute:rm *'", RuleList: approve.ListDeny, OptionID: "reject", OptionKind: approve.RejectOnce,
+					Commands: []string{"rm -rf build"}},
+				LinkFree: "the request touches no path"},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call c1
+request:  kind=execute title="rm -rf build"
+commands: "rm -rf build"
+note:     the session's cwd "/gone" no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, but the rules' decision does not depend on them: the request touches no path
+
+decision: DENY by deny rule --deny 'execute:rm *'
+answer:   select option "reject" (reject_once)
+run:      answered ALLOW, option "allow" (allow_once), t.jsonl:6
+differs:  run answered ALLOW and the rules decide DENY now: the rules, the config, or the files and links the paths lead through have changed since the run
+`,
+		},
+		{
+			name: "the cwd is gone, link-free and run agrees",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "execute", Title: "ls", Cwd: "/gone"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, CwdGone: true, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "c1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "allow", OptionKind: approve.AllowOnce}}},
+				Decision: approve.Decision{Verdict: approve.Allow, RuleList: approve.ListDefault, OptionID: "allow", OptionKind: approve.AllowOnce},
+				LinkFree: "no rule has a path matcher"},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call c1
+request:  kind=execute title="ls"
+note:     the session's cwd "/gone" no longer exists (a workspace copy is removed after a passing attempt): the links run followed in it cannot be followed now, but the rules' decision does not depend on them: no rule has a path matcher
+
+decision: ALLOW by the default
+answer:   select option "allow" (allow_once)
+run:      answered ALLOW, option "allow" (allow_once), t.jsonl:6
+`,
+		},
+		{
 			name: "the cwd is gone, run cancelled",
 			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "edit", Cwd: "/gone"},
 				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, CwdGone: true, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "e1",
