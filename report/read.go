@@ -15,17 +15,16 @@ import (
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
-// MaxResultsBytes bounds a results document that Read reads.
-const MaxResultsBytes = 256 << 20
-
 // readFile reads the results file path: the one way merge, report, run
 // --rerun-failed and run --balance-from read one (see Read). Its errors
 // name the file: an *inputfile.Error when it cannot be read, else an
 // *srcerr.Error at the value that is wrong ("r.json:2:22: not acprun
 // results: scenarios.0.name: want a string, got number"), or about the
 // whole file when no value is ("r.json: empty file, not acprun results").
+// It reads a file of any size: acprun writes one as large as the text its
+// agents sent.
 func readFile(path string) (Results, error) {
-	data, err := inputfile.Read(path, MaxResultsBytes)
+	data, err := inputfile.Read(path, -1)
 	if err != nil {
 		return Results{}, err
 	}
@@ -57,12 +56,9 @@ func readFile(path string) (Results, error) {
 // the file; the readers of a file (merge, report, --rerun-failed,
 // --balance-from) do.
 func Read(r io.Reader) (Results, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxResultsBytes+1))
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return Results{}, err
-	}
-	if len(data) > MaxResultsBytes {
-		return Results{}, fmt.Errorf("larger than %d MiB, the most acprun reads of a results file", MaxResultsBytes>>20)
 	}
 	res, derr := decode(trimBOM(data))
 	if derr != nil {
