@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -346,8 +347,8 @@ func (p *Pinned) Read(limit int64) ([]byte, error) {
 }
 
 // Read returns the contents of path, a regular file (as Open checks) of
-// at most limit bytes (limit >= 0), and an *Error otherwise. It reads at
-// most limit+1 bytes whatever the file's size says.
+// at most limit bytes (limit >= 0; limit < 0: any size), and an *Error
+// otherwise. It reads at most limit+1 bytes whatever the file's size says.
 func Read(path string, limit int64) ([]byte, error) {
 	f, err := Open(path, limit)
 	if err != nil {
@@ -358,8 +359,12 @@ func Read(path string, limit int64) ([]byte, error) {
 }
 
 // ReadFrom reads all of r, the opened file path, but refuses more than
-// limit bytes (limit >= 0) with an *Error, having read at most limit+1.
+// limit bytes (limit >= 0) with an *Error, having read at most limit+1;
+// limit < 0 reads any size.
 func ReadFrom(r io.Reader, path string, limit int64) ([]byte, error) {
+	if limit < 0 {
+		limit = math.MaxInt64 - 1
+	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, &Error{Path: path, Err: bare(err)}

@@ -93,6 +93,20 @@ func TestReadFromBounded(t *testing.T) {
 	}
 }
 
+// TestReadAnySize checks that a negative limit reads a file whatever its
+// size (acprun's own results, as large as its agents' text).
+func TestReadAnySize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	want := strings.Repeat("x", 1<<20)
+	if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path, -1)
+	if err != nil || string(got) != want {
+		t.Fatalf("Read(-1) = %d bytes, %v; want the whole file, %d bytes", len(got), err, len(want))
+	}
+}
+
 // endless is a reader that never ends, and counts what it gave.
 type endless struct{ n int }
 
