@@ -94,3 +94,15 @@ func BenchmarkValue(b *testing.B) {
 		r.Value(&v)
 	}
 }
+
+// BenchmarkRepeatedSecretQuoted guards against quadratic work on a text
+// that holds a secret many times and a pair of single quotes (read as a
+// shell reads them too): an agent's tool output under its cwd.
+func BenchmarkRepeatedSecretQuoted(b *testing.B) {
+	r := redact.New("/tmp/home")
+	text := "don't, won't\n" + strings.Repeat("/tmp/home/src/x.go\n", 40000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		r.String(text)
+	}
+}

@@ -26,9 +26,10 @@ func (r *Redactor) shellSpans(s string, spans []span, depth int) []span {
 		return spans
 	}
 	u := unshell(s, true) // the same text, with where each byte comes from
+	known := coverOf(spans)
 	for _, f := range found {
 		sp := span{u.from[f.start], u.to[f.end-1]}
-		if slices.ContainsFunc(spans, func(o span) bool { return o.start <= sp.start && sp.end <= o.end }) {
+		if known.covers(sp) {
 			continue // found already, in one of its forms
 		}
 		if w := u.word[f.start]; w >= 0 && sp.end >= u.words[w].end {
@@ -42,6 +43,33 @@ func (r *Redactor) shellSpans(s string, spans []span, depth int) []span {
 		spans = append(spans, sp)
 	}
 	return spans
+}
+
+// cover answers whether a span lies within one of a set of spans, in
+// logarithmic time: a text may hold a secret a great many times.
+type cover struct {
+	starts []int // the spans' starts, sorted
+	ends   []int // ends[i]: the furthest end of the spans up to starts[i]
+}
+
+// coverOf is the cover of spans.
+func coverOf(spans []span) cover {
+	sorted := slices.SortedFunc(slices.Values(spans), func(a, b span) int { return a.start - b.start })
+	c := cover{starts: make([]int, len(sorted)), ends: make([]int, len(sorted))}
+	for i, o := range sorted {
+		c.starts[i], c.ends[i] = o.start, o.end
+		if i > 0 {
+			c.ends[i] = max(c.ends[i], c.ends[i-1])
+		}
+	}
+	return c
+}
+
+// covers reports whether one of the spans starts at or before sp and
+// ends at or after it.
+func (c cover) covers(sp span) bool {
+	i, _ := slices.BinarySearch(c.starts, sp.start+1) // the spans starting at or before sp
+	return i > 0 && c.ends[i-1] >= sp.end
 }
 
 // unshelled is a text read as a shell reads its single quotes.
