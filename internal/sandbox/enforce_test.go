@@ -403,6 +403,7 @@ func TestLoopbackRelay(t *testing.T) {
 			if tc.backend == "bubblewrap+landlock" {
 				want["trace:"+sock] = "EACCES"
 			}
+			want["relaycaps:"+sock] = "ok"
 			for do, want := range want {
 				if got := run(t, a, do); got != want {
 					t.Errorf("%s: %s, want %s", do, got, want)
@@ -567,16 +568,54 @@ func TestSocketFilter(t *testing.T) {
 }
 
 // TestNoCapabilities: a sandboxed process has no capabilities, even when
-// acprun runs as root.
+// acprun runs as root: none in any set, the bounding set included (as
+// root: its execs regain none), so it cannot give a file capabilities
+// (setcap), nor a group it is not in (chown), nor keep the setgid bit on a
+// file of such a group (the kernel clears it without CAP_FSETID): the
+// setgid bit it may set names a group it is in.
 func TestNoCapabilities(t *testing.T) {
-	for _, b := range backends {
+	for _, b := range everyBackend {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
 			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
-			for _, do := range []string{"caps", "spawn:caps"} {
-				if got := run(t, a, do); got != "ok" {
-					t.Errorf("%s: %s", do, got)
+			file := filepath.Join(work, "tool")
+			if err := os.WriteFile(file, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"caps": "ok", "spawn:caps": "ok", "setcap:" + file: "EPERM", "spawn:setcap:" + file: "EPERM"}
+			if os.Geteuid() == 0 {
+				// Another user's file, and a group the process is not in.
+				other := filepath.Join(work, "other")
+				if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
 				}
+				if err := os.Chown(other, 4242, 4242); err != nil {
+					t.Fatal(err)
+				}
+				want["chown:-1,4243,"+file] = "EPERM"
+				want["chown:0,-1,"+other] = "EPERM"
+				want["mode:chmod,2755,"+other] = "EPERM" // not its owner
+				groupOnly := filepath.Join(work, "group")
+				if err := os.WriteFile(groupOnly, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chown(groupOnly, 0, 4242); err != nil {
+					t.Fatal(err)
+				}
+				want["mode:chmod,2755,"+groupOnly] = "ok"
+				defer func() {
+					if fi, err := os.Stat(groupOnly); err != nil || fi.Mode() != 0o755 {
+						t.Errorf("chmod 2755 of a file of group 4242: the file is %v (%v), want -rwxr-xr-x (the setgid bit cleared)", fi.Mode(), err)
+					}
+				}()
+			}
+			for do, want := range want {
+				if got := run(t, a, do); got != want {
+					t.Errorf("%s: %s, want %s", do, got, want)
+				}
+			}
+			if _, err := unix.Getxattr(file, "security.capability", make([]byte, 64)); err == nil {
+				t.Errorf("%s has a file capability", file)
 			}
 		})
 	}
@@ -879,12 +918,14 @@ var everyBackend = []struct {
 	{"bubblewrap+landlock", bwrapAndLandlock},
 }
 
-// TestNoSetuidFiles: no sandboxed process gives a file the setuid or
-// setgid bit, in the write paths or (under Landlock alone, which does not
-// handle modes) outside them, whatever the system call, with the network
-// on or off: a setuid file the agent leaves would run as its owner (root,
-// when acprun runs as root) for whoever runs it next, outside the
-// sandbox. Other modes are set as usual.
+// TestNoSetuidFiles: no sandboxed process gives a file the setuid bit, in
+// the write paths or (under Landlock alone, which does not handle modes)
+// outside them, whatever the system call, with the network on or off: a
+// setuid file the agent leaves would run as its owner (root, when acprun
+// runs as root) for whoever runs it next, outside the sandbox. Other
+// modes are set as usual, the setgid bit included (on a file of the
+// process's group: see TestNoCapabilities for another group's), as tools
+// set it on directories (tar -x, cp -a, git init --shared).
 func TestNoSetuidFiles(t *testing.T) {
 	hows := []string{"chmod", "fchmod", "fchmodat2"}
 	creates := []string{"create", "tmpfile", "mknod"}
@@ -909,7 +950,7 @@ func TestNoSetuidFiles(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, how := range hows {
-						for _, mode := range []string{"4755", "2755", "6755"} {
+						for _, mode := range []string{"4755", "6755", "4700"} {
 							do := "mode:" + how + "," + mode + "," + file
 							for _, do := range []string{do, "spawn:" + do} {
 								if got := run(t, a, do); got != "EPERM" {
@@ -939,14 +980,35 @@ func TestNoSetuidFiles(t *testing.T) {
 				if got := run(t, a, "mode:openat2,644,"+filepath.Join(work, "new")); got != "ENOSYS" {
 					t.Errorf("openat2: %s, want ENOSYS", got)
 				}
-				// Other modes are set as usual.
-				for _, do := range []string{"mode:chmod,700," + files[0], "mode:fchmod,1777," + work, "mode:create,755," + filepath.Join(work, "plain"), "mode:tmpfile,600," + work} {
+				// Other modes are set as usual, the setgid bit included.
+				sub := filepath.Join(work, "sub")
+				if err := os.Mkdir(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for _, do := range []string{"mode:chmod,700," + files[0], "mode:fchmod,1777," + work, "mode:create,755," + filepath.Join(work, "plain"), "mode:tmpfile,600," + work,
+					"mode:create,2755," + filepath.Join(work, "sgid"), "mode:chmod,2775," + sub} {
 					if got := run(t, a, do); got != "ok" {
 						t.Errorf("%s: %s", do, got)
 					}
 				}
-				if fi, err := os.Stat(files[0]); err != nil || fi.Mode() != 0o700 {
-					t.Errorf("chmod 700: the file is %v (%v)", fi.Mode(), err)
+				want := map[string]fs.FileMode{files[0]: 0o700, filepath.Join(work, "sgid"): fs.ModeSetgid | 0o755, sub: fs.ModeDir | fs.ModeSetgid | 0o775}
+				for _, dir := range []string{work, outside}[:len(files)] {
+					shared := filepath.Join(dir, "shared")
+					if err := os.WriteFile(shared, []byte("#!/bin/sh\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for i, how := range hows {
+						mode := []string{"2750", "2755"}[i%2]
+						if got := run(t, a, "mode:"+how+","+mode+","+shared); got != "ok" {
+							t.Errorf("%s %s %s: %s", how, mode, shared, got)
+						}
+					}
+					want[shared] = fs.ModeSetgid | []fs.FileMode{0o750, 0o755}[(len(hows)-1)%2]
+				}
+				for file, want := range want {
+					if fi, err := os.Stat(file); err != nil || fi.Mode() != want {
+						t.Errorf("%s is %v (%v), want %v", file, fi.Mode(), err, want)
+					}
 				}
 			})
 		}

@@ -140,10 +140,11 @@ func addOpened(rs int, opened []openPath) error {
 // restrictExec restricts the calling thread by r and execs path from it:
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
-// inherits it in turn. The thread also loses its capabilities (for good:
-// no_new_privs), and gets the seccomp filter (see installFilter), which
-// restricts sockets too with network rules. Rules without FS and Net
-// (inside bubblewrap, which enforces the rest) only do that.
+// inherits it in turn. The thread, locked and without capabilities (see
+// Exec), keeps them so for good (no_new_privs), and gets the seccomp
+// filter (see installFilter), which restricts sockets too with network
+// rules. Rules without FS and Net (inside bubblewrap, which enforces the
+// rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
@@ -204,9 +205,6 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	if err := dropCapabilities(); err != nil {
-		return err
 	}
 	if err := installFilter(r.Net, r.UDP); err != nil {
 		return err
