@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/creack/pty"
@@ -108,6 +109,97 @@ func TestSandboxUsersTerminals(t *testing.T) {
 	if strings.Contains(text, "-WRITTEN") || strings.Contains(text, "-OPENED") || strings.Contains(text, "-READ") || strings.Contains(text, "-PUSHED") {
 		t.Errorf("the agent said %q; want no terminal written, read, opened or pushed into", text)
 	}
+}
+
+// TestSandboxTerminalsElsewhere: under Landlock alone the agent cannot
+// read a terminal of the user's through another mount of devpts or
+// devtmpfs outside /dev (a chroot's, which schroot, sbuild and arch-chroot
+// bind there), while the chroot's other files read as usual. acprun runs
+// as root in a mount namespace of the test's own, where the test binds
+// them (the host's mounts stay as they are).
+func TestSandboxTerminalsElsewhere(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting in a mount namespace of its own needs root")
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		t.Skip(err)
+	}
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	dir, outside := realTempDir(t), realTempDir(t)
+	env := needSandbox(t, false, realTempDir(t))
+	chroot := filepath.Join(outside, "chroot")
+	writeFiles(t, chroot, map[string]string{"etc/hostname": "chrooted\n", "dev/pts/.keep": "", "dev2/.keep": ""})
+	n := filepath.Base(pts.Name())
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "exec 3<` + chroot + `/dev/pts/` + n + ` && echo PTS-READ"
+      - spawn: "exec 3<` + chroot + `/dev2/tty && echo DEV-READ"
+      - spawn: "cat ` + chroot + `/etc/hostname"
+`,
+		"s.yaml": "name: chroot\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+	})
+	cmd := exec.Command("/bin/sh", "-c", `mount --bind /dev/pts "$1/dev/pts" && mount --bind /dev "$1/dev2" && shift && exec "$@"`,
+		"sh", chroot, acprunFor(t), "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // private: Go makes / MS_REC|MS_PRIVATE
+	res, _ := runCommand(t, cmd)
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	text := out.Scenarios[0].Turns[0].Text
+	for _, want := range []string{chroot + "/dev/pts/" + n + ": Permission denied", chroot + "/dev2/tty: Permission denied", "chrooted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent said %q; want %q in it", text, want)
+		}
+	}
+	if strings.Contains(text, "-READ") {
+		t.Errorf("the agent said %q; want no terminal read", text)
+	}
+}
+
+// TestSandboxSharedMemory: as docs/sandbox.md says, Python's
+// multiprocessing (a Lock: a POSIX semaphore in /dev/shm) fails under
+// Landlock alone, which keeps the host's /dev/shm read-only, and works
+// under bubblewrap, whose /dev/shm is the sandbox's own.
+func TestSandboxSharedMemory(t *testing.T) {
+	t.Parallel()
+	// The interpreter itself, not a shim that reads the caller's HOME
+	// (pyenv's).
+	python, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("python3: ", err)
+	}
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir := realTempDir(t)
+		env := needSandbox(t, bwrap, realTempDir(t))
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"" + strings.TrimSpace(string(python)) + " -c 'import multiprocessing; multiprocessing.Lock()' && echo LOCKED\"\n",
+			"s.yaml":          "name: shm\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		text := out.Scenarios[0].Turns[0].Text
+		if bwrap && !strings.Contains(text, "LOCKED") {
+			t.Errorf("the agent said %q; want the Lock made in bubblewrap's /dev/shm", text)
+		}
+		if !bwrap && (strings.Contains(text, "LOCKED") || !strings.Contains(text, "Permission denied")) {
+			t.Errorf("the agent said %q; want the Lock refused (Permission denied)", text)
+		}
+	})
 }
 
 // TestSandboxMetadataOutside: bubblewrap makes the files outside the
