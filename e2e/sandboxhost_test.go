@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/creack/pty"
@@ -110,6 +111,97 @@ func TestSandboxUsersTerminals(t *testing.T) {
 	}
 }
 
+// TestSandboxTerminalsElsewhere: under Landlock alone the agent cannot
+// read a terminal of the user's through another mount of devpts or
+// devtmpfs outside /dev (a chroot's, which schroot, sbuild and arch-chroot
+// bind there), while the chroot's other files read as usual. acprun runs
+// as root in a mount namespace of the test's own, where the test binds
+// them (the host's mounts stay as they are).
+func TestSandboxTerminalsElsewhere(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting in a mount namespace of its own needs root")
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		t.Skip(err)
+	}
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	dir, outside := realTempDir(t), realTempDir(t)
+	env := needSandbox(t, false, realTempDir(t))
+	chroot := filepath.Join(outside, "chroot")
+	writeFiles(t, chroot, map[string]string{"etc/hostname": "chrooted\n", "dev/pts/.keep": "", "dev2/.keep": ""})
+	n := filepath.Base(pts.Name())
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "exec 3<` + chroot + `/dev/pts/` + n + ` && echo PTS-READ"
+      - spawn: "exec 3<` + chroot + `/dev2/tty && echo DEV-READ"
+      - spawn: "cat ` + chroot + `/etc/hostname"
+`,
+		"s.yaml": "name: chroot\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+	})
+	cmd := exec.Command("/bin/sh", "-c", `mount --bind /dev/pts "$1/dev/pts" && mount --bind /dev "$1/dev2" && shift && exec "$@"`,
+		"sh", chroot, acprunFor(t), "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // private: Go makes / MS_REC|MS_PRIVATE
+	res, _ := runCommand(t, cmd)
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	text := out.Scenarios[0].Turns[0].Text
+	for _, want := range []string{chroot + "/dev/pts/" + n + ": Permission denied", chroot + "/dev2/tty: Permission denied", "chrooted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent said %q; want %q in it", text, want)
+		}
+	}
+	if strings.Contains(text, "-READ") {
+		t.Errorf("the agent said %q; want no terminal read", text)
+	}
+}
+
+// TestSandboxSharedMemory: as docs/sandbox.md says, Python's
+// multiprocessing (a Lock: a POSIX semaphore in /dev/shm) fails under
+// Landlock alone, which keeps the host's /dev/shm read-only, and works
+// under bubblewrap, whose /dev/shm is the sandbox's own.
+func TestSandboxSharedMemory(t *testing.T) {
+	t.Parallel()
+	// The interpreter itself, not a shim that reads the caller's HOME
+	// (pyenv's).
+	python, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("python3: ", err)
+	}
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir := realTempDir(t)
+		env := needSandbox(t, bwrap, realTempDir(t))
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"" + strings.TrimSpace(string(python)) + " -c 'import multiprocessing; multiprocessing.Lock()' && echo LOCKED\"\n",
+			"s.yaml":          "name: shm\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		text := out.Scenarios[0].Turns[0].Text
+		if bwrap && !strings.Contains(text, "LOCKED") {
+			t.Errorf("the agent said %q; want the Lock made in bubblewrap's /dev/shm", text)
+		}
+		if !bwrap && (strings.Contains(text, "LOCKED") || !strings.Contains(text, "Permission denied")) {
+			t.Errorf("the agent said %q; want the Lock refused (Permission denied)", text)
+		}
+	})
+}
+
 // TestSandboxMetadataOutside: bubblewrap makes the files outside the
 // write paths read-only, their metadata too (chmod fails); Landlock alone
 // restricts writing them, not changing their metadata, and each sandboxed
@@ -184,10 +276,10 @@ func TestSandboxHideMadeBySetup(t *testing.T) {
 }
 
 // TestSandboxNoSetuidFiles: under every backend, with the network on, the
-// agent cannot give a file the setuid or setgid bit, in its cwd (a write
-// path) or, under Landlock alone, outside it in a file the user owns
-// (acprun run as root: a setuid file it leaves runs as root for whoever
-// runs it next); other modes it sets as usual.
+// agent cannot give a file the setuid bit, in its cwd (a write path) or,
+// under Landlock alone, outside it in a file the user owns (acprun run as
+// root: a setuid file it leaves runs as root for whoever runs it next);
+// other modes it sets as usual, the setgid bit included.
 func TestSandboxNoSetuidFiles(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, bwrap bool) {
@@ -213,17 +305,110 @@ func TestSandboxNoSetuidFiles(t *testing.T) {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
 		text := out.Scenarios[0].Turns[0].Text
-		if !strings.Contains(text, "CHMOD-700") || strings.Contains(text, "SETUID") || strings.Contains(text, "SETGID") ||
+		if !strings.Contains(text, "CHMOD-700") || strings.Contains(text, "SETUID") || !strings.Contains(text, "SETGID") ||
 			strings.Contains(text, "INSTALLED") || strings.Contains(text, "VICTIM") || !strings.Contains(text, "Operation not permitted") {
-			t.Errorf("the agent said %q; want chmod 700 done, and every setuid and setgid bit refused", text)
+			t.Errorf("the agent said %q; want chmod 700 and g+s done, and every setuid bit refused", text)
 		}
-		for file, want := range map[string]os.FileMode{filepath.Join(dir, "tool"): 0o700, victim: 0o755} {
+		for file, want := range map[string]os.FileMode{filepath.Join(dir, "tool"): os.ModeSetgid | 0o700, victim: 0o755} {
 			if fi, err := os.Stat(file); err != nil || fi.Mode() != want {
 				t.Errorf("%s is %v (%v); want %v", file, fi.Mode(), err, want)
 			}
 		}
-		if fi, err := os.Stat(filepath.Join(dir, "tool2")); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+		if fi, err := os.Stat(filepath.Join(dir, "tool2")); err == nil && fi.Mode()&os.ModeSetuid != 0 {
 			t.Errorf("tool2 is %v", fi.Mode())
+		}
+	})
+}
+
+// everySandbox runs f under each backend: Landlock alone, bubblewrap
+// alone and bubblewrap+landlock, with the environment that makes acprun
+// use it (HOME in a new directory) and the backend's name, which the
+// results must record.
+func everySandbox(t *testing.T, f func(t *testing.T, env []string, backend string)) {
+	for _, backend := range []string{"landlock", "bubblewrap", "bubblewrap+landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			var env []string
+			switch backend {
+			case "landlock":
+				env = needSandbox(t, false, realTempDir(t))
+			case "bubblewrap":
+				env = needBwrapAlone(t, realTempDir(t))
+			default:
+				env = needSandbox(t, true, realTempDir(t))
+			}
+			f(t, env, backend)
+		})
+	}
+}
+
+// TestSandboxSetgidTools: under every backend the tools that set or keep
+// the setgid bit of directories work in the sandbox (tar -x and cp -a of
+// a tree with a setgid directory, git init --shared=group, chmod of a
+// setgid directory the workspace copy kept from its source), while the
+// agent has no capability, even as root (none in /proc/self/status, the
+// bounding set included, and setcap fails), so the bit names a group it is
+// in. A tree that holds a setuid file is what the setuid refusal breaks
+// (tar -x as root; chmod of the file to a mode that keeps the bit): it is
+// extracted and copied with the documented workarounds (tar
+// --no-same-permissions, cp -r), and chmod works once the mode drops the
+// bit (chmod u-s).
+func TestSandboxSetgidTools(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	everySandbox(t, func(t *testing.T, env []string, backend string) {
+		dir := realTempDir(t)
+		writeFiles(t, dir, map[string]string{"ws/share/a.txt": "a\n", "ws/bin/tool": "#!/bin/sh\n"})
+		if err := os.Chmod(filepath.Join(dir, "ws/share"), os.ModeSetgid|0o775); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(dir, "ws/bin/tool"), os.ModeSetuid|0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "chmod 755 share && chmod -R u+w share && echo CHMOD-DONE"
+      - spawn: "tar -cf \"$TMPDIR/a.tar\" share && mkdir x && tar -xf \"$TMPDIR/a.tar\" -C x && stat -c 'TAR-X %A' x/share"
+      - spawn: "cp -a share copied && stat -c 'CP-A %A' copied"
+      - spawn: "git init -q --shared=group repo && stat -c 'GIT-INIT %A' repo/.git/objects"
+      - spawn: "grep '^Cap' /proc/self/status"
+      - spawn: "cp /bin/true tool && (setcap cap_setuid+ep tool && echo SETCAP-DONE || echo SETCAP-REFUSED)"
+      - spawn: "stat -c 'SOURCE %A' bin/tool; tar -cf \"$TMPDIR/b.tar\" bin && mkdir y z && (tar -xf \"$TMPDIR/b.tar\" -C y; echo \"TAR-PLAIN $?\")"
+      - spawn: "tar -xf \"$TMPDIR/b.tar\" --no-same-permissions -C z && stat -c 'TAR-NSP %A' z/bin/tool"
+      - spawn: "cp -r bin rcopied && stat -c 'CP-R %A' rcopied/tool"
+      - spawn: "chmod -R u+w bin; echo \"CHMOD-SUID $?\"; chmod u-s,u+w bin/tool && echo CHMOD-U-S"
+`,
+			"s.yaml": "name: setgid\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\nworkspace: {from: ws}\n" +
+				"permissions: {default: allow}\nsandbox: {network: on}\nturns: [{prompt: hi}]\n",
+		})
+		res, out := runSandboxed(t, dir, env, "s.yaml")
+		if res.code != exitOK {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		sc := out.Scenarios[0]
+		if sc.Sandbox == nil || sc.Sandbox.Backend != backend {
+			t.Fatalf("sandbox %+v; want %s", sc.Sandbox, backend)
+		}
+		text := sc.Turns[0].Text
+		for _, want := range []string{"CHMOD-DONE", "TAR-X drwxr-sr-x", "CP-A drwxr-sr-x", "GIT-INIT drwxrwsr-x",
+			"CHMOD-SUID 1", "CHMOD-U-S", "SOURCE -rwsr-xr-x", "TAR-NSP -rwxr-xr-x", "CP-R -rwxr-xr-x",
+			"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000", "CapAmb:\t0000000000000000"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the agent said %q; want %q in it", text, want)
+			}
+		}
+		if os.Geteuid() == 0 && !strings.Contains(text, "CapBnd:\t0000000000000000") {
+			t.Errorf("the agent said %q; want an empty bounding set (acprun runs as root)", text)
+		}
+		if _, err := exec.LookPath("setcap"); err == nil && !strings.Contains(text, "SETCAP-REFUSED") {
+			t.Errorf("the agent said %q; want setcap refused", text)
+		}
+		// tar -x restores modes as root only (the setuid bit refused).
+		if os.Geteuid() == 0 && (!strings.Contains(text, "Cannot change mode to rwsr-xr-x: Operation not permitted") || !strings.Contains(text, "TAR-PLAIN 2")) {
+			t.Errorf("the agent said %q; want tar -x of the setuid file to fail, as root", text)
 		}
 	})
 }

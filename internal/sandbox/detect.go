@@ -38,6 +38,11 @@ type Host struct {
 	Bwrap string
 	// NoBwrap says why Bwrap is "": not found, or how it failed.
 	NoBwrap string
+	// Setpcap says that acprun runs as root with CAP_SETPCAP: bubblewrap,
+	// which leaves a root's command the bounding set, keeps that
+	// capability for the helper inside, which empties the bounding set
+	// with it and drops it before the command (see bwrapBase).
+	Setpcap bool
 }
 
 // Detect finds what this host can enforce: the Landlock ABI of the kernel,
@@ -65,20 +70,21 @@ func Detect() Host {
 		h.NoBwrap = EnvTestNoBwrap + "=1"
 		return h
 	}
-	h.Bwrap, h.NoBwrap = findBwrap()
+	h.Setpcap = keepsSetpcap()
+	h.Bwrap, h.NoBwrap = findBwrap(h.Setpcap)
 	return h
 }
 
 // findBwrap returns the path of bwrap when it runs a sandbox here, or why
-// not.
-func findBwrap() (path, why string) {
+// not; setpcap is Host's.
+func findBwrap(setpcap bool) (path, why string) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		return "", "bwrap not found in PATH (Debian and Ubuntu: apt-get install bubblewrap)"
 	}
 	// The mounts and namespaces Wrap asks for; the command inside is bwrap
 	// itself, which is there whatever else is.
-	args := append(bwrapBase(true), "--", path, "--version")
+	args := append(bwrapBase(true, setpcap), "--", path, "--version")
 	out, err := exec.Command(path, args...).CombinedOutput()
 	if err != nil {
 		msg := cmp.Or(strings.TrimSpace(string(out)), err.Error())

@@ -403,6 +403,7 @@ func TestLoopbackRelay(t *testing.T) {
 			if tc.backend == "bubblewrap+landlock" {
 				want["trace:"+sock] = "EACCES"
 			}
+			want["relaycaps:"+sock] = "ok"
 			for do, want := range want {
 				if got := run(t, a, do); got != want {
 					t.Errorf("%s: %s, want %s", do, got, want)
@@ -567,16 +568,54 @@ func TestSocketFilter(t *testing.T) {
 }
 
 // TestNoCapabilities: a sandboxed process has no capabilities, even when
-// acprun runs as root.
+// acprun runs as root: none in any set, the bounding set included (as
+// root: its execs regain none), so it cannot give a file capabilities
+// (setcap), nor a group it is not in (chown), nor keep the setgid bit on a
+// file of such a group (the kernel clears it without CAP_FSETID): the
+// setgid bit it may set names a group it is in.
 func TestNoCapabilities(t *testing.T) {
-	for _, b := range backends {
+	for _, b := range everyBackend {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
 			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
-			for _, do := range []string{"caps", "spawn:caps"} {
-				if got := run(t, a, do); got != "ok" {
-					t.Errorf("%s: %s", do, got)
+			file := filepath.Join(work, "tool")
+			if err := os.WriteFile(file, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"caps": "ok", "spawn:caps": "ok", "setcap:" + file: "EPERM", "spawn:setcap:" + file: "EPERM"}
+			if os.Geteuid() == 0 {
+				// Another user's file, and a group the process is not in.
+				other := filepath.Join(work, "other")
+				if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
 				}
+				if err := os.Chown(other, 4242, 4242); err != nil {
+					t.Fatal(err)
+				}
+				want["chown:-1,4243,"+file] = "EPERM"
+				want["chown:0,-1,"+other] = "EPERM"
+				want["mode:chmod,2755,"+other] = "EPERM" // not its owner
+				groupOnly := filepath.Join(work, "group")
+				if err := os.WriteFile(groupOnly, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chown(groupOnly, 0, 4242); err != nil {
+					t.Fatal(err)
+				}
+				want["mode:chmod,2755,"+groupOnly] = "ok"
+				defer func() {
+					if fi, err := os.Stat(groupOnly); err != nil || fi.Mode() != 0o755 {
+						t.Errorf("chmod 2755 of a file of group 4242: the file is %v (%v), want -rwxr-xr-x (the setgid bit cleared)", fi.Mode(), err)
+					}
+				}()
+			}
+			for do, want := range want {
+				if got := run(t, a, do); got != want {
+					t.Errorf("%s: %s, want %s", do, got, want)
+				}
+			}
+			if _, err := unix.Getxattr(file, "security.capability", make([]byte, 64)); err == nil {
+				t.Errorf("%s has a file capability", file)
 			}
 		})
 	}
@@ -861,6 +900,131 @@ func TestTerminals(t *testing.T) {
 	}
 }
 
+// inMountNamespace returns the command of runIn: sh runs setup (shell
+// commands, with $D the directory dir) as root in a mount namespace of its
+// own, private (what it mounts stays there), then execs the command of the
+// test binary doing do in the sandbox a, in that namespace. The test is
+// skipped where it cannot do that without touching the host: not root, or
+// no mount(8).
+func inMountNamespace(t *testing.T, a sandbox.Applied, dir, setup, do string) *exec.Cmd {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting in a mount namespace of its own needs root")
+	}
+	for _, tool := range []string{"sh", "mount", "mknod"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := command(t, a, []string{self}, append(os.Environ(), envDo+"="+do))
+	cmd := exec.Command("/bin/sh", append([]string{"-c", setup + ` && exec "$@"`, "sh"}, inner.Args...)...)
+	cmd.Env, cmd.ExtraFiles = append(inner.Env, "D="+dir), inner.ExtraFiles
+	// Go makes the new namespace's mounts private (MS_REC|MS_PRIVATE on /)
+	// before it runs sh.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	return cmd
+}
+
+// runIn runs inMountNamespace's command and returns what it printed.
+func runIn(t *testing.T, a sandbox.Applied, dir, setup, do string) string {
+	t.Helper()
+	cmd := inMountNamespace(t, a, dir, setup, do)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s in the sandbox (%s), in a mount namespace: %v\n%s", do, a.Backend, err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestTerminalsElsewhere: under Landlock alone the user's terminals stay
+// unreadable through another mount of devpts or devtmpfs outside /dev (a
+// chroot's: schroot, sbuild and arch-chroot bind /dev and /dev/pts into
+// it), while what lies beside those mounts reads as usual; and the
+// terminals of /dev whose names are not tty*: hvc* (hypervisor consoles),
+// lxc/ (an LXC container's console and ttys), 3270/. The mounts are made
+// in a mount namespace of the test's own, as root.
+func TestTerminalsElsewhere(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	n := filepath.Base(pts.Name())
+	work, tmp, outside := dirs(t)
+	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, landlockOnly(t, 3))
+	chroot := filepath.Join(outside, "chroot")
+	for _, d := range []string{"dev/pts", "dev2", "etc", "mnt/pts", "a b\\c/pts"} {
+		if err := os.MkdirAll(filepath.Join(chroot, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"etc/hostname", "dev/keep"} {
+		if err := os.WriteFile(filepath.Join(chroot, f), []byte("read\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	binds := `mount --bind /dev/pts "$D/chroot/dev/pts" && mount --bind /dev/pts "$D/chroot/mnt/pts" && mount --bind /dev "$D/chroot/dev2" && mount --bind /dev/pts "$D/chroot/a b\\c/pts"`
+	for do, want := range map[string]string{
+		"open:" + chroot + "/dev/pts/" + n: "EACCES", "spawn:open:" + chroot + "/mnt/pts/" + n: "EACCES",
+		"write:" + chroot + "/mnt/pts/" + n: "EACCES", "open:" + chroot + "/a b\\c/pts/" + n: "EACCES", "open:" + chroot + "/dev/pts/ptmx": "EACCES",
+		"open:" + chroot + "/dev2/ptmx": "EACCES", "open:" + chroot + "/dev2/tty": "EACCES",
+		"open:" + chroot + "/dev2/console": absentOr("/dev/console", "EACCES"), "open:" + chroot + "/dev2/tty0": absentOr("/dev/tty0", "EACCES"),
+		"read:" + chroot + "/etc/hostname": "ok", "read:" + chroot + "/dev/keep": "ok", "spawn:read:" + chroot + "/etc/hostname": "ok",
+		"read:/etc/passwd": "ok", "read:/dev/null": "ok",
+	} {
+		if got := runIn(t, a, outside, binds, do); got != want {
+			t.Errorf("%s: %s, want %s", do, got, want)
+		}
+	}
+	// A /dev of the namespace's own (a tmpfs), with terminals of other
+	// names: regular files stand for them.
+	dev := `mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 && mkdir /dev/lxc /dev/3270 && ` +
+		`for f in hvc0 lxc/console lxc/tty1 3270/tty1 3270/tub other; do echo read > /dev/$f; done`
+	for do, want := range map[string]string{
+		"read:/dev/hvc0": "EACCES", "read:/dev/lxc/console": "EACCES", "read:/dev/lxc/tty1": "EACCES", "read:/dev/3270/tty1": "EACCES",
+		"read:/dev/3270/tub": "EACCES", "read:/dev/other": "ok", "read:/dev/null": "ok",
+	} {
+		if got := runIn(t, a, outside, dev, do); got != want {
+			t.Errorf("%s: %s, want %s", do, got, want)
+		}
+	}
+}
+
+// TestSharedMemory: under Landlock alone /dev/shm, the host's, shared
+// with every process of the user's, is not writable (as docs/sandbox.md
+// says: shared memory fails); under bubblewrap it is the sandbox's own,
+// writable, and what is written there stays inside.
+func TestSharedMemory(t *testing.T) {
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	for _, b := range everyBackend {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			file := "/dev/shm/acprun-sandbox-test-" + strconv.Itoa(os.Getpid()) + "-" + strings.ReplaceAll(b.name, "+", "-")
+			t.Cleanup(func() { os.Remove(file) })
+			want := "ok"
+			if b.name == "landlock" {
+				want = "EACCES"
+			}
+			if got := run(t, a, "write:"+file); got != want {
+				t.Errorf("write:%s: %s, want %s", file, got, want)
+			}
+			if _, err := os.Lstat(file); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s is in the host's /dev/shm (%v)", file, err)
+			}
+		})
+	}
+}
+
 // absentOr is want when path exists, ENOENT otherwise.
 func absentOr(path, want string) string {
 	if _, err := os.Lstat(path); err != nil {
@@ -879,12 +1043,14 @@ var everyBackend = []struct {
 	{"bubblewrap+landlock", bwrapAndLandlock},
 }
 
-// TestNoSetuidFiles: no sandboxed process gives a file the setuid or
-// setgid bit, in the write paths or (under Landlock alone, which does not
-// handle modes) outside them, whatever the system call, with the network
-// on or off: a setuid file the agent leaves would run as its owner (root,
-// when acprun runs as root) for whoever runs it next, outside the
-// sandbox. Other modes are set as usual.
+// TestNoSetuidFiles: no sandboxed process gives a file the setuid bit, in
+// the write paths or (under Landlock alone, which does not handle modes)
+// outside them, whatever the system call, with the network on or off: a
+// setuid file the agent leaves would run as its owner (root, when acprun
+// runs as root) for whoever runs it next, outside the sandbox. Other
+// modes are set as usual, the setgid bit included (on a file of the
+// process's group: see TestNoCapabilities for another group's), as tools
+// set it on directories (tar -x, cp -a, git init --shared).
 func TestNoSetuidFiles(t *testing.T) {
 	hows := []string{"chmod", "fchmod", "fchmodat2"}
 	creates := []string{"create", "tmpfile", "mknod"}
@@ -909,7 +1075,7 @@ func TestNoSetuidFiles(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, how := range hows {
-						for _, mode := range []string{"4755", "2755", "6755"} {
+						for _, mode := range []string{"4755", "6755", "4700"} {
 							do := "mode:" + how + "," + mode + "," + file
 							for _, do := range []string{do, "spawn:" + do} {
 								if got := run(t, a, do); got != "EPERM" {
@@ -939,14 +1105,35 @@ func TestNoSetuidFiles(t *testing.T) {
 				if got := run(t, a, "mode:openat2,644,"+filepath.Join(work, "new")); got != "ENOSYS" {
 					t.Errorf("openat2: %s, want ENOSYS", got)
 				}
-				// Other modes are set as usual.
-				for _, do := range []string{"mode:chmod,700," + files[0], "mode:fchmod,1777," + work, "mode:create,755," + filepath.Join(work, "plain"), "mode:tmpfile,600," + work} {
+				// Other modes are set as usual, the setgid bit included.
+				sub := filepath.Join(work, "sub")
+				if err := os.Mkdir(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for _, do := range []string{"mode:chmod,700," + files[0], "mode:fchmod,1777," + work, "mode:create,755," + filepath.Join(work, "plain"), "mode:tmpfile,600," + work,
+					"mode:create,2755," + filepath.Join(work, "sgid"), "mode:chmod,2775," + sub} {
 					if got := run(t, a, do); got != "ok" {
 						t.Errorf("%s: %s", do, got)
 					}
 				}
-				if fi, err := os.Stat(files[0]); err != nil || fi.Mode() != 0o700 {
-					t.Errorf("chmod 700: the file is %v (%v)", fi.Mode(), err)
+				want := map[string]fs.FileMode{files[0]: 0o700, filepath.Join(work, "sgid"): fs.ModeSetgid | 0o755, sub: fs.ModeDir | fs.ModeSetgid | 0o775}
+				for _, dir := range []string{work, outside}[:len(files)] {
+					shared := filepath.Join(dir, "shared")
+					if err := os.WriteFile(shared, []byte("#!/bin/sh\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for i, how := range hows {
+						mode := []string{"2750", "2755"}[i%2]
+						if got := run(t, a, "mode:"+how+","+mode+","+shared); got != "ok" {
+							t.Errorf("%s %s %s: %s", how, mode, shared, got)
+						}
+					}
+					want[shared] = fs.ModeSetgid | []fs.FileMode{0o750, 0o755}[(len(hows)-1)%2]
+				}
+				for file, want := range want {
+					if fi, err := os.Stat(file); err != nil || fi.Mode() != want {
+						t.Errorf("%s is %v (%v), want %v", file, fi.Mode(), err, want)
+					}
 				}
 			})
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -102,6 +103,13 @@ func Exec(args []string) (code int, err error) {
 		}
 		signal.Ignore(syscall.SIGTERM)
 		return exitCannotRun, fmt.Errorf("sandbox: exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+	}
+	// Capabilities first, before the helper starts anything (the relay):
+	// they are the thread's, which keeps them for the exec (see
+	// restrictExec) and starts the relay.
+	runtime.LockOSThread()
+	if err := dropCapabilities(); err != nil {
+		return exitCannotRun, fmt.Errorf("sandbox: %w", err)
 	}
 	if r.Env < 3 {
 		return exitCannotRun, errors.New("sandbox helper: rules: no descriptor for the command's environment")

@@ -62,55 +62,151 @@ var privateDevices = []string{"/dev/shm", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
 // terminal reports whether name, an entry of /dev, is a terminal: one of
 // the user's (its pseudo-terminals in pts, virtual consoles and serial
-// lines tty*, the console), the controlling terminal (tty), the opener of
-// new ones (ptmx), or a virtual console's screen (vcs*).
+// lines tty*, hypervisor consoles hvc*, the console, an LXC container's
+// console and ttys in lxc, IBM 3270 terminals in 3270), the controlling
+// terminal (tty), the opener of new ones (ptmx), or a virtual console's
+// screen (vcs*).
 func terminal(name string) bool {
 	switch name {
-	case "console", "ptmx", "pts":
+	case "console", "ptmx", "pts", "lxc", "3270":
 		return true
 	}
-	return strings.HasPrefix(name, "tty") || strings.HasPrefix(name, "vcs")
+	return strings.HasPrefix(name, "tty") || strings.HasPrefix(name, "vcs") || strings.HasPrefix(name, "hvc")
 }
 
 // addReadable adds to the ruleset rs, which handles reading files, rules
-// that allow it beneath every entry of / but /dev and every entry of /dev
-// but the terminals: Landlock alone reads no terminal of the user's (where
-// the command would read what the user types), and everything else as
-// before. Landlock rules only allow, so this is the way to deny reading
-// the terminals alone. Symbolic links get no rule: what they lead to is
-// read as itself, by its own path (/dev/stdin, /dev/fd, /bin).
+// that allow it beneath everything but the terminals (see unreadable):
+// Landlock alone reads no terminal of the user's (where the command would
+// read what the user types), and everything else as before. Landlock rules
+// only allow, so this is the way to deny reading the terminals alone (see
+// addBeneathBut).
 func addReadable(rs int) error {
-	for _, dir := range []string{"/", "/dev"} {
-		d, err := os.Open(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	out, err := unreadable()
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return addBeneathBut(rs, out)
+}
+
+// unreadable returns the paths that hold the user's terminals: the
+// terminals of /dev (see terminal), and, as /proc/self/mountinfo lists
+// them, every mount of devpts (the pseudo-terminals) and every mount of
+// devtmpfs but /dev, wherever it is: a chroot's (schroot, sbuild and
+// arch-chroot bind /dev and /dev/pts into it), whose terminals are the
+// same under other names. A mount made since is not in it.
+func unreadable() ([]string, error) {
+	var out []string
+	entries, err := os.ReadDir("/dev")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if terminal(e.Name()) {
+			out = append(out, "/dev/"+e.Name())
 		}
-		if err != nil {
-			return fmt.Errorf("landlock: %w", err)
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("the mounts that may hold terminals: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE OPTIONS
+		fields := strings.Fields(line)
+		sep := slices.Index(fields, "-")
+		if sep < 6 || sep+1 >= len(fields) {
+			return nil, fmt.Errorf("/proc/self/mountinfo: unexpected line %q", strings.TrimSpace(line))
 		}
-		entries, err := d.ReadDir(-1)
-		if err != nil {
-			d.Close()
-			return fmt.Errorf("landlock: %w", err)
+		point, fstype := unescapeMount(fields[4]), fields[sep+1]
+		if fstype == "devpts" || fstype == "devtmpfs" && point != "/dev" {
+			out = append(out, point)
 		}
-		for _, e := range entries {
-			if e.Type()&fs.ModeSymlink != 0 || dir == "/" && e.Name() == "dev" || dir == "/dev" && terminal(e.Name()) {
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// unescapeMount is a path of /proc/self/mountinfo as it is: the kernel
+// writes space, tab, newline and backslash as \NNN (octal).
+func unescapeMount(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+4 <= len(p) {
+			if n, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
 				continue
 			}
-			fd, err := unix.Openat(int(d.Fd()), e.Name(), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			if errors.Is(err, unix.ENOENT) {
-				continue // gone since
-			}
-			if err == nil {
-				err = ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: ll.AccessFSReadFile}, 0)
-				unix.Close(fd)
-			}
-			if err != nil {
-				d.Close()
-				return fmt.Errorf("landlock_add_rule (reading %s): %w", filepath.Join(dir, e.Name()), err)
-			}
 		}
-		d.Close()
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// addBeneathBut adds to rs rules that allow reading files beneath
+// everything but the paths out (absolute, canonical): a rule beneath
+// each entry of /, but for out's paths, which get none, and for their
+// ancestors, which get none either, their entries getting rules instead,
+// the same way, down to out's paths. Symbolic links get no rule: what they
+// lead to is read as itself, by its own path (/dev/stdin, /dev/fd, /bin).
+// It goes from / down by descriptor, never following a link: a directory
+// on the way that cannot be listed gets no rule, and nothing beneath it is
+// readable.
+func addBeneathBut(rs int, out []string) error {
+	excluded, split := map[string]bool{}, map[string]bool{}
+	for _, p := range out {
+		excluded[p] = true
+		for d := p; d != "/"; {
+			d = filepath.Dir(d)
+			split[d] = true
+		}
+	}
+	if excluded["/"] {
+		return nil
+	}
+	root, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	defer unix.Close(root)
+	return addBeneath(rs, root, "/", excluded, split)
+}
+
+// addBeneath adds addBeneathBut's rules for the entries of dir, opened as
+// dirFD.
+func addBeneath(rs, dirFD int, dir string, excluded, split map[string]bool) error {
+	fd, err := unix.Openat(dirFD, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ENOENT):
+		return nil // nothing readable beneath it
+	case err != nil:
+		return fmt.Errorf("landlock: list %s: %w", dir, err)
+	}
+	d := os.NewFile(uintptr(fd), dir)
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("landlock: list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if excluded[p] || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		fd, err := unix.Openat(dirFD, e.Name(), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			continue // gone since
+		}
+		if err == nil {
+			if split[p] {
+				err = addBeneath(rs, fd, p, excluded, split)
+			} else if err = ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: ll.AccessFSReadFile}, 0); err != nil {
+				err = fmt.Errorf("landlock_add_rule (reading %s): %w", p, err)
+			}
+			unix.Close(fd)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -140,10 +236,11 @@ func addOpened(rs int, opened []openPath) error {
 // restrictExec restricts the calling thread by r and execs path from it:
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
-// inherits it in turn. The thread also loses its capabilities (for good:
-// no_new_privs), and gets the seccomp filter (see installFilter), which
-// restricts sockets too with network rules. Rules without FS and Net
-// (inside bubblewrap, which enforces the rest) only do that.
+// inherits it in turn. The thread, locked and without capabilities (see
+// Exec), keeps them so for good (no_new_privs), and gets the seccomp
+// filter (see installFilter), which restricts sockets too with network
+// rules. Rules without FS and Net (inside bubblewrap, which enforces the
+// rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
@@ -204,9 +301,6 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	if err := dropCapabilities(); err != nil {
-		return err
 	}
 	if err := installFilter(r.Net, r.UDP); err != nil {
 		return err

@@ -22,3 +22,6 @@ func openWrite([]string) ([]*os.File, []openPath, error) {
 
 // filterable reports false: the seccomp filter is Linux's.
 func filterable() bool { return false }
+
+// keepsSetpcap reports false: bubblewrap is Linux's.
+func keepsSetpcap() bool { return false }

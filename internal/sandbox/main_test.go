@@ -3,6 +3,7 @@
 package sandbox_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -54,8 +55,13 @@ func TestMain(m *testing.M) {
 //     says; unix:PATH connects to a UNIX socket; bind:ADDR listens on a
 //     TCP address (port 0: any);
 //   - trace:SOCK opens the memory of the relay to SOCK, as a tracer;
+//     relaycaps:SOCK fails when that relay has capabilities (as caps);
 //   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
-//   - caps fails when the process has effective capabilities;
+//   - caps fails when the process has capabilities, in any of its sets
+//     (effective, permitted, inheritable, ambient, and bounding when it
+//     runs as root);
+//   - setcap:PATH gives PATH a file capability (security.capability);
+//   - chown:UID,GID,PATH changes PATH's owner and group (-1: unchanged);
 //   - rewrite:PATH writes back what a file holds (a kernel setting left
 //     as it is, whether the write works or not);
 //   - pty opens a new pseudo-terminal and writes to its terminal side;
@@ -122,15 +128,19 @@ func act(do string) error {
 			c.Close()
 		}
 		return err
-	case "trace":
+	case "trace", "relaycaps":
 		// trace:SOCK opens the memory of the relay to SOCK, as a tracer
-		// would (PTRACE_MODE_ATTACH).
+		// would (PTRACE_MODE_ATTACH); relaycaps:SOCK fails when that relay
+		// has capabilities (as caps).
 		pids, err := filepath.Glob("/proc/[0-9]*/cmdline")
 		if err != nil {
 			return err
 		}
 		for _, p := range pids {
 			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), arg) && strings.Contains(string(b), `"serve":true`) {
+				if verb == "relaycaps" {
+					return hasCaps(filepath.Join(filepath.Dir(p), "status"))
+				}
 				f, err := os.Open(filepath.Join(filepath.Dir(p), "mem"))
 				if err == nil {
 					f.Close()
@@ -151,16 +161,28 @@ func act(do string) error {
 		}
 		return err
 	case "caps":
-		status, err := os.ReadFile("/proc/self/status")
-		if err != nil {
+		return hasCaps("/proc/self/status")
+	case "setcap":
+		// setcap:PATH gives PATH a file capability (CAP_SETUID, permitted
+		// and effective), as setcap cap_setuid+ep does.
+		const revision2, effective = 0x02000000, 0x1 // VFS_CAP_REVISION_2, VFS_CAP_FLAGS_EFFECTIVE
+		v := []uint32{revision2 | effective, 1 << unix.CAP_SETUID, 0, 0, 0}
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], x)
+		}
+		return unix.Setxattr(arg, "security.capability", b, 0)
+	case "chown":
+		// chown:UID,GID,PATH (-1: unchanged)
+		var uid, gid int
+		path := ""
+		if _, err := fmt.Sscanf(arg, "%d,%d,", &uid, &gid); err != nil {
 			return err
 		}
-		for line := range strings.Lines(string(status)) {
-			if v, ok := strings.CutPrefix(line, "CapEff:"); ok && strings.Trim(strings.TrimSpace(v), "0") != "" {
-				return errors.New("effective capabilities " + strings.TrimSpace(v))
-			}
+		if parts := strings.SplitN(arg, ",", 3); len(parts) == 3 {
+			path = parts[2]
 		}
-		return nil
+		return unix.Lchown(path, uid, gid)
 	case "rewrite":
 		b, err := os.ReadFile(arg)
 		if err != nil {
@@ -226,6 +248,33 @@ func act(do string) error {
 		return cmd.Start()
 	}
 	return fmt.Errorf("unknown action %q", do)
+}
+
+// hasCaps fails when the process whose status file is status has
+// capabilities, in any of its sets (the bounding set only when it runs as
+// root: another cannot empty it, lacking CAP_SETPCAP, and with
+// no_new_privs gains none of it).
+func hasCaps(status string) error {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return err
+	}
+	root := false
+	var have []string
+	for line := range strings.Lines(string(b)) {
+		name, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		if name == "Uid" {
+			root = strings.Fields(v)[1] == "0" // the effective one
+		}
+		if strings.HasPrefix(name, "Cap") && (name != "CapBnd" || root) && strings.Trim(v, "0") != "" {
+			have = append(have, name+" "+v)
+		}
+	}
+	if len(have) > 0 {
+		return errors.New("capabilities " + strings.Join(have, ", "))
+	}
+	return nil
 }
 
 // setMode gives path mode, as how says:

@@ -158,6 +158,27 @@ func TestWrapBwrap(t *testing.T) {
 	}
 }
 
+// TestWrapBwrapSetpcap: where acprun runs as root (Host.Setpcap),
+// bubblewrap keeps CAP_SETPCAP for the helper inside, which empties the
+// bounding set bubblewrap leaves a root's command (see TestNoCapabilities).
+func TestWrapBwrapSetpcap(t *testing.T) {
+	work, tmp, _ := dirs(t)
+	h := bwrapHost
+	h.Setpcap = true
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, _, _, err := a.Wrap([]string{"agent"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/usr/bin/bwrap", "--die-with-parent", "--unshare-pid", "--cap-drop", "ALL", "--cap-add", "CAP_SETPCAP", "--ro-bind", "/", "/"}
+	if i := slices.Index(argv, "/usr/bin/bwrap"); i < 0 || !slices.Equal(argv[i:i+len(want)], want) {
+		t.Errorf("argv %q; want %q in it", argv, want)
+	}
+}
+
 func TestWrapLandlock(t *testing.T) {
 	work, tmp, _ := dirs(t)
 	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: []int{443, 80, 443}, Loopback: []sandbox.Relay{{Port: 8080, Socket: "/run/gateway.sock"}}}, abi7Host)
@@ -304,7 +325,7 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []sandbox.Warning{
 			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1, -1},
 			{"sandbox (landlock): Landlock restricts writing files, not changing their metadata: outside the write paths the agent can still " +
-				"change the mode (but for the setuid and setgid bits, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
+				"change the mode (but for the setuid bit, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
 				"with chmod, touch, setfattr or chattr; bubblewrap (bwrap not found in PATH) makes them read-only", -1, -1},
 		}},
 		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap+landlock", "off", []string{outside}, nil},

@@ -30,7 +30,7 @@
 //     Multipath TCP, raw or other families).
 //
 // Under either, the helper drops every capability and installs a seccomp
-// filter (see installFilter): no file gets the setuid or setgid bit, no
+// filter (see installFilter): no file gets the setuid bit, no
 // keystroke is pushed into a terminal (TIOCSTI), and no system call of
 // another ABI runs. It runs inside bubblewrap too, right before the
 // command, whether Landlock is there or not.
@@ -173,6 +173,7 @@ type Applied struct {
 	self       string   // acprun, re-executed with ExecArg; "": backend none
 	bwrap      string   // bubblewrap's path; "": not used
 	unshareNet bool     // bwrap --unshare-net
+	setpcap    bool     // bwrap keeps CAP_SETPCAP for the helper (Host.Setpcap)
 	hides      []hidden // what bwrap hides, and reveals again inside
 	rules      rules    // what the helper inside enforces (Landlock)
 	tempDir    string
@@ -349,7 +350,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	}
 
 	if (useBwrap || useLandlock) && !filterable() {
-		lack("refusing setuid and setgid files", "a seccomp filter for "+runtime.GOARCH+", which acprun has not (it has one for amd64, arm64, riscv64, ppc64le and loong64)")
+		lack("refusing setuid files", "a seccomp filter for "+runtime.GOARCH+", which acprun has not (it has one for amd64, arm64, riscv64, ppc64le and loong64)")
 	}
 	if len(missing) > 0 && level == Required {
 		return Applied{}, fmt.Errorf("this host cannot enforce the sandbox: %s (level %s; best-effort runs with what the host can do)", strings.Join(missing, "; "), Required)
@@ -371,7 +372,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		a.Backend = "none"
 	}
 	if useBwrap {
-		a.bwrap = host.Bwrap
+		a.bwrap, a.setpcap = host.Bwrap, host.Setpcap
 	}
 	if useBwrap || useLandlock {
 		a.self = host.Self
@@ -384,10 +385,10 @@ func Plan(spec Spec, host Host) (Applied, error) {
 // what they are (chmod, chown, utimensat, setxattr and the inode flags'
 // ioctl are none of its access rights), so the command still changes
 // those of files outside the write paths that its user owns (but for the
-// setuid and setgid bits, which the seccomp filter refuses everywhere).
+// setuid bit, which the seccomp filter refuses everywhere).
 func MetadataWarning(host Host) string {
 	return "sandbox (landlock): Landlock restricts writing files, not changing their metadata: outside the write paths the agent can still " +
-		"change the mode (but for the setuid and setgid bits, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
+		"change the mode (but for the setuid bit, which no sandbox sets), times, extended attributes and flags of the files you own (run as root: nearly all), " +
 		"with chmod, touch, setfattr or chattr; " + host.bwrapWhy() + " makes them read-only"
 }
 

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 
@@ -12,17 +14,22 @@ import (
 // backend (inside bubblewrap too, where it runs before it execs the
 // command), and everything the command starts inherits it:
 //
-//   - no file gets the setuid or setgid bit: chmod, fchmod, fchmodat,
-//     fchmodat2, open, openat and creat (with O_CREAT or O_TMPFILE) and
-//     mknod, mknodat with either bit in their mode are EPERM. A setuid
-//     file the command leaves (in a write path, or under Landlock alone,
-//     which does not handle modes, in any file its user owns) would run
-//     as its owner, root when acprun runs as root, for whoever runs it
-//     next, outside the sandbox. openat2, whose mode is in a struct the
-//     filter cannot read, is ENOSYS (programs fall back to openat), and
-//     so is io_uring, whose requests open files (and create sockets)
-//     without those system calls. The setgid bit a directory passes to
-//     what is made in it is the kernel's doing, and stays;
+//   - no file gets the setuid bit: chmod, fchmod, fchmodat, fchmodat2,
+//     open, openat and creat (with O_CREAT or O_TMPFILE) and mknod,
+//     mknodat with it in their mode are EPERM. A setuid file the command
+//     leaves (in a write path, or under Landlock alone, which does not
+//     handle modes, in any file its user owns) would run as its owner,
+//     root when acprun runs as root, for whoever runs it next, outside
+//     the sandbox. openat2, whose mode is in a struct the filter cannot
+//     read, is ENOSYS (programs fall back to openat), and so is io_uring,
+//     whose requests open files (and create sockets) without those system
+//     calls. The setgid bit is allowed: the filter cannot tell a directory
+//     from a file, and tools set it or keep it on directories all the time
+//     (tar -x, cp -a, git init --shared, GNU chmod on a directory that has
+//     it); with no capability (see dropCapabilities) the command keeps it
+//     only on a file of a group it is in (the kernel clears it otherwise,
+//     without CAP_FSETID) and gives a file no other group (no CAP_CHOWN),
+//     so a setgid file it leaves runs with a group its user already has;
 //   - no keystroke is pushed into a terminal: ioctl TIOCSTI and TIOCLINUX
 //     (the console's selection pasted) are EPERM;
 //   - system calls of another ABI (x32, 32-bit), whose numbers it does
@@ -75,11 +82,11 @@ var modeCalls = append([]modeCall{
 	{unix.SYS_MKNODAT, 2, -1},
 }, legacyModeCalls...)
 
-// Masks the filter tests: the mode bits it refuses, and the flags with
+// Masks the filter tests: the mode bit it refuses, and the flags with
 // which open gives a mode (O_TMPFILE includes O_DIRECTORY: its own bit
 // only).
 const (
-	setID    = unix.S_ISUID | unix.S_ISGID
+	setUID   = unix.S_ISUID
 	openMode = unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY
 )
 
@@ -138,7 +145,7 @@ func filter(arch uint32, net, udp bool) []unix.SockFilter {
 			prog = append(prog, at(label, ld(offArg(c.flags))), jset(openMode, "", "allow"))
 			label = ""
 		}
-		prog = append(prog, at(label, ld(offArg(c.mode))), jset(setID, "eperm", "allow"))
+		prog = append(prog, at(label, ld(offArg(c.mode))), jset(setUID, "eperm", "allow"))
 	}
 	if net {
 		dgram := "deny"
@@ -225,15 +232,47 @@ func filterable() bool {
 }
 
 // dropCapabilities empties the calling thread's capability sets (acprun
-// may run as root): with no_new_privs, what it execs gains none either,
-// not even as root.
+// may run as root), its bounding set included where it can (it has
+// CAP_SETPCAP: run as root): with no_new_privs, what it execs gains none
+// either, not even as root, and with an empty bounding set a root that
+// execs regains none even without it. A process that is not root cannot
+// empty its bounding set, and needs not: its execs gain nothing from it.
+// Under bubblewrap, which leaves the bounding set to a root's command,
+// acprun run as root has bubblewrap keep CAP_SETPCAP for the helper (see
+// bwrapBase), which empties it here.
 func dropCapabilities() error {
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
+		for c := 0; c < 64; c++ {
+			err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+			if errors.Is(err, unix.EINVAL) {
+				break // past the last capability of this kernel
+			}
+			if err != nil {
+				return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+			}
+		}
+	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}
-	var data [2]unix.CapUserData
+	data = [2]unix.CapUserData{}
 	if err := unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0]); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
+}
+
+// keepsSetpcap reports whether acprun runs as root with CAP_SETPCAP: then
+// the helper inside bubblewrap needs it to empty the bounding set (see
+// dropCapabilities), and bubblewrap, run by root, can keep it.
+func keepsSetpcap() bool {
+	var data [2]unix.CapUserData
+	if os.Geteuid() != 0 || unix.Capget(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0]) != nil {
+		return false
+	}
+	return data[0].Effective&(1<<unix.CAP_SETPCAP) != 0
 }

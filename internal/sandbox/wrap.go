@@ -68,7 +68,7 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.Fil
 	argv = append(a.helper(r), argv...)
 	if a.bwrap != "" {
 		out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
-		out = append(out, bwrapBase(a.unshareNet)...)
+		out = append(out, bwrapBase(a.unshareNet, a.setpcap)...)
 		argv = append(append(out, mounts(a.Write, a.hides)...), argv...)
 	}
 	return argv, []string{}, files, nil
@@ -124,6 +124,12 @@ func (a Applied) helper(r rules) []string {
 // namespace (and network namespace), no capabilities (acprun may run as
 // root), and no process left behind once bwrap has died.
 //
+// bwrap run by root drops the command's capabilities but leaves it the
+// bounding set (it empties it only in a user namespace); with setpcap
+// (Host.Setpcap: acprun runs as root) it keeps CAP_SETPCAP for the helper
+// inside, which empties the bounding set with it, and drops it with every
+// other capability, before anything else it does (see dropCapabilities).
+//
 // The /proc is read-only too: bwrap makes no user namespace, so a command
 // run by root, who owns the kernel's settings (/proc/sys), would write
 // them, whatever its capabilities, for the whole host (kernel.core_pattern
@@ -131,16 +137,21 @@ func (a Applied) helper(r rules) []string {
 // few entries read-only, and not /proc/sys as root. What the command
 // loses is writing its own processes' entries (/proc/self/oom_score_adj),
 // which Landlock denies anyway.
-func bwrapBase(unshareNet bool) []string {
+func bwrapBase(unshareNet, setpcap bool) []string {
 	args := []string{
 		"--die-with-parent",
 		"--unshare-pid",
 		"--cap-drop", "ALL",
+	}
+	if setpcap {
+		args = append(args, "--cap-add", "CAP_SETPCAP")
+	}
+	args = append(args,
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--remount-ro", "/proc",
-	}
+	)
 	if unshareNet {
 		args = append(args, "--unshare-net")
 	}
