@@ -25,3 +25,7 @@ func filterable() bool { return false }
 
 // keepsSetpcap reports false: bubblewrap is Linux's.
 func keepsSetpcap() bool { return false }
+
+// dropCapabilities does nothing: capabilities are Linux's, and the helper
+// never runs elsewhere (Plan finds no backend).
+func dropCapabilities() error { return nil }
