@@ -17,6 +17,7 @@ import (
 
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -165,6 +166,84 @@ func TestSandboxTerminalsElsewhere(t *testing.T) {
 	}
 	if strings.Contains(text, "-READ") {
 		t.Errorf("the agent said %q; want no terminal read", text)
+	}
+}
+
+// TestSandboxWritePathHoldsTerminals: under Landlock alone, a write path
+// that holds a chroot's bound /dev/pts and /dev (the scenario's cwd, or a
+// sandbox.write entry) would make the user's terminals writable through
+// it: level required ends the scenario with exit 3 before its agent
+// starts, naming the write path, the mounts and what to do; best-effort
+// runs it with a warning at the entry, and the agent writes the terminal
+// there (and still reads none). acprun runs as root in a mount namespace
+// of the test's own, where the test binds them.
+func TestSandboxWritePathHoldsTerminals(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting in a mount namespace of its own needs root")
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		t.Skip(err)
+	}
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	dir, outside := realTempDir(t), realTempDir(t)
+	env := needSandbox(t, false, realTempDir(t))
+	chroot := filepath.Join(outside, "chroot")
+	writeFiles(t, chroot, map[string]string{"etc/hostname": "chrooted\n", "dev/pts/.keep": "", "dev2/.keep": ""})
+	n := filepath.Base(pts.Name())
+	started := filepath.Join(dir, "started")
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "printf 'FORGED: 12 passed\\n' > ` + chroot + `/dev/pts/` + n + ` && echo PTS-WRITTEN"
+      - spawn: "exec 3<` + chroot + `/dev/pts/` + n + ` && echo PTS-READ"
+`,
+		"agent.sh": "touch " + started + "\nexec " + acprunBin + " mock-agent " + filepath.Join(dir, "agent.mock.yaml") + "\n",
+	})
+	run := func(scenario string) (result, report.Result) {
+		t.Helper()
+		writeFiles(t, dir, map[string]string{"s.yaml": scenario})
+		cmd := exec.Command("/bin/sh", "-c", `mount --bind /dev/pts "$1/dev/pts" && mount --bind /dev "$1/dev2" && shift && exec "$@"`,
+			"sh", chroot, acprunFor(t), "run", "s.yaml", "-o", "out.json")
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // private: Go makes / MS_REC|MS_PRIVATE
+		res, _ := runCommand(t, cmd)
+		return res, readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
+	}
+	held := "keeping the terminals of the devpts mount " + chroot + "/dev/pts and the devices (terminals among them) of the devtmpfs mount " + chroot + "/dev2 " +
+		"out of the write path " + chroot + ", which holds them, needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), whose binds have no devices, " +
+		"or a write path without those mounts, or them unmounted"
+
+	// Required (the default): the scenario's cwd is the chroot.
+	res, sc := run("name: required\nagent: {command: [sh, " + filepath.Join(dir, "agent.sh") + "], cwd: " + chroot + "}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n")
+	if res.code != exitAgent || sc.Status != report.StatusError || !sc.StartFailed {
+		t.Errorf("required: exit %d, status %s, startFailed %v; want 3, error, true\n%s", res.code, sc.Status, sc.StartFailed, res.stderr)
+	}
+	want := "s.yaml:4:10: this host cannot enforce the sandbox: " + held + " (level required; best-effort runs with what the host can do)"
+	if !strings.Contains(sc.Error, want) || !strings.Contains(res.stderr, want) {
+		t.Errorf("required: error %q, want it (and stderr) to say %q\nstderr:\n%s", sc.Error, want, res.stderr)
+	}
+	absent(t, started, "required: the agent started")
+
+	// Best-effort: the chroot is a write entry.
+	line := "sandbox: {level: best-effort, write: [" + chroot + "]}"
+	res, sc = run("name: best-effort\nagent: {command: [sh, agent.sh]}\npermissions: {default: allow}\n" + line + "\nturns: [{prompt: hi}]\n")
+	if res.code != exitOK || sc.Status != report.StatusPassed {
+		t.Fatalf("best-effort: exit %d, status %s: %s\n%s", res.code, sc.Status, sc.Error, res.stderr)
+	}
+	warning := "s.yaml:4:" + strconv.Itoa(strings.Index(line, chroot)+1) + ": sandbox (best-effort) not enforced: " + held
+	if !slices.Contains(sc.Warnings, warning) || !strings.Contains(res.stderr, warning) {
+		t.Errorf("best-effort: warnings %q, want %q (on stderr too)\nstderr:\n%s", sc.Warnings, warning, res.stderr)
+	}
+	text := sc.Turns[0].Text
+	if !strings.Contains(text, "PTS-WRITTEN") || !strings.Contains(text, chroot+"/dev/pts/"+n+": Permission denied") || strings.Contains(text, "PTS-READ") {
+		t.Errorf("best-effort: the agent said %q; want the terminal written through the chroot, not read", text)
 	}
 }
 

@@ -997,6 +997,62 @@ func TestTerminalsElsewhere(t *testing.T) {
 	}
 }
 
+// TestWritePathHoldsTerminals: under Landlock alone a write path that
+// holds a mount of devpts or devtmpfs (a chroot's, which schroot, sbuild
+// and arch-chroot bind there) would let the command write the terminals
+// in it, as a Landlock rule covers everything beneath its path: Plan
+// refuses it under required (the default) and names the write path, the
+// mount and what to do; under best-effort it warns, at the write path's
+// entry, and the command writes them there (it still reads none). A write
+// path beside such a mount plans as usual. When the mount is made after
+// Plan (setup may mount in between), the helper refuses to run the
+// command. Plan runs in a mount namespace of the test's own, as root.
+func TestWritePathHoldsTerminals(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	n := filepath.Base(pts.Name())
+	h := landlockOnly(t, 3)
+	_, tmp, outside := dirs(t)
+	chroot := filepath.Join(outside, "chroot")
+	for _, d := range []string{"dev/pts", "dev2", "etc"} {
+		if err := os.MkdirAll(filepath.Join(chroot, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	binds := `mount --bind /dev/pts "$D/chroot/dev/pts" && mount --bind /dev "$D/chroot/dev2"`
+	const why = "bubblewrap (left out by the test), whose binds have no devices"
+	both := "keeping the terminals of the devpts mount " + chroot + "/dev/pts and the devices (terminals among them) of the devtmpfs mount " + chroot + "/dev2 " +
+		"out of the write path " + chroot + ", which holds them, needs " + why + ", or a write path without those mounts, or them unmounted"
+	refused := "this host cannot enforce the sandbox: " + both + " (level required; best-effort runs with what the host can do)"
+	for do, want := range map[string]string{
+		"plan:required," + chroot + ",": refused,
+		"plan:," + chroot + ",":         refused,
+		"plan:required," + chroot + "/dev/pts,": "this host cannot enforce the sandbox: keeping the terminals of the devpts mount " + chroot + "/dev/pts out of the write path " +
+			chroot + "/dev/pts, which holds it, needs " + why + ", or a write path without that mount, or the mount unmounted (level required; best-effort runs with what the host can do)",
+		"plan:required," + chroot + "/etc,write:" + chroot + "/etc/hostname":     "ok",
+		"plan:best-effort," + chroot + ",write:" + chroot + "/dev/pts/" + n:      "warning 0: sandbox (best-effort) not enforced: " + both + "\nok",
+		"plan:best-effort," + chroot + ",spawn:open:" + chroot + "/dev/pts/" + n: "warning 0: sandbox (best-effort) not enforced: " + both + "\nEACCES",
+	} {
+		if got := runIn(t, sandbox.Applied{}, outside, binds, do); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", do, got, want)
+		}
+	}
+	// Planned before the mounts: the helper, which sees them, refuses.
+	a := plan(t, sandbox.Spec{Write: []string{chroot}, TempDir: tmp, Network: true}, h)
+	cmd := inMountNamespace(t, a, outside, binds, "write:"+chroot+"/dev/pts/"+n)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	want := "sandbox: write path " + chroot + " holds the devpts mount " + chroot + "/dev/pts, mounted since the sandbox was planned: " +
+		"Landlock alone would let the command write its terminals there (install bubblewrap, choose a write path without it, or unmount it)"
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), want) {
+		t.Errorf("planned before the mounts: %v, %q; want exit 126 saying %q", err, out, want)
+	}
+}
+
 // TestSharedMemory: under Landlock alone /dev/shm, the host's, shared
 // with every process of the user's, is not writable (as docs/sandbox.md
 // says: shared memory fails); under bubblewrap it is the sandbox's own,

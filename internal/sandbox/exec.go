@@ -37,6 +37,11 @@ type rules struct {
 	// to the terminals (/dev/tty, /dev/ptmx, /dev/pts): bubblewrap's
 	// /dev, the sandbox's own (see privateDevices).
 	PrivateDev bool `json:"privateDev,omitempty"`
+	// DevMounts, with FS but not PrivateDev (Landlock alone), lists the
+	// mounts of devpts or devtmpfs in the write paths that Plan let
+	// through (best-effort, with a warning): the helper refuses to run
+	// the command when a write path holds any other (see heldMounts).
+	DevMounts []string `json:"devMounts,omitempty"`
 	// Net restricts TCP connections to the ports in Connect, and sockets
 	// to UNIX, netlink, TCP and (with UDP) UDP ones.
 	Net     bool  `json:"net,omitempty"`

@@ -75,13 +75,13 @@ func terminal(name string) bool {
 }
 
 // addReadable adds to the ruleset rs, which handles reading files, rules
-// that allow it beneath everything but the terminals (see unreadable):
-// Landlock alone reads no terminal of the user's (where the command would
-// read what the user types), and everything else as before. Landlock rules
-// only allow, so this is the way to deny reading the terminals alone (see
-// addBeneathBut).
-func addReadable(rs int) error {
-	out, err := unreadable()
+// that allow it beneath everything but the terminals (see unreadable; ms
+// are deviceMounts'): Landlock alone reads no terminal of the user's
+// (where the command would read what the user types), and everything else
+// as before. Landlock rules only allow, so this is the way to deny reading
+// the terminals alone (see addBeneathBut).
+func addReadable(rs int, ms []devMount) error {
+	out, err := unreadable(ms)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
@@ -89,12 +89,12 @@ func addReadable(rs int) error {
 }
 
 // unreadable returns the paths that hold the user's terminals: the
-// terminals of /dev (see terminal), and, as /proc/self/mountinfo lists
-// them, every mount of devpts (the pseudo-terminals) and every mount of
-// devtmpfs but /dev, wherever it is: a chroot's (schroot, sbuild and
-// arch-chroot bind /dev and /dev/pts into it), whose terminals are the
-// same under other names. A mount made since is not in it.
-func unreadable() ([]string, error) {
+// terminals of /dev (see terminal), and, of the mounts ms (deviceMounts'),
+// every mount of devpts (the pseudo-terminals) and every mount of devtmpfs
+// but /dev, wherever it is: a chroot's (schroot, sbuild and arch-chroot
+// bind /dev and /dev/pts into it), whose terminals are the same under
+// other names.
+func unreadable(ms []devMount) ([]string, error) {
 	var out []string
 	entries, err := os.ReadDir("/dev")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -105,10 +105,24 @@ func unreadable() ([]string, error) {
 			out = append(out, "/dev/"+e.Name())
 		}
 	}
+	for _, m := range ms {
+		if m.fstype == "devpts" || m.point != "/dev" {
+			out = append(out, m.point)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// deviceMounts returns every mount of devpts and of devtmpfs (/dev's
+// included) that /proc/self/mountinfo lists: the mounts of acprun's mount
+// namespace now, which the helper shares. A mount made since is not in it.
+func deviceMounts() ([]devMount, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("the mounts that may hold terminals: %w", err)
 	}
+	var ms []devMount
 	for line := range strings.Lines(string(b)) {
 		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE OPTIONS
 		fields := strings.Fields(line)
@@ -116,13 +130,31 @@ func unreadable() ([]string, error) {
 		if sep < 6 || sep+1 >= len(fields) {
 			return nil, fmt.Errorf("/proc/self/mountinfo: unexpected line %q", strings.TrimSpace(line))
 		}
-		point, fstype := unescapeMount(fields[4]), fields[sep+1]
-		if fstype == "devpts" || fstype == "devtmpfs" && point != "/dev" {
-			out = append(out, point)
+		if fstype := fields[sep+1]; fstype == "devpts" || fstype == "devtmpfs" {
+			ms = append(ms, devMount{point: unescapeMount(fields[4]), fstype: fstype})
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return ms, nil
+}
+
+// heldSince fails when a write path of r holds a mount of ms (see
+// heldMounts) that Plan did not let through (r.DevMounts): one mounted
+// since Plan looked (setup may mount, and so may another scenario's,
+// running at the same time).
+func heldSince(r rules, ms []devMount) error {
+	for _, o := range r.Opened {
+		for _, m := range heldMounts(o.Path, ms) {
+			if !slices.Contains(r.DevMounts, m.point) {
+				what := "its terminals"
+				if m.fstype == "devtmpfs" {
+					what = "its devices (terminals among them)"
+				}
+				return fmt.Errorf("write path %s holds the %s mount %s, mounted since the sandbox was planned: "+
+					"Landlock alone would let the command write %s there (install bubblewrap, choose a write path without it, or unmount it)", o.Path, m.fstype, m.point, what)
+			}
+		}
+	}
+	return nil
 }
 
 // unescapeMount is a path of /proc/self/mountinfo as it is: the kernel
@@ -242,6 +274,16 @@ func addOpened(rs int, opened []openPath) error {
 // rules. Rules without FS and Net (inside bubblewrap, which enforces the
 // rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
+	var ms []devMount // the mounts of devices, under Landlock alone
+	if r.FS && !r.PrivateDev {
+		var err error
+		if ms, err = deviceMounts(); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+		if err := heldSince(r, ms); err != nil {
+			return err
+		}
+	}
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
 	if r.FS {
@@ -290,7 +332,7 @@ func restrictExec(r rules, path string, argv, env []string) error {
 			return err
 		}
 		if r.FS && !r.PrivateDev {
-			if err := addReadable(fd); err != nil {
+			if err := addReadable(fd, ms); err != nil {
 				unix.Close(fd)
 				return err
 			}

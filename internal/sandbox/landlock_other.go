@@ -20,6 +20,9 @@ func openWrite([]string) ([]*os.File, []openPath, error) {
 	return nil, nil, errors.New("no Landlock on this system: it is Linux only")
 }
 
+// deviceMounts returns none: Plan never asks for Landlock off Linux.
+func deviceMounts() ([]devMount, error) { return nil, nil }
+
 // filterable reports false: the seccomp filter is Linux's.
 func filterable() bool { return false }
 

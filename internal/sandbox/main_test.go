@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,7 +77,12 @@ func TestMain(m *testing.M) {
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
 //     test, when act runs in a child) and fails as it does;
 //   - hold starts a grandchild that blocks reading its stdin, with this
-//     process's stdout, and returns (the test reads "ok" once it runs).
+//     process's stdout, and returns (the test reads "ok" once it runs);
+//   - plan:LEVEL,WRITE,DO plans, with this host's Landlock alone, a
+//     sandbox at LEVEL whose write path is WRITE (the network on), then
+//     starts the test binary doing DO in it (when DO is not empty): it
+//     fails with Plan's error, or with Plan's warnings (but the one about
+//     metadata), a line each, then what DO printed.
 func act(do string) error {
 	verb, arg, _ := strings.Cut(do, ":")
 	switch verb {
@@ -246,8 +252,53 @@ func act(do string) error {
 		cmd := child("read:/dev/stdin")
 		cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
 		return cmd.Start()
+	case "plan":
+		level, rest, _ := strings.Cut(arg, ",")
+		write, do, _ := strings.Cut(rest, ",")
+		return planAndDo(sandbox.Level(level), write, do)
 	}
 	return fmt.Errorf("unknown action %q", do)
+}
+
+// planAndDo is act's plan:LEVEL,WRITE,DO.
+func planAndDo(level sandbox.Level, write, do string) error {
+	h := sandbox.Detect()
+	h.Bwrap, h.NoBwrap = "", "left out by the test"
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{write}, Network: true, Level: level}, h)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, w := range a.Warnings {
+		if w.Msg != sandbox.MetadataWarning(h) {
+			lines = append(lines, fmt.Sprintf("warning %d: %s", w.Write, w.Msg))
+		}
+	}
+	if do != "" {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, envDo+"=") }) // the first wins
+		argv, env, files, err := a.Wrap([]string{self}, append(env, envDo+"="+do))
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env, cmd.ExtraFiles = append(env, "GORACE="+os.Getenv("GORACE")), files
+		out, err := cmd.CombinedOutput()
+		for _, f := range files {
+			f.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("%s in the sandbox: %v\n%s", do, err, out)
+		}
+		lines = append(lines, strings.TrimSpace(string(out)))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // hasCaps fails when the process whose status file is status has

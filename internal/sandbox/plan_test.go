@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"golang.org/x/sys/unix"
 
 	"github.com/acprun/acprun/internal/sandbox"
 )
@@ -384,6 +385,43 @@ func TestPlanPaths(t *testing.T) {
 	}
 	if d := cmp.Diff(want, a.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+// TestPlanDevicesInWritePath: under Landlock alone, a write path that
+// holds this host's /dev (a devtmpfs) and /dev/pts (a devpts) is refused
+// (required) or warned about (best-effort), as /dev itself is; one inside
+// /dev that holds neither (/dev/shm) is not, nor is any under bubblewrap,
+// whose binds hold no devices. See TestWritePathHoldsTerminals for other
+// mounts.
+func TestPlanDevicesInWritePath(t *testing.T) {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/dev/pts", &st); err != nil || st.Type != unix.DEVPTS_SUPER_MAGIC {
+		t.Skip("/dev/pts is no devpts mount here")
+	}
+	_, tmp, _ := dirs(t)
+	const pts = "the terminals of the devpts mount /dev/pts"
+	for _, write := range []string{"/dev", "/"} {
+		_, err := sandbox.Plan(sandbox.Spec{Write: []string{write}, TempDir: tmp, Network: true}, abi7Host)
+		if err == nil || !strings.Contains(err.Error(), pts) || !strings.Contains(err.Error(), "out of the write path "+write+", which holds") {
+			t.Errorf("write %s, required: %v; want it refused, saying %q", write, err, pts)
+		}
+		a, err := sandbox.Plan(sandbox.Spec{Write: []string{"/nonexistent", write}, TempDir: tmp, Network: true, Level: sandbox.BestEffort}, abi7Host)
+		if err != nil || !slices.Contains(a.Write, write) || !slices.ContainsFunc(a.Warnings, func(w sandbox.Warning) bool {
+			return w.Write == 1 && strings.HasPrefix(w.Msg, "sandbox (best-effort) not enforced: keeping ") && strings.Contains(w.Msg, pts)
+		}) {
+			t.Errorf("write %s, best-effort: %+v, %v; want it writable, with a warning about entry 1 saying %q", write, a, err, pts)
+		}
+		for _, h := range []sandbox.Host{fullHost, bwrapHost} {
+			if _, err := sandbox.Plan(sandbox.Spec{Write: []string{write}, TempDir: tmp, Network: true}, h); err != nil {
+				t.Errorf("write %s under bubblewrap: %v", write, err)
+			}
+		}
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if _, err := sandbox.Plan(sandbox.Spec{Write: []string{"/dev/shm"}, TempDir: tmp, Network: true}, abi7Host); err != nil {
+			t.Errorf("write /dev/shm: %v", err)
+		}
 	}
 }
 

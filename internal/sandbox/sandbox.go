@@ -20,7 +20,10 @@
 //     the command and everything it starts inherit the restriction: writes
 //     only in the write paths (ABI 3, Linux 6.2; not the metadata of files,
 //     which Landlock does not handle: Plan warns; and to no terminal, see
-//     privateDevices), no terminal of the user's read (see addReadable),
+//     privateDevices; a write path that holds a mount of devpts or
+//     devtmpfs, whose devices Landlock would let it write, is refused
+//     under Required: see heldMounts), no terminal of the user's read
+//     (see addReadable),
 //     TCP connections only to the allowed ports and, with the network
 //     off, no TCP port bound (ABI 4, Linux 6.7; a socket that listens
 //     unbound still gets a port the kernel picks, which Landlock does not
@@ -281,6 +284,32 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	}
 	if useBwrap || useLandlock {
 		a.Write = write.paths
+	}
+	// Devices: under Landlock alone a write path that holds a mount of
+	// devpts or devtmpfs (a chroot's /dev and /dev/pts) would let the
+	// command write the terminals there (see heldMounts). The helper
+	// checks the mounts again (see restrictExec): they may change before
+	// it runs.
+	if a.rules.FS && !a.rules.PrivateDev {
+		ms, err := deviceMounts()
+		if err != nil {
+			return Applied{}, fmt.Errorf("sandbox: %w", err)
+		}
+		for _, w := range write.paths {
+			held := heldMounts(w, ms)
+			if len(held) == 0 {
+				continue
+			}
+			what, why := keepOut(w, held, host)
+			if level == Required {
+				lack(what, why)
+				continue
+			}
+			a.Warnings = append(a.Warnings, Warning{"sandbox (best-effort) not enforced: " + what + " needs " + why, about(w), -1})
+			for _, m := range held {
+				a.rules.DevMounts = append(a.rules.DevMounts, m.point)
+			}
+		}
 	}
 
 	// Hidden paths.
