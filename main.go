@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -149,9 +148,11 @@ func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, st
 // else as outfile.WriteFrom does (a regular file replaced atomically once
 // format has succeeded, a device or FIFO written in place), or as pin does
 // when t was pinned before the agents ran (pin nil: it was not). With
-// whole, the output is made in memory first, so that nothing is written
-// when format fails; without it, it streams (the results may hold
-// megabytes of agent text).
+// whole, a format that fails writes nothing, as outfile.WriteWhole writes:
+// a regular file still streams to the temporary file that replaces it,
+// and only what is written in place (stdout, a FIFO, a device) is made in
+// memory first. Without it, what goes in place streams too (the results
+// may hold megabytes of agent text).
 //
 // On stdout, esc is how the format escapes what would be a workflow command (see toStdout).
 //
@@ -164,21 +165,26 @@ func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, st
 // that does not read is waited for until ctx ends: what it has not read
 // then is given up (outfile.UnreadError), with that exit code too.
 func (g *globals) writeFile(ctx context.Context, notes io.Writer, t outfile.Target, pin *outfile.Pinned, whole bool, esc termtext.Escapes, format func(io.Writer) error) error {
-	if whole {
-		var buf bytes.Buffer
-		if err := format(&buf); err != nil {
-			return err
-		}
-		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
-	}
 	if t.Path == outfile.Stdout {
+		if whole { // stdout is written in place
+			made, err := outfile.Whole(format)
+			if err != nil {
+				return err
+			}
+			format = made
+		}
 		return g.toStdout(ctx, esc, format)
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(notes, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
 	})
-	if pin != nil {
+	switch {
+	case pin != nil && whole:
+		return pin.WriteWhole(ctx, format)
+	case pin != nil:
 		return pin.WriteFrom(ctx, format)
+	case whole:
+		return outfile.WriteWhole(ctx, t.Path, format)
 	}
 	return outfile.WriteFrom(ctx, t.Path, format)
 }

@@ -87,6 +87,101 @@ func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
 	}
 }
 
+// tempBytes is how many bytes the temporary files beside path hold.
+func tempBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// TestWriteFileStreamsAWholeOutputToAFile: an output that a failing
+// format must not leave half-written (an HTML page, JUnit XML) still
+// streams into the temporary file that replaces a regular file once
+// format has succeeded, pinned or not: it is not made in memory first.
+// A format that fails leaves the file as it was.
+func TestWriteFileStreamsAWholeOutputToAFile(t *testing.T) {
+	chunk := strings.Repeat("x", 256<<10)
+	for _, pinned := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "r.html")
+		if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var pin *outfile.Pinned
+		if pinned {
+			var err error
+			if pin, err = outfile.Pin(t.Context(), path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := &globals{Stdout: &bytes.Buffer{}, Stderr: io.Discard}
+		target := outfile.Target{Flag: "--html", Path: path}
+		var streamed int64
+		err := g.writeFile(t.Context(), io.Discard, target, pin, true, termtext.MarkupEscapes, func(w io.Writer) error {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return err
+			}
+			streamed = tempBytes(t, path)
+			_, err := io.WriteString(w, chunk)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if streamed == 0 {
+			t.Errorf("pinned %v: nothing reached the file while the output was made: it was held in memory", pinned)
+		}
+		if data, _ := os.ReadFile(path); len(data) != 2*len(chunk) {
+			t.Errorf("pinned %v: the file holds %d bytes; want %d", pinned, len(data), 2*len(chunk))
+		}
+
+		failed := errors.New("format failed")
+		err = g.writeFile(t.Context(), io.Discard, target, pin, true, termtext.MarkupEscapes, func(w io.Writer) error {
+			io.WriteString(w, chunk)
+			return failed
+		})
+		if !errors.Is(err, failed) {
+			t.Errorf("pinned %v: %v; want %v", pinned, err, failed)
+		}
+		if data, _ := os.ReadFile(path); len(data) != 2*len(chunk) || tempBytes(t, path) != 0 {
+			t.Errorf("pinned %v: a failed format left the file with %d bytes and a temporary file; want it as it was", pinned, len(data))
+		}
+		pin.Close()
+	}
+}
+
+// TestWriteFileWritesNothingOnStdoutWhenFormatFails: stdout, written in
+// place, gets an output made whole in memory first: a format that fails
+// writes nothing on it.
+func TestWriteFileWritesNothingOnStdoutWhenFormatFails(t *testing.T) {
+	var stdout bytes.Buffer
+	g := &globals{Stdout: &stdout, Stderr: io.Discard}
+	target := outfile.Target{Flag: "-o", Path: outfile.Stdout}
+	failed := errors.New("format failed")
+	err := g.writeFile(context.Background(), io.Discard, target, nil, true, termtext.MarkupEscapes, func(w io.Writer) error {
+		io.WriteString(w, strings.Repeat("x", 256<<10))
+		return failed
+	})
+	if !errors.Is(err, failed) || stdout.Len() != 0 {
+		t.Errorf("%v, %d bytes on stdout; want %v and none", err, stdout.Len(), failed)
+	}
+	err = g.writeFile(context.Background(), io.Discard, target, nil, true, termtext.MarkupEscapes, func(w io.Writer) error {
+		_, err := io.WriteString(w, "page")
+		return err
+	})
+	if err != nil || stdout.String() != "page" {
+		t.Errorf("%v, stdout %q; want page", err, stdout.String())
+	}
+}
+
 // TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt: -o - on a pipe
 // whose reader never reads, written after an interrupt that cut the run
 // short, is waited for, not given up at once; the next interrupt gives

@@ -360,14 +360,34 @@ func Read(path string, limit int64) ([]byte, error) {
 
 // ReadFrom reads all of r, the opened file path, but refuses more than
 // limit bytes (limit >= 0) with an *Error, having read at most limit+1;
-// limit < 0 reads any size.
+// limit < 0 reads any size. An r that has a Stat method (an *os.File) is
+// read into one buffer of the size it says, not one grown as it is read,
+// whose copies would cost that size twice more.
 func ReadFrom(r io.Reader, path string, limit int64) ([]byte, error) {
 	if limit < 0 {
 		limit = math.MaxInt64 - 1
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, &Error{Path: path, Err: bare(err)}
+	size := 512
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < math.MaxInt {
+			size = int(min(fi.Size(), limit)) + 1 // and the read that finds the end
+		}
+	}
+	// As os.ReadFile reads.
+	data := make([]byte, 0, size)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &Error{Path: path, Err: bare(err)}
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // longer than it said: grown
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &Error{Path: path, Err: ErrTooLarge, Limit: limit}

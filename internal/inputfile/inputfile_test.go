@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -104,6 +105,28 @@ func TestReadAnySize(t *testing.T) {
 	got, err := Read(path, -1)
 	if err != nil || string(got) != want {
 		t.Fatalf("Read(-1) = %d bytes, %v; want the whole file, %d bytes", len(got), err, len(want))
+	}
+}
+
+// TestReadSizesItsBuffer checks that a file is read into one buffer of
+// its size, not one grown as it is read, whose copies would cost the
+// file's size twice more (a results file is as large as its agents'
+// text).
+func TestReadSizesItsBuffer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	want := strings.Repeat("x", 8<<20)
+	if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := Read(path, -1)
+	runtime.ReadMemStats(&after)
+	if err != nil || string(got) != want {
+		t.Fatalf("Read = %d bytes, %v; want the whole file", len(got), err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(want))+64<<10 {
+		t.Errorf("Read allocated %d bytes for a file of %d", n, len(want))
 	}
 }
 

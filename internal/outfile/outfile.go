@@ -17,6 +17,10 @@
 //     place: never truncated, never replaced;
 //   - a directory is an error.
 //
+// An output that a failing write must leave as it was (WriteWhole) is
+// streamed to a regular file's temporary file all the same, and made in
+// memory only where it goes in place.
+//
 // A new file gets mode 0644 less the umask. An existing regular file keeps
 // its permission bits and, where the process may, its owner, as cp and
 // shell redirection do.
@@ -48,6 +52,7 @@ package outfile
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -274,30 +279,62 @@ func Write(ctx context.Context, path string, data []byte) error {
 
 // WriteFrom is Write with the content written by write as it is made, so
 // that it is never held in memory whole. A regular file is still replaced
-// only once write has succeeded.
+// only once write has succeeded; a file written in place gets what write
+// wrote before it failed.
 func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) error {
+	return writeFrom(ctx, path, write, false)
+}
+
+// WriteWhole is WriteFrom for an output that a failing write must leave
+// as it was (an HTML page, JUnit XML): a regular file is streamed to its
+// temporary file, as WriteFrom does, and replaced only once write has
+// succeeded; a file written in place (a device, a FIFO, the file behind a
+// /proc link), which its reader sees as it is written, gets what write
+// made in memory (Whole), and is not opened when write fails.
+func WriteWhole(ctx context.Context, path string, write func(io.Writer) error) error {
+	return writeFrom(ctx, path, write, true)
+}
+
+// Whole runs write into memory and returns a write that writes what it
+// made, or write's error: how an output written whole (WriteWhole) goes
+// where it is written in place, stdout included, so that a write that
+// fails writes nothing there. The only output held in memory whole.
+func Whole(write func(io.Writer) error) (func(io.Writer) error, error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return nil, err
+	}
+	return func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }, nil
+}
+
+// writeFrom is WriteFrom, or WriteWhole with whole.
+func writeFrom(ctx context.Context, path string, write func(io.Writer) error, whole bool) error {
 	real, inPlace, fi, err := lookup(path, "write")
 	switch {
 	case err != nil:
 		return err
 	case fi == nil:
 		return replace(ctx, real, write, nil)
-	case inPlace && fi.Mode().IsRegular():
-		// The file behind /dev/stdout: truncated and written, as a shell's
-		// "> /dev/stdout" does; replacing it would leave the process's
-		// stdout on the old file.
-		f, err := os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return err
-		}
-		return writeClose(ctx, f, write)
-	case fi.Mode().IsRegular():
+	case !inPlace && fi.Mode().IsRegular():
 		if err := access(real); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
 		}
 		return replace(ctx, real, write, fi)
 	}
-	f, err := openInPlace(ctx, real, fi)
+	if whole {
+		if write, err = Whole(write); err != nil {
+			return err
+		}
+	}
+	var f *os.File
+	if fi.Mode().IsRegular() {
+		// The file behind /dev/stdout: truncated and written, as a shell's
+		// "> /dev/stdout" does; replacing it would leave the process's
+		// stdout on the old file.
+		f, err = os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+	} else {
+		f, err = openInPlace(ctx, real, fi)
+	}
 	if err != nil {
 		return err
 	}
@@ -386,10 +423,21 @@ func isLockName(path string) bool {
 // pinned, as the package-level WriteFrom does but for what was put at its
 // place since (see Pinned).
 func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) error {
+	return p.writeFrom(ctx, write, false)
+}
+
+// WriteWhole is WriteFrom for an output that a failing write must leave
+// as it was, as the package-level WriteWhole writes it.
+func (p *Pinned) WriteWhole(ctx context.Context, write func(io.Writer) error) error {
+	return p.writeFrom(ctx, write, true)
+}
+
+// writeFrom is WriteFrom, or WriteWhole with whole.
+func (p *Pinned) writeFrom(ctx context.Context, write func(io.Writer) error, whole bool) error {
 	if p.dir == nil {
-		return WriteFrom(ctx, p.real, write)
+		return writeFrom(ctx, p.real, write, whole)
 	}
-	return WriteIn(ctx, p.dir, p.real, write)
+	return WriteIn(ctx, p.dir, p.real, write) // replaced only once write has succeeded
 }
 
 // WriteIn writes what write writes to the file of path's name in dir, a

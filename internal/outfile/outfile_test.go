@@ -1040,3 +1040,106 @@ func TestRemovedFIFO(t *testing.T) {
 		t.Errorf("Removed of a FIFO whose name is gone: %v, want nil", err)
 	}
 }
+
+// TestWriteWholeStreamsARegularFile: WriteWhole, as WriteFrom, streams a
+// regular file's content into the temporary file that replaces it: what
+// write writes reaches the disk before write returns. When write fails,
+// the file is left as it was, and no temporary file.
+func TestWriteWholeStreamsARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.html")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	temps := &tempLog{t: t}
+	ctx := temps.context(context.Background())
+	chunk := strings.Repeat("x", 256<<10)
+	var reached int64
+	err := outfile.WriteWhole(ctx, path, func(w io.Writer) error {
+		io.WriteString(w, chunk)
+		if len(temps.kept) == 1 {
+			if fi, err := os.Stat(temps.kept[0]); err == nil {
+				reached = fi.Size()
+			}
+		}
+		_, err := io.WriteString(w, chunk)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reached == 0 {
+		t.Error("nothing reached the temporary file while write ran: the content was held in memory")
+	}
+	if got := read(t, path); got != chunk+chunk {
+		t.Errorf("the file holds %d bytes; want %d", len(got), 2*len(chunk))
+	}
+	failed := errors.New("format failed")
+	err = outfile.WriteWhole(ctx, path, func(w io.Writer) error {
+		io.WriteString(w, chunk)
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("WriteWhole: %v; want %v", err, failed)
+	}
+	if got := read(t, path); got != chunk+chunk || !slices.Equal(entries(t, dir), []string{"r.html"}) {
+		t.Errorf("a failed write left %d bytes and %q; want the file as it was, alone", len(got), entries(t, dir))
+	}
+}
+
+// TestWriteWholeInPlace: a file written in place, a FIFO or the file
+// behind a /proc link, gets nothing from a write that fails (WriteFrom
+// gives it what was written until then): the FIFO is not even opened, the
+// file not truncated. One that succeeds is written whole.
+func TestWriteWholeInPlace(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	failed := errors.New("format failed")
+	failing := func(w io.Writer) error {
+		// As much as a pipe holds reaches it, through WriteFrom's buffer.
+		io.WriteString(w, strings.Repeat("x", 64<<10))
+		io.WriteString(w, "x")
+		return failed
+	}
+	page := func(w io.Writer) error { _, err := io.WriteString(w, "page"); return err }
+
+	fifo := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, fifo)
+	for _, c := range []struct {
+		write func(io.Writer) error
+		err   error
+		want  string
+	}{{failing, failed, ""}, {page, nil, "page"}} {
+		// A reader that does not wait for a writer: it reads what a
+		// writer left, then the end, or the end alone when none opened
+		// the FIFO.
+		r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = outfile.WriteWhole(context.Background(), fifo, c.write)
+		data, _ := io.ReadAll(r)
+		r.Close()
+		if !errors.Is(err, c.err) || string(data) != c.want {
+			t.Errorf("FIFO: %v, its reader read %d bytes; want %v and %q", err, len(data), c.err, c.want)
+		}
+	}
+
+	file := filepath.Join(t.TempDir(), "out.html")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("old")
+	if err := outfile.WriteWhole(context.Background(), fdPath(f), failing); !errors.Is(err, failed) {
+		t.Errorf("file: %v; want %v", err, failed)
+	}
+	if got := read(t, file); got != "old" {
+		t.Errorf("a failed write left the file with %d bytes; want it as it was", len(got))
+	}
+	if err := outfile.WriteWhole(context.Background(), fdPath(f), page); err != nil || read(t, file) != "page" {
+		t.Errorf("file: %v, it holds %q; want page", err, read(t, file))
+	}
+}

@@ -1,6 +1,9 @@
 package htmlreport
 
 import (
+	"bufio"
+	"bytes"
+	"html/template"
 	"strings"
 	"testing"
 )
@@ -49,3 +52,33 @@ func TestToolContentOther(t *testing.T) {
 		t.Errorf("content that is not a list: %+v", got)
 	}
 }
+
+// TestWriteText: a text written by writeText is what html/template
+// prints for it in an element, whatever it holds: markup, quotes, NUL,
+// multi-byte characters, bytes that are not UTF-8, Unicode's
+// noncharacters.
+func TestWriteText(t *testing.T) {
+	s := hostileBytes + strings.Repeat("plain é😀 text\n", 10000) + hostileBytes
+	want, err := template.New("").Parse("<pre>{{.}}</pre>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed, written bytes.Buffer
+	if err := want.Execute(&printed, s); err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriter(&written)
+	written.WriteString("<pre>")
+	if err := writeText(bw, s); err != nil {
+		t.Fatal(err)
+	}
+	bw.Flush()
+	written.WriteString("</pre>")
+	if printed.String() != written.String() {
+		t.Errorf("writeText wrote\n%.300q\nhtml/template prints\n%.300q", written.String(), printed.String())
+	}
+}
+
+// hostileBytes is text with every character html/template escapes, and
+// what is not UTF-8.
+const hostileBytes = "</pre><script>alert('x\"y')</script>&amp; a+b \x00 \xff\xfe \xe2\x82 \uFDD0 \uFFFE \U0010FFFF \u2028 "

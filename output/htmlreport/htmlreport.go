@@ -1,11 +1,13 @@
 package htmlreport
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -76,7 +78,10 @@ const DefaultTranscriptBytes = 2 << 20
 // transcripts past it are counted, not embedded.
 const DefaultPageTranscriptBytes = 64 << 20
 
-// Write renders the results of rep as one HTML page to w.
+// Write renders the results of rep as one HTML page to w, writing it as
+// it is rendered: it never holds the page, nor a copy of a long text,
+// whole. What it wrote before an error stays written: the caller decides
+// what a failure leaves of it (acprun writes it with outfile.WriteWhole).
 func Write(w io.Writer, rep report.Report, opts Options) error {
 	res := report.NewResults(rep)
 	if opts.PageTranscriptBytes <= 0 {
@@ -84,12 +89,47 @@ func Write(w io.Writer, rep report.Report, opts Options) error {
 	}
 	opts.Redactor.Value(&res)
 	p := build(res, opts)
-	var buf bytes.Buffer
-	if err := page().Execute(&buf, p); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	t := template.Must(page().Clone()) // never executed: Clone cannot fail
+	t.Funcs(template.FuncMap{"long": func(s string) (string, error) { return "", writeText(bw, s) }})
+	if err := t.Execute(bw, p); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
-	_, err := w.Write(buf.Bytes())
+	return bw.Flush()
+}
+
+// writeText writes s, a text of any length (an agent's), to w escaped as
+// html/template escapes text in an element, where the page's template
+// calls long: a run of plain characters at a time, without a copy.
+// Printed by the template, a text is copied escaped, then copied again
+// (text/template's fmt), and each copy, as large as the text, is garbage
+// that lets the heap grow by as much again before it is collected.
+func writeText(w *bufio.Writer, s string) error {
+	plain := 0
+	for i := 0; i < len(s); i++ {
+		// Byte by byte: no byte of a multi-byte character, nor of what is
+		// not UTF-8, is one of these.
+		esc := htmlEscapes[s[i]]
+		if esc == "" {
+			continue
+		}
+		w.WriteString(s[plain:i])
+		w.WriteString(esc)
+		plain = i + 1
+	}
+	_, err := w.WriteString(s[plain:])
 	return err
+}
+
+// htmlEscapes are html/template's escapes of text in an element, by byte.
+var htmlEscapes = [256]string{
+	0:    "\uFFFD",
+	'"':  "&#34;",
+	'&':  "&amp;",
+	'\'': "&#39;",
+	'+':  "&#43;",
+	'<':  "&lt;",
+	'>':  "&gt;",
 }
 
 // view is what the page template renders.
@@ -377,6 +417,10 @@ var funcs = template.FuncMap{
 		}
 		return b.String()
 	},
+	// long prints a long text in an element's content (a <pre>), never in
+	// an attribute, script or URL: Write binds it to writeText, which
+	// writes it to the page's writer escaped as element text.
+	"long":  func(string) (string, error) { return "", errors.New("long: not bound to a page") },
 	"join":  strings.Join,
 	"deref": func(p *int) int { return *p },
 	// verdict is a command's: "passed", "failed", or "" for one that has
