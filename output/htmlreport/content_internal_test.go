@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"html/template"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,3 +83,18 @@ func TestWriteText(t *testing.T) {
 // hostileBytes is text with every character html/template escapes, and
 // what is not UTF-8.
 const hostileBytes = "</pre><script>alert('x\"y')</script>&amp; a+b \x00 \xff\xfe \xe2\x82 \uFDD0 \uFFFE \U0010FFFF \u2028 "
+
+// TestLongOnlyInPre keeps long, which writes its text escaped as element
+// text past html/template's contextual escaping, where that escaping is
+// right: alone in a <pre> element's content, never in an attribute, a
+// script, a style or a URL.
+func TestLongOnlyInPre(t *testing.T) {
+	uses := regexp.MustCompile(`\{\{-?\s*long\b`).FindAllStringIndex(pageSource, -1)
+	if len(uses) == 0 {
+		t.Fatal("the page prints no text with long: update this test")
+	}
+	inPre := regexp.MustCompile(`<pre(?: class="[a-z ]+")?>\{\{long [.$\w]+\}\}</pre>`)
+	if n := len(inPre.FindAllString(pageSource, -1)); n != len(uses) {
+		t.Errorf("%d uses of long in the page template, %d of them as <pre>{{long X}}</pre>: long writes element text only", len(uses), n)
+	}
+}
