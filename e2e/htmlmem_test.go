@@ -37,7 +37,7 @@ func TestLongTextReportsMemoryBounded(t *testing.T) {
 		bound int64
 		out   string // the output that must hold the text
 	}{
-		{[]string{"run", "s.yaml", "-o", "out.json", "--html", "out.html", "-q"}, int64(len(text)) + 32*mib, "out.html"},
+		{[]string{"run", "s.yaml", "-o", "out.json", "--html", "out.html", "-q"}, 2*int64(len(text)) + 32*mib, "out.html"},
 		{[]string{"report", "out.json", "-o", "r.html"}, 3*int64(len(text)) + 32*mib, "r.html"},
 		{[]string{"merge", "out.json", "-o", "m.json"}, 3*int64(len(text)) + 32*mib, "m.json"},
 	} {
