@@ -85,12 +85,14 @@ func (cv *coverage) allowed(j int) bool {
 // no admitted rule matches.
 func (cv *coverage) uncovered() []string {
 	var out []string
+	seen := map[string]bool{} // a command line may hold many thousands
 	for j := range cv.c.commands {
 		if cv.allowed(j) {
 			continue
 		}
 		for k, u := range cv.c.units[j] {
-			if cv.by(j, k) < 0 && !slices.Contains(out, u) {
+			if cv.by(j, k) < 0 && !seen[u] {
+				seen[u] = true
 				out = append(out, u)
 			}
 		}
