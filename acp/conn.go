@@ -25,10 +25,17 @@ const DefaultMaxLineBytes = 64 << 20
 const (
 	excerptBytes = 200 // how much of a bad line a Violation keeps
 	flushEvery   = 256 // the reader hands over its messages at least this often
-	// maxQueued bounds the messages read and not yet dispatched: past it the
-	// reader waits, so that a peer that floods a slow handler fills the
-	// pipe, not memory.
-	maxQueued = 4096
+	// maxQueued and maxQueuedBytes bound the messages read and not yet
+	// dispatched, in number and in the bytes of their lines: past either
+	// the reader waits, so that a peer that floods a slow handler fills
+	// the pipe, not memory. The bytes bound is that of 4096 messages of
+	// 4 KiB, more than most updates are, so it binds only for large ones
+	// (a plan, a tool's whole output): some of those still wait, enough
+	// to keep the handler busy, not all the peer sends. A message is
+	// queued while fewer bytes wait, however large, so that one larger
+	// than the bound still goes through.
+	maxQueued      = 4096
+	maxQueuedBytes = 16 << 20
 )
 
 // Direction says which way a line travelled.
@@ -166,6 +173,7 @@ type state struct {
 	nextID  int64
 	pending map[int64]*Call // our calls still waiting for their answer
 	queue   []inMsg         // read, not yet dispatched, in stream order
+	queued  int             // the bytes of the queue's lines (see inMsg.size)
 	// holder is the request whose handler holds the line: it runs and has
 	// neither returned nor called Async. Nil when none.
 	holder *turn
@@ -245,6 +253,9 @@ type inMsg struct {
 	result     json.RawMessage
 	err        error // the answer's error, or why a request is invalid
 	violations []Violation
+	// size is the length of the line the request or answer came in, about
+	// what it holds (its params or result); 0 when it holds little.
+	size int
 }
 
 // writer is the state of the writing end of a Conn. Whoever holds it (see
@@ -809,12 +820,13 @@ type reader struct {
 	c          *Conn
 	lr         *lineReader
 	batch      []inMsg     // decoded, not yet handed to the dispatcher
+	batchBytes int         // the sizes of the batch's messages
 	violations []Violation // the line's so far, for its inMsg
 }
 
 // read is the reading goroutine: it splits the stream into lines, decodes
 // them and queues them for the dispatcher. It waits for the dispatcher
-// only when maxQueued messages wait. Messages are handed over in batches,
+// only when maxQueued messages, or maxQueuedBytes of lines, wait. Messages are handed over in batches,
 // at the latest before a Read that may block, so a message never waits
 // for the next one.
 func (c *Conn) read() {
@@ -847,7 +859,7 @@ func (c *Conn) read() {
 			})
 		}
 		rd.line(line, size, last, over)
-		if len(rd.batch) >= flushEvery {
+		if len(rd.batch) >= flushEvery || rd.batchBytes >= maxQueuedBytes {
 			rd.flush(false)
 		}
 	}
@@ -881,6 +893,7 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 func (rd *reader) add(in inMsg) {
 	in.violations, rd.violations = rd.violations, nil
 	rd.batch = append(rd.batch, in)
+	rd.batchBytes += in.size
 }
 
 // endLine adds the line's violations to the batch when no message of the
@@ -948,7 +961,7 @@ func (rd *reader) receive(line []byte, at time.Time) {
 		if m.ID != nil {
 			req.ID = &ID{raw: m.ID}
 		}
-		rd.add(inMsg{req: req})
+		rd.add(inMsg{req: req, size: len(line)})
 		return
 	}
 	if m.ID == nil { // not even a response we can attribute
@@ -964,7 +977,7 @@ func (rd *reader) receive(line []byte, at time.Time) {
 			return
 		}
 		known, call.answered = true, true
-		in = inMsg{call: call, result: m.Result}
+		in = inMsg{call: call, result: m.Result, size: len(line)}
 		switch {
 		case err != nil:
 			in.err = &InvalidAnswerError{Method: call.method, Problem: strings.TrimPrefix(err.Error(), "json: "), Err: err}
@@ -991,8 +1004,9 @@ func (rd *reader) receive(line []byte, at time.Time) {
 	}
 }
 
-// flush hands the batch to the dispatcher once the queue has room for it,
-// and reports whether StopReading was called. The queue takes any number
+// flush hands the batch to the dispatcher once the queue has room for it
+// (fewer than maxQueued messages and maxQueuedBytes wait, so that a
+// message larger than that is queued once the queue is empty), and reports whether StopReading was called. The queue takes any number
 // of messages while the request handler that holds the line waits for the
 // answer to one of its calls (the answer may be behind them), and while the
 // dispatcher writes an answer (the peer may not read until it has written
@@ -1001,12 +1015,14 @@ func (rd *reader) receive(line []byte, at time.Time) {
 func (rd *reader) flush(drain bool) (stopping bool) {
 	c := rd.c
 	c.wait(func(s *state) bool {
-		return len(rd.batch) == 0 || len(s.queue) < maxQueued || c.closing() || s.answering || s.holderWaits() || s.unheld
+		room := len(s.queue) < maxQueued && s.queued < maxQueuedBytes
+		return len(rd.batch) == 0 || room || c.closing() || s.answering || s.holderWaits() || s.unheld
 	}, func(s *state) {
 		if c.closing() {
 			s.dropped += len(rd.batch)
 		} else {
 			s.queue = append(s.queue, rd.batch...)
+			s.queued += rd.batchBytes
 			s.lag.received += int64(len(rd.batch))
 		}
 		if drain {
@@ -1018,7 +1034,7 @@ func (rd *reader) flush(drain bool) (stopping bool) {
 		stopping = s.stopping
 	})
 	clear(rd.batch)
-	rd.batch = rd.batch[:0]
+	rd.batch, rd.batchBytes = rd.batch[:0], 0
 	return stopping
 }
 
@@ -1051,7 +1067,7 @@ func (rd *reader) drop(line []byte) {
 	if !isBlank(line) {
 		n++
 	}
-	rd.batch = rd.batch[:0]
+	rd.batch, rd.batchBytes = rd.batch[:0], 0
 	rd.c.update(func(s *state) { s.dropped += n })
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -117,4 +118,93 @@ func isDone(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// bigFloodReader serves n notification lines of about size bytes each,
+// counting the bytes it served.
+type bigFloodReader struct {
+	n, size int
+	served  atomic.Int64
+	next    int
+	pending []byte
+}
+
+func (f *bigFloodReader) Read(p []byte) (int, error) {
+	if len(f.pending) == 0 && f.next < f.n {
+		f.pending = fmt.Appendf(f.pending, `{"jsonrpc":"2.0","method":"note","params":{"i":%d,"pad":"%s"}}`+"\n",
+			f.next, strings.Repeat("x", f.size))
+		f.next++
+	}
+	if len(f.pending) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, f.pending)
+	f.pending = f.pending[k:]
+	f.served.Add(int64(k))
+	return k, nil
+}
+
+// A peer that floods a handler that blocks with large messages (a few
+// thousand would be far more than memory should hold) is read only so far
+// in bytes too: the reader stops once maxQueuedBytes of lines wait, and
+// once the handler goes on every message is handled, in order.
+func TestConnStopsReadingBehindABlockedHandlerInBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const size, n = 256 << 10, 128 // 32 MiB, twice the bound
+		r := &bigFloodReader{n: n, size: size}
+		var handled, outOfOrder atomic.Int64
+		release := make(chan struct{})
+		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			if handled.Load() == 0 {
+				<-release
+			}
+			var p struct{ I int64 }
+			if err := req.DecodeParams(&p); err != nil || p.I != handled.Load() {
+				outOfOrder.Add(1)
+			}
+			handled.Add(1)
+			return nil, nil
+		})
+		c := NewConn(r, io.Discard, h, nil)
+		synctest.Wait() // the handler waits, and so does the reader
+		// What may be read and not handled: the line being handled, the
+		// queue (under the bound, and the batch that took it past), the
+		// line the reader holds and its read buffer.
+		bound := int64(maxQueuedBytes + 3*(size+100) + readBufBytes)
+		if got := r.served.Load(); got > bound {
+			t.Errorf("read %d bytes behind a blocked handler; want at most %d", got, bound)
+		}
+		if isDone(c.ReadDone()) {
+			t.Error("the reader reached the end of the stream behind a blocked handler")
+		}
+		close(release)
+		<-c.Done()
+		if err := c.Err(); !errors.Is(err, io.EOF) {
+			t.Errorf("Err() = %v; want EOF", err)
+		}
+		if handled.Load() != n || outOfOrder.Load() != 0 {
+			t.Errorf("handled %d (%d out of order); want all %d in order", handled.Load(), outOfOrder.Load(), n)
+		}
+		c.Close()
+	})
+}
+
+// A message larger than maxQueuedBytes is still queued and handled: the
+// bound holds the reader back only while other messages wait.
+func TestConnQueuesAMessageLargerThanTheBytesBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const size, n = maxQueuedBytes + 1<<20, 2
+		r := &bigFloodReader{n: n, size: size}
+		var handled atomic.Int64
+		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			handled.Add(1)
+			return nil, nil
+		})
+		c := NewConn(r, io.Discard, h, nil)
+		<-c.Done()
+		if handled.Load() != n {
+			t.Errorf("handled %d messages of %d bytes; want all %d", handled.Load(), size, n)
+		}
+		c.Close()
+	})
 }

@@ -22,8 +22,8 @@ import (
 // A request handler that holds the line may wait for the answers to the
 // calls it sends with its own ctx (see Conn.Send); waiting for anything
 // else that comes on the stream deadlocks. While a handler runs, the
-// reader goes on up to a few thousand messages, then waits: a peer that
-// floods a slow handler fills the pipe, not memory. It goes on without
+// reader goes on up to a few thousand messages or 16 MiB of lines, then
+// waits: a peer that floods a slow handler fills the pipe, not memory. It goes on without
 // bound only while an answer cannot be written because the peer does not
 // read, while the handler holding the line has a call pending, or once
 // ReadToEnd was called (the peer has exited).
@@ -132,9 +132,10 @@ func (c *Conn) next(handled bool) (in inMsg, ok bool) {
 		switch {
 		case c.closing():
 			s.dropped += len(s.queue)
-			s.queue = nil
+			s.queue, s.queued = nil, 0
 		case len(s.queue) > 0:
 			in, ok = s.queue[0], true
+			s.queued -= in.size
 			s.queue[0] = inMsg{}
 			s.queue = s.queue[1:]
 		default:

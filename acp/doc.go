@@ -40,8 +40,9 @@
 // # Draining
 //
 // Nothing read is lost silently. The reader goes on while handlers run, up
-// to a few thousand messages waiting (a peer that floods a slow handler
-// fills the pipe, not memory), and what it read is handled to the end after
+// to a few thousand messages or 16 MiB of lines waiting, whichever comes
+// first (a peer that floods a slow handler fills the pipe, not memory; a
+// single line over 16 MiB still goes through), and what it read is handled to the end after
 // the stream ends, however long. Done is closed once it has been. Invalid
 // input (a line that is not JSON-RPC, too long, with invalid UTF-8, an
 // answer to an unknown id) is reported to Options.OnViolation, in its place

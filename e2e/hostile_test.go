@@ -393,6 +393,27 @@ read -r line
 					t.Errorf("text %d bytes, %d chunks; want all 250000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
 				}
 			}},
+		// Large updates sent back to back (200 plans of 4 MB, 800 MB in
+		// all) are read only as fast as they are handled: the reader stops
+		// once 16 MiB of lines wait, so the peak stays 115 to 140 MiB
+		// (before, what was sent waited: 680 to 750 MiB). Only the last
+		// plan is kept. The bound is over twice the peak, for loaded
+		// machines; the agent's file and cat keep its own memory small.
+		{name: "200 plans of 4 MB back to back, memory bounded",
+			sh: shHandshake + "read -r line\nplan=$(mktemp)\n{\n" +
+				`printf '%s' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"'` + "\n" +
+				"head -c 4000000 /dev/zero | tr '\\0' x\n" +
+				`printf '%s\n' '"},{"content":"last","priority":"high","status":"completed"}]}}}'` + "\n} >\"$plan\"\n" +
+				"i=0\nwhile [ $i -lt 200 ]; do cat \"$plan\"; i=$((i+1)); done\nrm -f \"$plan\"\n" +
+				`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 320 << 20,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				p := out.Scenarios[0].Turns[0].Plan
+				if len(p) != 2 || len(p[0].Content) != 4000000 || p[1].Content != "last" || out.Scenarios[0].Turns[0].Updates["plan"] != 200 {
+					t.Errorf("plan of %d entries, %d updates; want the last of all 200 plans kept", len(p), out.Scenarios[0].Turns[0].Updates["plan"])
+				}
+			}},
 		// A long text costs its length once: it waits in a temporary file
 		// while it streams in, is read back into one string, and is written
 		// into the results a piece at a time (with the text in growing
@@ -630,6 +651,7 @@ func runHostile(t *testing.T, c hostileCase) {
 		if c.maxRSS > 0 {
 			var peak int64
 			res, peak = runMeasured(t, bin, dir, "run", "s.yaml", "-o", "out.json")
+			t.Logf("acprun's peak resident memory: %d MiB", peak>>20)
 			if peak > c.maxRSS {
 				t.Errorf("acprun's peak resident memory %d MiB, want at most %d MiB", peak>>20, c.maxRSS>>20)
 			}
