@@ -145,10 +145,13 @@ func TestSandboxTerminalsElsewhere(t *testing.T) {
       - spawn: "exec 3<` + chroot + `/dev/pts/` + n + ` && echo PTS-READ"
       - spawn: "exec 3<` + chroot + `/dev2/tty && echo DEV-READ"
       - spawn: "cat ` + chroot + `/etc/hostname"
+      - spawn: "true </dev/null && echo NULL-OPENED"
 `,
 		"s.yaml": "name: chroot\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
 	})
-	cmd := exec.Command("/bin/sh", "-c", `mount --bind /dev/pts "$1/dev/pts" && mount --bind /dev "$1/dev2" && shift && exec "$@"`,
+	// /dev/null bound as containers bind it (rootless Podman and Docker,
+	// Flatpak, Apptainer): a mount of devtmpfs that holds no terminal.
+	cmd := exec.Command("/bin/sh", "-c", `mount --bind /dev/pts "$1/dev/pts" && mount --bind /dev "$1/dev2" && mount --bind /dev/null /dev/null && shift && exec "$@"`,
 		"sh", chroot, acprunFor(t), "run", "s.yaml", "-o", "out.json")
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
@@ -159,7 +162,7 @@ func TestSandboxTerminalsElsewhere(t *testing.T) {
 	}
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	text := out.Scenarios[0].Turns[0].Text
-	for _, want := range []string{chroot + "/dev/pts/" + n + ": Permission denied", chroot + "/dev2/tty: Permission denied", "chrooted"} {
+	for _, want := range []string{chroot + "/dev/pts/" + n + ": Permission denied", chroot + "/dev2/tty: Permission denied", "chrooted", "NULL-OPENED"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the agent said %q; want %q in it", text, want)
 		}
@@ -202,6 +205,7 @@ func TestSandboxWritePathHoldsTerminals(t *testing.T) {
   - steps:
       - spawn: "printf 'FORGED: 12 passed\\n' > ` + chroot + `/dev/pts/` + n + ` && echo PTS-WRITTEN"
       - spawn: "exec 3<` + chroot + `/dev/pts/` + n + ` && echo PTS-READ"
+      - spawn: "echo mine > ` + chroot + `/etc/new && cat ` + chroot + `/etc/new"
 `,
 		"agent.sh": "touch " + started + "\nexec " + acprunBin + " mock-agent " + filepath.Join(dir, "agent.mock.yaml") + "\n",
 	})
@@ -242,8 +246,8 @@ func TestSandboxWritePathHoldsTerminals(t *testing.T) {
 		t.Errorf("best-effort: warnings %q, want %q (on stderr too)\nstderr:\n%s", sc.Warnings, warning, res.stderr)
 	}
 	text := sc.Turns[0].Text
-	if !strings.Contains(text, "PTS-WRITTEN") || !strings.Contains(text, chroot+"/dev/pts/"+n+": Permission denied") || strings.Contains(text, "PTS-READ") {
-		t.Errorf("best-effort: the agent said %q; want the terminal written through the chroot, not read", text)
+	if !strings.Contains(text, "PTS-WRITTEN") || !strings.Contains(text, "PTS-READ") || !strings.Contains(text, "mine") {
+		t.Errorf("best-effort: the agent said %q; want the terminal written and read through the chroot (the warning's price), and its own new file read", text)
 	}
 }
 

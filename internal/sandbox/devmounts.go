@@ -13,6 +13,22 @@ type devMount struct {
 	fstype string // "devpts" or "devtmpfs"
 }
 
+// holdsTerminals reports whether m, whose root in its filesystem is
+// root (mountinfo's fourth field), may hold a terminal: any mount of
+// devpts, a whole devtmpfs (root "/", as /dev and a chroot's bind of it
+// are), or a part of one that is a terminal or holds some (/tty1, /pts,
+// /lxc: see terminal). A bind of one other device, as containers make
+// /dev/null, /dev/urandom or a GPU's node (rootless Podman and Docker,
+// Flatpak, Apptainer, bubblewrap's --dev), holds none: it stays readable,
+// and a write path may hold it.
+func (m devMount) holdsTerminals(root string) bool {
+	if m.fstype == "devpts" {
+		return true
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(root, "/"), "/")
+	return first == "" || terminal(first)
+}
+
 // heldMounts returns the mounts of ms at or beneath the canonical path w,
 // sorted by mount point, each once: under Landlock alone, a write path
 // that holds one lets the command write the devices in it, as a Landlock

@@ -115,8 +115,9 @@ func unreadable(ms []devMount) ([]string, error) {
 }
 
 // deviceMounts returns every mount of devpts and of devtmpfs (/dev's
-// included) that /proc/self/mountinfo lists: the mounts of acprun's mount
-// namespace now, which the helper shares. A mount made since is not in it.
+// included) that /proc/self/mountinfo lists and that may hold a terminal
+// (see holdsTerminals): the mounts of acprun's mount namespace now, which
+// the helper shares. A mount made since is not in it.
 func deviceMounts() ([]devMount, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
@@ -131,7 +132,10 @@ func deviceMounts() ([]devMount, error) {
 			return nil, fmt.Errorf("/proc/self/mountinfo: unexpected line %q", strings.TrimSpace(line))
 		}
 		if fstype := fields[sep+1]; fstype == "devpts" || fstype == "devtmpfs" {
-			ms = append(ms, devMount{point: unescapeMount(fields[4]), fstype: fstype})
+			m := devMount{point: unescapeMount(fields[4]), fstype: fstype}
+			if m.holdsTerminals(unescapeMount(fields[3])) {
+				ms = append(ms, m)
+			}
 		}
 	}
 	return ms, nil
@@ -244,10 +248,14 @@ func addBeneath(rs, dirFD int, dir string, excluded, split map[string]bool) erro
 }
 
 // addOpened adds to the ruleset rs a rule that allows writing beneath
-// each write path Wrap opened, and closes their descriptors: the command
-// does not inherit them. A descriptor that is not the file Wrap opened is
-// an error: the helper was not given what Wrap opened.
-func addOpened(rs int, opened []openPath) error {
+// each write path Wrap opened, and reading there too with read (rs
+// handles reading: see addReadable, whose rules may stop short of a write
+// path that holds a mount of devices, as best-effort lets it, and would
+// leave the command's new files there unreadable), and closes their
+// descriptors: the command does not inherit them. A descriptor that is
+// not the file Wrap opened is an error: the helper was not given what
+// Wrap opened.
+func addOpened(rs int, opened []openPath, read bool) error {
 	for _, o := range opened {
 		var st unix.Stat_t
 		if err := unix.Fstat(o.FD, &st); err != nil || uint64(st.Dev) != o.Dev || uint64(st.Ino) != o.Ino {
@@ -256,6 +264,9 @@ func addOpened(rs int, opened []openPath) error {
 		access := fileWrite
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			access = dirWrite
+		}
+		if read {
+			access |= landlock.AccessFSSet(ll.AccessFSReadFile)
 		}
 		if err := ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: o.FD, AllowedAccess: uint64(access)}, 0); err != nil {
 			return fmt.Errorf("landlock_add_rule (write path %s): %w", o.Path, err)
@@ -327,7 +338,7 @@ func restrictExec(r rules, path string, argv, env []string) error {
 		if fd < 0 {
 			return errors.New("landlock: nothing to restrict") // Plan never asks for that
 		}
-		if err := addOpened(fd, r.Opened); err != nil {
+		if err := addOpened(fd, r.Opened, r.FS && !r.PrivateDev); err != nil {
 			unix.Close(fd)
 			return err
 		}

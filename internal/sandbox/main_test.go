@@ -93,6 +93,12 @@ func act(do string) error {
 	case "read":
 		_, err := os.ReadFile(arg)
 		return err
+	case "writeread":
+		if err := os.WriteFile(arg, []byte("written"), 0o644); err != nil {
+			return err
+		}
+		_, err := os.ReadFile(arg)
+		return err
 	case "open":
 		f, err := os.Open(arg)
 		if err == nil {
