@@ -161,10 +161,11 @@ func (p *pathNames) pieces(pieces []string) []string {
 			for end < len(text) && !utf8.RuneStart(text[end]) {
 				end++
 			}
-			for k, e := range ends {
-				if start < e && e < end {
-					ends[k] = end
-				}
+			// The pieces that end inside: ends stays sorted, so they
+			// follow the last that ends at or before start.
+			k, _ := slices.BinarySearch(ends, start+1)
+			for ; k < len(ends) && ends[k] < end; k++ {
+				ends[k] = end
 			}
 			i = start + 1
 		}

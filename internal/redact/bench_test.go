@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,5 +105,32 @@ func BenchmarkRepeatedSecretQuoted(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		r.String(text)
+	}
+}
+
+// BenchmarkPieces guards against quadratic redaction of a streamed
+// answer's pieces: each holds a secret (the model controls how many), so
+// time should double, not quadruple, as the pieces double. Chained: every
+// piece ends inside a secret the next one finishes, and the text ends
+// with the beginning of one, so that every piece is held.
+func BenchmarkPieces(b *testing.B) {
+	r := redact.New(benchSecrets...)
+	for _, c := range []struct{ name, first, piece string }{
+		{"whole", "", "token ghp_0123456789abcdefghijABCDEFGHIJ, "},
+		{"chained", "token ghp_0123456789abcdefghij", "ABCDEFGHIJ, token ghp_0123456789abcdefghij"},
+	} {
+		for _, n := range []int{1000, 2000, 4000, 8000} {
+			pieces := make([]string, n)
+			for i := range pieces {
+				pieces[i] = c.piece
+			}
+			pieces[0] = cmp.Or(c.first, c.piece)
+			b.Run(c.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				b.SetBytes(int64(len(strings.Join(pieces, ""))))
+				for b.Loop() {
+					r.Pieces(pieces)
+				}
+			})
+		}
 	}
 }

@@ -469,8 +469,18 @@ func (r *Redactor) pieces(pieces []string, cutEnd bool) (out []string, held int)
 	for i, p := range pieces {
 		starts[i+1] = starts[i] + len(p)
 	}
+	// reach[i]: the furthest end of spans[:i+1], so that neither loop
+	// below goes through all the spans for each piece (a streamed text
+	// may hold a secret in a great many of its pieces).
+	reach := make([]int, len(spans))
+	for i, sp := range spans {
+		reach[i] = sp.end
+		if i > 0 {
+			reach[i] = max(reach[i], reach[i-1])
+		}
+	}
 	for i := range pieces {
-		out[i] = r.String(cutSpans(text, starts[i], starts[i+1], spans))
+		out[i] = r.String(cutSpans(text, starts[i], starts[i+1], spans, reach))
 	}
 	if cutEnd {
 		return out, 0
@@ -480,17 +490,14 @@ func (r *Redactor) pieces(pieces []string, cutEnd bool) (out []string, held int)
 	var first int
 	for b := len(text) - r.Unfinished(text); ; {
 		nb := b
-		for _, sp := range spans {
-			if sp.start < nb && nb < sp.end {
-				nb = sp.start
-			}
+		// The span that starts first of those going on past b: the
+		// first that reaches past it, if it starts before it.
+		if j, _ := slices.BinarySearch(reach, b+1); j < len(spans) && spans[j].start < nb {
+			nb = spans[j].start
 		}
-		first = len(pieces)
-		for i := range pieces {
-			if starts[i+1] > nb {
-				first, nb = i, min(nb, starts[i])
-				break
-			}
+		first, _ = slices.BinarySearch(starts[1:], nb+1) // the first piece that ends past nb
+		if first < len(pieces) {
+			nb = min(nb, starts[first])
 		}
 		if nb == b {
 			break
@@ -502,12 +509,21 @@ func (r *Redactor) pieces(pieces []string, cutEnd bool) (out []string, held int)
 
 // cutSpans is text[start:end] with the parts of spans in it replaced: a
 // span that starts there by Marker, the rest of one that started before
-// by nothing.
-func cutSpans(text string, start, end int, spans []span) string {
+// by nothing. spans are sorted by their start, and reach[i] is the
+// furthest end of spans[:i+1]: it looks only at the spans that start
+// there, those before count by the furthest end they reach.
+func cutSpans(text string, start, end int, spans []span, reach []int) string {
 	var b strings.Builder
+	j, _ := slices.BinarySearchFunc(spans, start, func(sp span, t int) int { return cmp.Compare(sp.start, t) })
 	at := start
-	for _, sp := range spans {
-		if sp.end <= at || sp.start >= end {
+	if j > 0 {
+		at = min(max(at, reach[j-1]), end)
+	}
+	for _, sp := range spans[j:] {
+		if sp.start >= end {
+			break
+		}
+		if sp.end <= at {
 			continue
 		}
 		if sp.start >= at {
