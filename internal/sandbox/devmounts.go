@@ -13,6 +13,20 @@ type devMount struct {
 	fstype string // "devpts" or "devtmpfs"
 }
 
+// terminal reports whether name, an entry of /dev, is a terminal: one of
+// the user's (its pseudo-terminals in pts, virtual consoles and serial
+// lines tty*, hypervisor consoles hvc*, the console, an LXC container's
+// console and ttys in lxc, IBM 3270 terminals in 3270), the controlling
+// terminal (tty), the opener of new ones (ptmx), or a virtual console's
+// screen (vcs*).
+func terminal(name string) bool {
+	switch name {
+	case "console", "ptmx", "pts", "lxc", "3270":
+		return true
+	}
+	return strings.HasPrefix(name, "tty") || strings.HasPrefix(name, "vcs") || strings.HasPrefix(name, "hvc")
+}
+
 // holdsTerminals reports whether m, whose root in its filesystem is
 // root (mountinfo's fourth field), may hold a terminal: any mount of
 // devpts, a whole devtmpfs (root "/", as /dev and a chroot's bind of it

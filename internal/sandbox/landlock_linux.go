@@ -60,20 +60,6 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // one of them.
 var privateDevices = []string{"/dev/shm", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
-// terminal reports whether name, an entry of /dev, is a terminal: one of
-// the user's (its pseudo-terminals in pts, virtual consoles and serial
-// lines tty*, hypervisor consoles hvc*, the console, an LXC container's
-// console and ttys in lxc, IBM 3270 terminals in 3270), the controlling
-// terminal (tty), the opener of new ones (ptmx), or a virtual console's
-// screen (vcs*).
-func terminal(name string) bool {
-	switch name {
-	case "console", "ptmx", "pts", "lxc", "3270":
-		return true
-	}
-	return strings.HasPrefix(name, "tty") || strings.HasPrefix(name, "vcs") || strings.HasPrefix(name, "hvc")
-}
-
 // addReadable adds to the ruleset rs, which handles reading files, rules
 // that allow it beneath everything but the terminals (see unreadable; ms
 // are deviceMounts'): Landlock alone reads no terminal of the user's
