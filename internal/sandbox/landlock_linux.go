@@ -75,11 +75,10 @@ func addReadable(rs int, ms []devMount) error {
 }
 
 // unreadable returns the paths that hold the user's terminals: the
-// terminals of /dev (see terminal), and, of the mounts ms (deviceMounts'),
-// every mount of devpts (the pseudo-terminals) and every mount of devtmpfs
-// but /dev, wherever it is: a chroot's (schroot, sbuild and arch-chroot
-// bind /dev and /dev/pts into it), whose terminals are the same under
-// other names.
+// terminals of /dev (see terminal), and, of the mounts ms (deviceMounts',
+// those that may hold a terminal), every one but /dev itself, wherever it
+// is: a chroot's (schroot, sbuild and arch-chroot bind /dev and /dev/pts
+// into it), whose terminals are the same under other names.
 func unreadable(ms []devMount) ([]string, error) {
 	var out []string
 	entries, err := os.ReadDir("/dev")
