@@ -25,10 +25,9 @@ import (
 func TestGatewayProxyPasswordHidden(t *testing.T) {
 	t.Parallel()
 	const password = "Pr0xyPassw0rdXYZ"
-	down := httptest.NewServer(http.NotFoundHandler())
-	down.Close()
-	proxy := strings.Replace(down.URL, "http://", "http://proxyuser:"+password+"@", 1) + "/v1"
-	shown := strings.Replace(down.URL, "http://", "http://proxyuser:xxxxx@", 1) + "/v1"
+	down := testkit.RefusedURL(t)
+	proxy := strings.Replace(down, "http://", "http://proxyuser:"+password+"@", 1) + "/v1"
+	shown := strings.Replace(down, "http://", "http://proxyuser:xxxxx@", 1) + "/v1"
 	for _, tt := range []struct {
 		name, gateway string
 		env           []string

@@ -8,13 +8,14 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestRoutes: a route's URL is on the server's port with an ID no one
@@ -69,20 +70,19 @@ func after(s, sep string) string {
 // the query nor the password in the upstream (a proxy's: masked as
 // redact.URL masks it); nothing kept.
 func TestUpstreamUnreachable(t *testing.T) {
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
+	dead := testkit.RefusedURL(t)
 	s := startServer(t)
 	a := open(t, Config{Mode: Record, Cassette: t.TempDir() + "/c.json"})
-	route := s.NewRoute(dead.URL)
+	route := s.NewRoute(dead)
 	route.Bind(a)
 	got := send(t, "POST", route.URL(), "/v1beta/models/g:generateContent?key=AIzaSecretKey0123456789", `{}`, nil)
-	if got.status != 502 || !strings.Contains(got.body, dead.URL) || strings.Contains(got.body, "AIzaSecretKey") {
-		t.Errorf("got %d %q, want 502 naming %s and not the key", got.status, got.body, dead.URL)
+	if got.status != 502 || !strings.Contains(got.body, dead) || strings.Contains(got.body, "AIzaSecretKey") {
+		t.Errorf("got %d %q, want 502 naming %s and not the key", got.status, got.body, dead)
 	}
-	proxy := s.NewRoute(strings.Replace(dead.URL, "http://", "http://proxyuser:Pr0xyPassw0rdXYZ@", 1))
+	proxy := s.NewRoute(strings.Replace(dead, "http://", "http://proxyuser:Pr0xyPassw0rdXYZ@", 1))
 	proxy.Bind(a)
 	got = send(t, "POST", proxy.URL(), "/v1/messages", `{}`, nil)
-	if shown := strings.Replace(dead.URL, "http://", "http://proxyuser:xxxxx@", 1); got.status != 502 || !strings.Contains(got.body, shown) || strings.Contains(got.body, "Pr0xyPassw0rdXYZ") {
+	if shown := strings.Replace(dead, "http://", "http://proxyuser:xxxxx@", 1); got.status != 502 || !strings.Contains(got.body, shown) || strings.Contains(got.body, "Pr0xyPassw0rdXYZ") {
 		t.Errorf("through a proxy: got %d %q, want 502 naming %s, not the password", got.status, got.body, shown)
 	}
 	a.Close()
