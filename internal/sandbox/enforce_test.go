@@ -143,6 +143,7 @@ func dirs(t *testing.T) (work, tmp, outside string) {
 }
 
 func TestWriteOutsideIsDenied(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, outside := dirs(t)
@@ -161,6 +162,7 @@ func TestWriteOutsideIsDenied(t *testing.T) {
 }
 
 func TestWriteInsideWorks(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -191,6 +193,7 @@ func TestWriteInsideWorks(t *testing.T) {
 }
 
 func TestHiddenPathsAreUnreadable(t *testing.T) {
+	t.Parallel()
 	work, tmp, outside := dirs(t)
 	secrets := filepath.Join(outside, "secrets")
 	if err := os.Mkdir(secrets, 0o700); err != nil {
@@ -229,6 +232,7 @@ func TestHiddenPathsAreUnreadable(t *testing.T) {
 }
 
 func TestNetwork(t *testing.T) {
+	t.Parallel()
 	allowedAddr, allowed := listen(t)
 	otherAddr, _ := listen(t)
 	type connect struct {
@@ -280,6 +284,7 @@ func TestNetwork(t *testing.T) {
 // port is bound in the sandbox's own network namespace, out of reach.
 // With the network on, ports are bound as usual.
 func TestBindNetworkOff(t *testing.T) {
+	t.Parallel()
 	_, port := listen(t)
 	binds := []string{"bind:127.0.0.1:0", "bind:0.0.0.0:0", "bind:[::]:0"}
 	landlock4 := func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) }
@@ -322,6 +327,7 @@ func TestBindNetworkOff(t *testing.T) {
 // reachable with the network off as a port allowed on every address (the
 // loopback one here), which Plan warns about; other ports are not.
 func TestLoopbackLandlockOnly(t *testing.T) {
+	t.Parallel()
 	allowedAddr, allowed := listen(t)
 	otherAddr, _ := listen(t)
 	h := landlockOnly(t, 4)
@@ -352,6 +358,7 @@ func TestLoopbackLandlockOnly(t *testing.T) {
 // not an abstract UNIX socket of the host's. Under Landlock too, the
 // command cannot trace the relay; and the relay ends with the sandbox.
 func TestLoopbackRelay(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		host    func(*testing.T) sandbox.Host
@@ -496,6 +503,7 @@ func relays(t *testing.T, sock string) []string {
 // TestBwrapDeathKillsTheSandbox: once bwrap is killed, no process of the
 // sandbox is left, whatever it started.
 func TestBwrapDeathKillsTheSandbox(t *testing.T) {
+	t.Parallel()
 	work, tmp, _ := dirs(t)
 	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp}, bwrapOnly(t))
 	self, err := os.Executable()
@@ -534,6 +542,7 @@ func TestBwrapDeathKillsTheSandbox(t *testing.T) {
 // socket goes round it: not Multipath TCP (which Landlock does not see),
 // not UDP with the network off, not raw sockets.
 func TestSocketFilter(t *testing.T) {
+	t.Parallel()
 	h := landlockOnly(t, 4)
 	socket := func(family, typ, proto int) string {
 		return "socket:" + strconv.Itoa(family) + "," + strconv.Itoa(typ) + "," + strconv.Itoa(proto)
@@ -574,6 +583,7 @@ func TestSocketFilter(t *testing.T) {
 // file of such a group (the kernel clears it without CAP_FSETID): the
 // setgid bit it may set names a group it is in.
 func TestNoCapabilities(t *testing.T) {
+	t.Parallel()
 	for _, b := range everyBackend {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -629,6 +639,7 @@ func TestNoCapabilities(t *testing.T) {
 // test before it writes it down and exits 7; a sandbox killed at SIGTERM
 // never gets the line.
 func TestSigtermReachesTheCommand(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -696,6 +707,7 @@ func swap(t *testing.T, dir, target string) {
 // TestPinnedPathsChecked: a write or hidden path that Spec.Pinned maps and
 // that leads elsewhere when Plan looks is an error.
 func TestPinnedPathsChecked(t *testing.T) {
+	t.Parallel()
 	for _, what := range []string{"write", "hide"} {
 		t.Run(what, func(t *testing.T) {
 			work, tmp, outside := dirs(t)
@@ -724,6 +736,7 @@ func TestPinnedPathsChecked(t *testing.T) {
 // writable under Landlock alone, and read-only under bubblewrap, which
 // bound the link's target in its place.
 func TestLandlockHoldsWhatWrapOpened(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name  string
 		host  func(*testing.T) sandbox.Host
@@ -778,6 +791,7 @@ func TestLandlockHoldsWhatWrapOpened(t *testing.T) {
 // runs (another workspace) is hidden too. Under bubblewrap, with Landlock
 // inside and without.
 func TestConcealHidesWhatComesLater(t *testing.T) {
+	t.Parallel()
 	for name, host := range map[string]func(*testing.T) sandbox.Host{"bubblewrap": bwrapOnly, "bubblewrap+landlock": bwrapAndLandlock} {
 		t.Run(name, func(t *testing.T) {
 			_, tmp, outside := dirs(t)
@@ -842,6 +856,7 @@ func TestConcealHidesWhatComesLater(t *testing.T) {
 // denies writing them (EACCES). The command writes back what the setting
 // holds: the host's stays as it is, whether the write works or not.
 func TestKernelSettingsReadOnly(t *testing.T) {
+	t.Parallel()
 	const setting = "/proc/sys/kernel/domainname"
 	testkit.KernelSetting(t, setting)
 	for _, b := range backends {
@@ -866,6 +881,7 @@ func TestKernelSettingsReadOnly(t *testing.T) {
 // other files read as usual; under bubblewrap /dev/pts is the sandbox's
 // own: the user's are not there, and new ones work.
 func TestTerminals(t *testing.T) {
+	t.Parallel()
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip(err)
@@ -950,6 +966,7 @@ func runIn(t *testing.T, a sandbox.Applied, dir, setup, do string) string {
 // lxc/ (an LXC container's console and ttys), 3270/. The mounts are made
 // in a mount namespace of the test's own, as root.
 func TestTerminalsElsewhere(t *testing.T) {
+	t.Parallel()
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip(err)
@@ -1015,6 +1032,7 @@ func TestTerminalsElsewhere(t *testing.T) {
 // Plan (setup may mount in between), the helper refuses to run the
 // command. Plan runs in a mount namespace of the test's own, as root.
 func TestWritePathHoldsTerminals(t *testing.T) {
+	t.Parallel()
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip(err)
@@ -1066,6 +1084,7 @@ func TestWritePathHoldsTerminals(t *testing.T) {
 // says: shared memory fails); under bubblewrap it is the sandbox's own,
 // writable, and what is written there stays inside.
 func TestSharedMemory(t *testing.T) {
+	t.Parallel()
 	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
 		t.Skip("no /dev/shm here")
 	}
@@ -1116,6 +1135,7 @@ var everyBackend = []struct {
 // process's group: see TestNoCapabilities for another group's), as tools
 // set it on directories (tar -x, cp -a, git init --shared).
 func TestNoSetuidFiles(t *testing.T) {
+	t.Parallel()
 	hows := []string{"chmod", "fchmod", "fchmodat2"}
 	creates := []string{"create", "tmpfile", "mknod"}
 	for name := range legacyCalls {
@@ -1128,6 +1148,7 @@ func TestNoSetuidFiles(t *testing.T) {
 	for _, b := range everyBackend {
 		for _, network := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/network=%t", b.name, network), func(t *testing.T) {
+				t.Parallel()
 				work, tmp, outside := dirs(t)
 				a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: network}, b.host(t))
 				files := []string{filepath.Join(work, "tool")}
@@ -1210,6 +1231,7 @@ func TestNoSetuidFiles(t *testing.T) {
 // made its controlling terminal in a session of its own) stands for one
 // of the user's, whose shell would run what it pushes.
 func TestNoKeystrokesPushed(t *testing.T) {
+	t.Parallel()
 	for _, b := range everyBackend {
 		t.Run(b.name, func(t *testing.T) {
 			ptm, pts, err := pty.Open()

@@ -72,6 +72,7 @@ func records(t *testing.T, dir, name string) [][]string {
 // bwrap are scripts that record their environment, then exec the real
 // ones.
 func TestWrapperStageEnv(t *testing.T) {
+	t.Parallel()
 	for _, b := range envBackends {
 		t.Run(b.name, func(t *testing.T) {
 			work, tmp, _ := dirs(t)
@@ -117,6 +118,7 @@ func TestWrapperStageEnv(t *testing.T) {
 // with gcc, records the name of each process that loads it in the work
 // directory, and tries to write outside. Skipped without gcc.
 func TestPreloadStaysInside(t *testing.T) {
+	t.Parallel()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Skip("gcc not found")
