@@ -57,7 +57,8 @@ path. When the tool call asked more than once, the first request is
 explained (stderr says so); --index N picks another. A transcript holds
 secrets redacted: a request that holds [REDACTED] is noted, since run saw
 the secret itself. What run answered is shown too, and flagged when the
-rules decide otherwise now. A session cwd that no longer exists (a
+rules decide otherwise now, with what can have made them (the links the
+paths lead through only when the rules' verdict can depend on them). A session cwd that no longer exists (a
 workspace copy, removed after a pass) cannot be walked, so links in it are
 not followed as run followed them: explain says so, and when run's answer
 differs, that answer is the decision (and the exit code) unless the rules'

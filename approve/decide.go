@@ -597,12 +597,10 @@ func VerdictOf(kind string) Verdict {
 	return ""
 }
 
-// quote quotes s for a message, shortened to maxQuote bytes.
-func quote(s string) string { return quoter(nil).quote(s) }
-
-// quoter quotes the values a reason or a trace shows, as quote does, but
-// shows the start of a value it cuts as the call's Request.Excerpt does:
-// with the whole value known. A nil quoter shows the start as it is.
+// quoter quotes the values a reason or a trace shows, cut at maxQuote
+// bytes, and shows the start of a value it cuts as the call's
+// Request.Excerpt does: with the whole value known. A nil quoter shows the
+// start as it is.
 type quoter func(text string, end int) string
 
 // quote is strconv.Quote(s), s cut at maxQuote bytes (at a character's
@@ -630,8 +628,6 @@ func (q quoter) quoteAll(ss []string) []string {
 	}
 	return out
 }
-
-func quoteList(ss []string) string { return quoter(nil).quoteList(ss) }
 
 func (q quoter) quoteList(ss []string) string { return "[" + strings.Join(q.quoteAll(ss), " ") + "]" }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -75,6 +76,10 @@ func (r Rule) Validate() []string {
 // rule's command patterns; for a deny rule when any simple command (in any
 // of its deny forms, see SplitCommands and Policy.Decide) is. The rule's
 // other matchers are ignored. It returns one message per failing example.
+// A message quotes the example, the command that decided and the patterns
+// whole, never cut: the caller redacts the message as a whole, and a cut
+// would leave there the start of a secret it went through, which a
+// redactor no longer recognizes (the example is quoted whole already).
 func CheckExamples(r Rule, list Verdict, match, noMatch []string) []string {
 	if len(match)+len(noMatch) == 0 {
 		return nil
@@ -97,7 +102,7 @@ func CheckExamples(r Rule, list Verdict, match, noMatch []string) []string {
 }
 
 // exampleMatches evaluates one example; detail names the deciding command
-// when that helps.
+// when that helps, quoted whole (see CheckExamples).
 func exampleMatches(patterns []string, list Verdict, example string) (bool, string) {
 	cmds := SplitCommands(example)
 	if len(cmds) == 0 {
@@ -109,9 +114,9 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 			_, pat, ok := denyMatch(patterns, forms, complete && unresolved == "")
 			switch {
 			case ok && pat == "" && unresolved != "":
-				return true, fmt.Sprintf(" (%s is unresolvable: %s)", quote(cmd), unresolved)
+				return true, fmt.Sprintf(" (%s is unresolvable: %s)", strconv.Quote(cmd), unresolved)
 			case ok:
-				return true, fmt.Sprintf(" (%s matches %s)", quote(cmd), quote(pat))
+				return true, fmt.Sprintf(" (%s matches %s)", strconv.Quote(cmd), strconv.Quote(pat))
 			}
 		}
 		return false, ""
@@ -119,16 +124,26 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 	for _, cmd := range cmds {
 		units, unresolved := allowUnits(cmd)
 		if unresolved != "" {
-			return false, fmt.Sprintf(" (%s is unresolvable: %s)", quote(cmd), unresolved)
+			return false, fmt.Sprintf(" (%s is unresolvable: %s)", strconv.Quote(cmd), unresolved)
 		}
 		if firstMatch(patterns, cmd) != "" {
 			continue
 		}
 		for _, u := range units {
 			if firstMatch(patterns, u) == "" {
-				return false, fmt.Sprintf(" (%s matches none of %s)", quote(u), quoteList(patterns))
+				return false, fmt.Sprintf(" (%s matches none of %s)", strconv.Quote(u), wholeList(patterns))
 			}
 		}
 	}
 	return true, ""
+}
+
+// wholeList quotes each of ss whole, as strconv.Quote does, in brackets:
+// a reason's quoteList without its cut.
+func wholeList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, " ") + "]"
 }

@@ -1,6 +1,7 @@
 package approve_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/approve"
@@ -48,6 +49,7 @@ func TestValidate(t *testing.T) {
 func TestCheckExamples(t *testing.T) {
 	goTest := approve.Rule{Kind: []string{"execute"}, Command: []string{"go test *"}}
 	rm := approve.Rule{Command: []string{"rm -rf *"}}
+	long := strings.Repeat("a", 190)
 	tests := []struct {
 		name           string
 		rule           approve.Rule
@@ -85,6 +87,13 @@ func TestCheckExamples(t *testing.T) {
 			[]string{"echo ${!x}"}, nil, []string{
 				`example "echo ${!x}" should match but does not ("echo ${!x}" is unresolvable: bash may run a variable's value as code: ${!x} is an indirection)`,
 			}},
+		// A long command is quoted whole, never cut: a cut would leave the
+		// start of a secret it went through, which the redaction of the
+		// printed message no longer recognizes.
+		{"long command quoted whole", goTest, approve.Allow, []string{"go test ./... && deploy " + long + " --token sk_live_WHOLE0123456789"}, nil, []string{
+			`example "go test ./... && deploy ` + long + ` --token sk_live_WHOLE0123456789" should match but does not ("deploy ` + long +
+				` --token sk_live_WHOLE0123456789" matches none of ["go test *"])`,
+		}},
 		{"unresolvable: deny matches", rm, approve.Deny, []string{"echo ${x@P}", "BASH_ENV=x echo hi"}, []string{"echo '${!x}'"}, nil},
 	}
 	for _, tt := range tests {

@@ -230,6 +230,11 @@ func TestExplainTranscript(t *testing.T) {
 	if d := explainDecision(t, res); d.verdict != "deny" || !strings.Contains(res.stdout, "note:     rawInput holds redacted values ([REDACTED]): run saw the secrets themselves, so its decision may differ") {
 		t.Errorf("redacted request: %+v\n%s", d, res.stdout)
 	}
+	// It differs from run's answer for that alone: nothing changed, and
+	// the request touches no path, so no link can have made it differ.
+	if want := "\ndiffers:  run answered ALLOW and the rules decide DENY now: run saw the redacted values themselves (see the note), or the rules or the config have changed since the run\n"; !strings.Contains(res.stdout, want) {
+		t.Errorf("redacted request: no %q in stdout:\n%s", want, res.stdout)
+	}
 
 	transcript, err := os.ReadFile(filepath.Join(dir, tr))
 	if err != nil {
@@ -496,10 +501,19 @@ turns: [{prompt: go}]
 		strings.Contains(res.stdout, "note:") || strings.Contains(res.stdout, "differs:") {
 		t.Errorf("cwd kept: %+v\n%s", d, res.stdout)
 	}
+	// No rule has a path matcher: the links the path leads through cannot
+	// have made the rules decide otherwise, and differs: names only the
+	// rules and the config.
 	res = acprun(t, dir, "explain", "here.yaml", "--allow", "edit", "--transcript", "tr/here.jsonl", "--tool-call", "e1")
 	if res.code != exitOK || !strings.Contains(res.stdout, "\ndecision: ALLOW by allow rule --allow edit\n") || !strings.Contains(res.stdout,
-		"\ndiffers:  run answered DENY and the rules decide ALLOW now: the rules, the config, or the files and links the paths lead through have changed since the run\n") {
+		"\ndiffers:  run answered DENY and the rules decide ALLOW now: the rules or the config have changed since the run\n") {
 		t.Errorf("rules added since the run: exit %d, want 0 (the rules allow)\n%s", res.code, res.stdout)
+	}
+	// A path rule decides: where the path's links lead may have changed too.
+	res = acprun(t, dir, "explain", "here.yaml", "--allow", "edit:**", "--transcript", "tr/here.jsonl", "--tool-call", "e1")
+	if res.code != exitOK || !strings.Contains(res.stdout, "\ndecision: ALLOW by allow rule --allow 'edit:**'\n") || !strings.Contains(res.stdout,
+		"\ndiffers:  run answered DENY and the rules decide ALLOW now: the rules, the config, or the files and links the paths lead through have changed since the run\n") {
+		t.Errorf("path rule added since the run: exit %d, want 0 (the rules allow)\n%s", res.code, res.stdout)
 	}
 }
 
@@ -657,7 +671,8 @@ turns: [{prompt: go}]
 	if res := acprun(t, dir, "run", "allow.yaml", "deny.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitOK {
 		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
 	}
-	const differs = "\ndiffers:  run answered %s and the rules decide %s now: the rules, the config, or the files and links the paths lead through have changed since the run\n"
+	// Every verdict here is link-free: differs: does not name the links.
+	const differs = "\ndiffers:  run answered %s and the rules decide %s now: the rules or the config have changed since the run\n"
 	const gone = `(?m)^note:     the session's cwd ".*" no longer exists \(a workspace copy is removed after a passing attempt\): the links run followed in it cannot be followed now, `
 	for _, tt := range []struct {
 		scenario, call string

@@ -202,8 +202,25 @@ func explainAnswer(ew *errWriter, e Explanation) {
 	if _, over := e.overruled(); over || v == "" || v == e.Decision.Verdict {
 		return
 	}
-	ew.printf("differs:  run answered %s and the rules decide %s now: the rules, the config, or the files and links the paths lead through have changed since the run\n",
-		strings.ToUpper(string(v)), strings.ToUpper(string(e.Decision.Verdict)))
+	ew.printf("differs:  run answered %s and the rules decide %s now: %s\n",
+		strings.ToUpper(string(v)), strings.ToUpper(string(e.Decision.Verdict)), whyDiffers(e))
+}
+
+// whyDiffers says what may have made the rules decide otherwise than run
+// answered: the rules or the config changed since; the files and links
+// the paths lead through only when the rules' verdict may depend on them
+// (e.LinkFree is empty: a link-free verdict is the same wherever they
+// lead); and, first, the secrets run saw where the request holds
+// redacted values (the note says which).
+func whyDiffers(e Explanation) string {
+	why := "the rules or the config have changed since the run"
+	if e.LinkFree == "" {
+		why = "the rules, the config, or the files and links the paths lead through have changed since the run"
+	}
+	if len(redactedFields(e.Request)) > 0 {
+		why = "run saw the redacted values themselves (see the note), or " + why
+	}
+	return why
 }
 
 // explainExit writes the agent's exit that the transcript of a's request

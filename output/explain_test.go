@@ -230,7 +230,48 @@ note:     the session's cwd "/gone" no longer exists (a workspace copy is remove
 decision: DENY by deny rule --deny 'execute:rm *'
 answer:   select option "reject" (reject_once)
 run:      answered ALLOW, option "allow" (allow_once), t.jsonl:6
-differs:  run answered ALLOW and the rules decide DENY now: the rules, the config, or the files and links the paths lead through have changed since the run
+differs:  run answered ALLOW and the rules decide DENY now: the rules or the config have changed since the run
+`,
+		},
+		{
+			// The verdict is link-free: links cannot have made it differ.
+			name: "run's answer differs, link-free, in a cwd that exists",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "edit", Cwd: "/w"},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "e1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "no", OptionKind: approve.RejectOnce}}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "--allow edit", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce},
+				LinkFree: "no rule has a path matcher"},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call e1
+request:  kind=edit title=""
+
+decision: ALLOW by allow rule --allow edit
+answer:   select option "ok" (allow_once)
+run:      answered DENY, option "no" (reject_once), t.jsonl:6
+differs:  run answered DENY and the rules decide ALLOW now: the rules or the config have changed since the run
+`,
+		},
+		{
+			// Run saw the secret that the request holds redacted: that
+			// alone may make the rules decide otherwise.
+			name: "run's answer differs, with redacted values",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1",
+				Request: approve.Request{Kind: "execute", Title: "deploy --token [REDACTED]", RawInput: json.RawMessage(`{"command":"deploy --token [REDACTED]"}`)},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "c1",
+					Answer: &runner.RecordedAnswer{Line: 6, Outcome: "selected", OptionID: "ok", OptionKind: approve.AllowOnce}}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, OptionID: "no", OptionKind: approve.RejectOnce,
+					Commands: []string{"deploy --token [REDACTED]"}},
+				LinkFree: "the request touches no path"},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call c1
+request:  kind=execute title="deploy --token [REDACTED]"
+commands: "deploy --token [REDACTED]"
+note:     title, rawInput hold redacted values ([REDACTED]): run saw the secrets themselves, so its decision may differ
+
+decision: DENY by the default
+answer:   select option "no" (reject_once)
+run:      answered ALLOW, option "ok" (allow_once), t.jsonl:6
+differs:  run answered ALLOW and the rules decide DENY now: run saw the redacted values themselves (see the note), or the rules or the config have changed since the run
 `,
 		},
 		{

@@ -758,7 +758,7 @@ func (c *clientServer) closeTerminals() (warnings []string) {
 	for _, id := range c.terms.Close() {
 		command, _ := c.commands.Load(id)
 		line, _ := command.(string)
-		warnings = append(warnings, fmt.Sprintf("terminal %s (%q) was still running at the scenario's end and was killed; the agent never released it", id, shortCommand(line)))
+		warnings = append(warnings, fmt.Sprintf("terminal %s (%q) was still running at the scenario's end and was killed; the agent never released it", id, shortCommand(c.cfg.Redact, line)))
 	}
 	return warnings
 }

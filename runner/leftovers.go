@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
 )
 
@@ -34,7 +35,7 @@ func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 	if len(killed) == 0 {
 		return
 	}
-	commands := mapped(killed, func(p reap.Process) string { return shortCommand(p.Command) })
+	commands := mapped(killed, func(p reap.Process) string { return shortCommand(r.red, p.Command) })
 	slices.Sort(commands)
 	commands = slices.Compact(commands)
 	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(
@@ -43,10 +44,18 @@ func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 }
 
 // shortCommand is a command line for a message: at most 80 bytes, cut at
-// a character boundary.
-func shortCommand(command string) string {
+// a character boundary (marked "…"), redacted with red knowing the whole
+// line (redact.Redactor.Excerpt), so that it shows no part of a secret
+// that the cut goes through.
+func shortCommand(red *redact.Redactor, command string) string {
 	if command == "" {
 		return "(no command line)"
 	}
-	return termtext.CutBytes(command, 80)
+	if len(command) <= maxShownCommand {
+		return red.String(command)
+	}
+	return red.Excerpt(command, 0, termtext.Boundary(command, maxShownCommand), false) + "…"
 }
+
+// maxShownCommand is how many bytes of a command line shortCommand keeps.
+const maxShownCommand = 80

@@ -12,6 +12,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 )
 
@@ -118,15 +119,22 @@ func TestLeftoversKilledBeforeVerify(t *testing.T) {
 	}
 }
 
+// TestShortCommand: a command line is cut at 80 bytes, at a character
+// boundary, and redacted knowing the whole line: a secret the cut goes
+// through shows no start.
 func TestShortCommand(t *testing.T) {
 	t.Parallel()
+	const secret = "sk_live_LeftoverSecret0123"
 	long := strings.Repeat("a", 79) + "éé"
+	red := redact.New(secret)
 	for _, tt := range []struct{ in, want string }{
 		{"", "(no command line)"},
 		{"sleep 1000", "sleep 1000"},
 		{long, strings.Repeat("a", 79) + "…"},
+		{"curl -H " + secret, "curl -H [REDACTED]"},
+		{strings.Repeat("a", 70) + " " + secret, strings.Repeat("a", 70) + " [REDACTED]…"},
 	} {
-		if got := shortCommand(tt.in); got != tt.want {
+		if got := shortCommand(red, tt.in); got != tt.want {
 			t.Errorf("shortCommand(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

@@ -18,7 +18,8 @@ import (
 // Options, with every default and override resolved: what --dry-run
 // shows. Of the agent's env it holds only the names, but a secret that a
 // scenario put elsewhere (a ${VAR} in a command) is in it: what shows a
-// plan redacts it with Redactor.
+// plan redacts it with Redactor. Only the turns' prompts, which a plan
+// shows cut, are redacted already (see TurnPlan).
 type ScenarioPlan struct {
 	Ref     Ref      // Attempt is 0
 	Command []string // the agent's argv, as the scenario gives it
@@ -136,7 +137,10 @@ type CommandPlan struct {
 }
 
 // TurnPlan is one turn: its prompt as text, its timeout, the stop
-// reasons it expects and its budget (nil for none).
+// reasons it expects and its budget (nil for none). The prompt is
+// redacted whole with Redactor: a plan shows only its start, and the
+// redaction of what shows it could not find there the start of a secret
+// that the cut went through.
 type TurnPlan struct {
 	Prompt      string
 	Timeout     time.Duration
@@ -229,7 +233,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		}
 	}
 	for i, t := range sc.Turns {
-		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons, Budget: t.Budget})
+		p.Turns = append(p.Turns, TurnPlan{Prompt: opts.red.String(t.PromptText()), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons, Budget: t.Budget})
 		if j := t.Expect.Judge; j != nil {
 			p.Judges = append(p.Judges, JudgePlan{Command: j.Agent.Command, Turn: i + 1, Timeout: j.Limit(), Sandboxed: sc.Sandbox != nil})
 		}

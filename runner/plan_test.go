@@ -167,3 +167,17 @@ func TestDryRunRootsStartWithTheCwd(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunPromptRedacted: a plan's prompt is redacted whole, as a run
+// redacts: what shows the plan shows a cut of the prompt, in which the
+// redaction of the printed text would no longer find the start of a
+// secret the cut went through.
+func TestDryRunPromptRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_live_PlanPromptSecret0123"
+	sc := &scenario.Scenario{Name: "s", Agent: scenario.Agent{Command: []string{"agent"}, Cwd: "/w", Env: map[string]string{"API_KEY": secret}},
+		Turns: []scenario.Turn{{Prompt: []scenario.Part{{Text: "use " + secret + " to deploy"}}}}}
+	if got, want := DryRun(Options{}, []*scenario.Scenario{sc})[0].Turns[0].Prompt, "use [REDACTED] to deploy"; got != want {
+		t.Errorf("the plan's prompt is %q, want %q", got, want)
+	}
+}
