@@ -318,6 +318,33 @@ func TestGatewaySpelledSecrets(t *testing.T) {
 	}
 }
 
+// TestGatewayPasswordAsWritten: the password of a gateway's upstream (a
+// proxy's) is a secret as its URL writes it, with escapes Go spells
+// otherwise (lowercase hex, a letter escaped): a scenario's
+// gateway.upstream, the config's defaults.gateway and an upstream taken
+// from the agent's own variable (a target's), which a problem's source
+// line, or the agent, may show so.
+func TestGatewayPasswordAsWritten(t *testing.T) {
+	t.Parallel()
+	sc := &scenario.Scenario{Name: "s", Gateway: &scenario.Gateway{
+		Given:   scenario.GatewayTarget{Upstream: "http://user:Pr0xy%2fpass%2d77@proxy:8080"},
+		Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "http://user:T%61rget-99@proxy:8080"}},
+	}}
+	cfg := &scenario.Config{}
+	cfg.Defaults.Scenario.Gateway = &scenario.Gateway{Given: scenario.GatewayTarget{Upstream: "http://user:Cfg%2dPr0xy%2f88@proxy:8080"}}
+	const in = `upstream: "http://user:Pr0xy%2fpass%2d77@proxy:8080", "http://user:Cfg%2dPr0xy%2f88@proxy:8080", http://user:T%61rget-99@proxy:8080`
+	const want = `upstream: "http://user:[REDACTED]@proxy:8080", "http://user:[REDACTED]@proxy:8080", http://user:[REDACTED]@proxy:8080`
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, cfg).String(in); got != want {
+		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
+	}
+	if got := (&Options{Config: cfg}).redactor(sc).String(in); got != want {
+		t.Errorf("Options.redactor: String(%q) = %q; want %q", in, got, want)
+	}
+	if got := cassetteRedactor(sc, nil).String(in); !strings.Contains(got, "Cfg%2dPr0xy") || strings.Contains(got, "Pr0xy%2fpass") || strings.Contains(got, "T%61rget") {
+		t.Errorf("cassetteRedactor: String(%q) = %q; want its own scenario's redacted", in, got)
+	}
+}
+
 // TestRedactionKeepsProtocolWords: an env value that is part of a word of
 // the protocol (a method, property or enum value of the ACP schema) is no
 // secret: the transcript keeps every message whole, the agent's name from

@@ -52,7 +52,10 @@ type Gateway struct {
 	// Spelled holds gateway.upstream as its file writes it, where that
 	// differs from its value (escapes, ${VAR}: see Agent.Spelled), when
 	// the URL holds a password (a proxy's): a secret, which a line of the
-	// file shows so. Nil when there is none.
+	// file shows so. An upstream that is no http(s) base URL and has an
+	// "@" (a password with an unescaped "/", "#" or a bad escape, which
+	// url.Parse reads no password of) is kept whole too, its value with
+	// its spellings. Nil when there is none.
 	Spelled []string
 }
 
@@ -149,12 +152,18 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 			u, ok := p.interp(v)
 			switch {
 			case ok:
-				if msg := badUpstream(u); msg != "" {
+				msg := badUpstream(u)
+				if msg != "" {
 					p.Errorf(v, "gateway upstream %s", msg)
 				}
 				g.Given.Upstream = u // even when bad: it is given, and reported here alone
-				if len(redact.URLPassword(u)) > 0 {
+				switch {
+				case len(redact.URLPassword(u)) > 0:
 					g.Spelled = p.written(v)
+				case msg != "" && strings.Contains(u, "@"):
+					// No URL, but it may write a password url.Parse
+					// cannot read ("http://user:pa/ss@proxy"): whole.
+					g.Spelled = append(p.written(v), u)
 				}
 			case len(p.Errs) == errs && len(p.unset) > unset:
 				// Its only problem is an unset variable, of the scenarios

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,6 +129,37 @@ turns: [{prompt: hi}]
 	for i, sc := range scs {
 		if diff := cmp.Diff(want[i], sc.Gateway.Spelled); diff != "" {
 			t.Errorf("%s: Gateway.Spelled (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+}
+
+// TestBadUpstreamSpelled: a gateway.upstream that is no URL but writes a
+// userinfo (a password with an unescaped "/" or "#", or a bad escape,
+// which url.Parse cannot read a password of) keeps its value, and how the
+// file writes it where that differs, whole (Gateway.Spelled): the
+// problem's source line shows the password there. One without an "@"
+// keeps nothing.
+func TestBadUpstreamSpelled(t *testing.T) {
+	tests := []struct {
+		upstream string
+		want     []string
+	}{
+		{`"http://user:abc/def+ghi@proxy:3128/v1"`, []string{"http://user:abc/def+ghi@proxy:3128/v1"}},
+		{`"http://user:p%zz-s3cret@proxy:3128/v1"`, []string{"http://user:p%zz-s3cret@proxy:3128/v1"}},
+		{`"http://user:pa#ss\x2dword@proxy"`, []string{`http://user:pa#ss\x2dword@proxy`, "http://user:pa#ss-word@proxy"}},
+		{`"ftp://proxy:3128/v1"`, nil},
+	}
+	for _, tt := range tests {
+		_, _, err := scenario.LoadBytes("/s/x.yaml", []byte("name: a\nagent: {command: [prog]}\ngateway: {mode: record, env: MY_BASE_URL, upstream: "+tt.upstream+"}\nturns: [{prompt: hi}]\n"), opts)
+		if err == nil || !strings.Contains(err.Error(), "is not an http(s) base URL") {
+			t.Fatalf("%s: err = %v; want the upstream refused", tt.upstream, err)
+		}
+		scs := scenario.ReadScenarios(err)
+		if len(scs) != 1 || scs[0].Gateway == nil {
+			t.Fatalf("%s: read %d scenarios, want 1 with a gateway", tt.upstream, len(scs))
+		}
+		if diff := cmp.Diff(tt.want, scs[0].Gateway.Spelled); diff != "" {
+			t.Errorf("%s: Gateway.Spelled (-want +got):\n%s", tt.upstream, diff)
 		}
 	}
 }

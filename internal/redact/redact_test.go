@@ -426,9 +426,10 @@ func TestPiecesStreamed(t *testing.T) {
 }
 
 // TestURL: a URL's password is masked as url.URL.Redacted masks it, and
-// is a secret to redact, as written and decoded, with the user:password in
-// base64 of a Basic Authorization header; a URL without one, or a value
-// that is not a URL, is left as it is and has none.
+// is a secret to redact, decoded, as Go writes it and as the URL writes it
+// (escapes spelled otherwise: lowercase hex, a letter escaped), with the
+// user:password in base64 of a Basic Authorization header; a URL without
+// one, or a value that is not a URL, is left as it is and has none.
 func TestURL(t *testing.T) {
 	tests := []struct {
 		in, shown string
@@ -438,7 +439,18 @@ func TestURL(t *testing.T) {
 		{"https://u:p%40ss%2Fword@proxy.example", "https://u:xxxxx@proxy.example", []string{"p@ss/word", "dTpwQHNzL3dvcmQ=", "p%40ss%2Fword"}},
 		{"https://onlyuser@proxy.example/v1", "https://onlyuser@proxy.example/v1", nil},
 		{"https://api.anthropic.com", "https://api.anthropic.com", nil},
-		{"http://u:p%zz@h", "http://u:p%zz@h", nil}, // not a URL
+		// Escapes Go would spell otherwise (lowercase hex, a letter that
+		// needs none): the password as written is a secret too.
+		{"http://proxyuser:Pr0xy%2fPassw0rd@127.0.0.1:3128/v1", "http://proxyuser:xxxxx@127.0.0.1:3128/v1", []string{"Pr0xy/Passw0rd", "cHJveHl1c2VyOlByMHh5L1Bhc3N3MHJk", "Pr0xy%2FPassw0rd", "Pr0xy%2fPassw0rd"}},
+		{"https://u:s3cr%65tpw@proxy.example", "https://u:xxxxx@proxy.example", []string{"s3cretpw", "dTpzM2NyZXRwdw==", "s3cr%65tpw"}},
+		{"https://u%73er:p%40ss%2fw%6Frd@proxy.example/v1?x#y", "https://user:xxxxx@proxy.example/v1?x#y", []string{"p@ss/word", "dXNlcjpwQHNzL3dvcmQ=", "p%40ss%2Fword", "p%40ss%2fw%6Frd"}},
+		{"http://u:p@ss:w%6Frd@h/a@b", "http://u:xxxxx@h/a@b", []string{"p@ss:word", "dTpwQHNzOndvcmQ=", "p%40ss%3Aword", "p@ss:w%6Frd"}},
+		{"http://u:@h", "http://u:xxxxx@h", nil},
+		// Not a URL (a bad escape; a / or # in the password, which ends
+		// the authority): no password (scenario keeps a bad upstream whole).
+		{"http://u:p%zzword@h", "http://u:p%zzword@h", nil},
+		{"http://user:abc/def+ghi@proxy:3128/v1", "http://user:abc/def+ghi@proxy:3128/v1", nil},
+		{"u:p%zzword@h", "u:p%zzword@h", nil}, // no authority
 	}
 	for _, tt := range tests {
 		if got := redact.URL(tt.in); got != tt.shown {

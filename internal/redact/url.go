@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -17,10 +18,12 @@ func URL(rawURL string) string {
 }
 
 // URLPassword returns the password of rawURL's userinfo, to be redacted
-// (see New): as written in the URL and, when it differs, decoded, and the
-// credentials of the "Authorization: Basic X" header an HTTP client sends
-// for that userinfo (X, user:password in base64); nil when rawURL has no
-// password, or is not a URL.
+// (see New): decoded, as Go writes it (url.Userinfo.String) and as rawURL
+// writes it (an escape spelled otherwise, such as %2f or %65, kept as it
+// is: a line of a file shows it so), each once, and the credentials of
+// the "Authorization: Basic X" header an HTTP client sends for that
+// userinfo (X, user:password in base64); nil when rawURL has no password,
+// or is not a URL.
 func URLPassword(rawURL string) []string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.User == nil {
@@ -31,8 +34,29 @@ func URLPassword(rawURL string) []string {
 		return nil
 	}
 	out := []string{pass, base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))}
-	if _, written, _ := strings.Cut(u.User.String(), ":"); written != pass {
-		out = append(out, written)
+	_, goes, _ := strings.Cut(u.User.String(), ":")
+	for _, p := range []string{goes, writtenPassword(rawURL)} {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
 	return out
+}
+
+// writtenPassword returns the password of the userinfo of rawURL, a URL
+// url.Parse reads with a userinfo ([scheme:]//userinfo@host…), as its
+// text writes it: the authority after the "//", up to the first "/", "?"
+// or "#"; its userinfo, up to its last "@"; the password, after the
+// userinfo's first ":". "" when there is none.
+func writtenPassword(rawURL string) string {
+	_, rest, _ := strings.Cut(rawURL, "//")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pass, _ := strings.Cut(rest[:at], ":")
+	return pass
 }
