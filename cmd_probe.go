@@ -111,6 +111,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		if agent.Cwd, err = os.Getwd(); err != nil {
 			return exitError{code: exitOutput, err: fmt.Errorf("working directory: %w", err)}
 		}
+		if err := notUTF8Dir(agent.Cwd, "the agent is given it as its directory"); err != nil {
+			return err
+		}
 	}
 	if err := checkProbeScript(&agent); err != nil {
 		return usageError(g, nil, err)

@@ -428,6 +428,9 @@ func (c *runCmd) checkTempDir(ctx context.Context, opts runner.Options, scs []*s
 
 // Run runs the scenarios.
 func (c *runCmd) Run(ctx context.Context, g *globals) error {
+	if err := notUTF8WorkDir("results record it, and agents are given their directory in it"); err != nil {
+		return err
+	}
 	if err := c.checkOutputFlags(g); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}

@@ -347,6 +347,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, abort, stop := notifyInterrupts(g.signalled, g.exitAtOnce)
 	defer stop()
 	g.Abort = abort
+	if err := notUTF8Arg(args); err != nil { // before kong reads it otherwise
+		fmt.Fprintf(stderr, "acprun: %v\n", g.redactor(nil).Error(err))
+		return exitUsage
+	}
 	root := &cli{}
 	help := &stickyWriter{w: stdout}
 	exitCode := -1

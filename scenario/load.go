@@ -10,9 +10,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/pathtext"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
@@ -254,11 +256,19 @@ func (l *loader) fileError(path string, err error) {
 	l.errorf(path, "%v", bareError(err))
 }
 
-// files expands paths into the sorted list of scenario files to load.
+// files expands paths into the sorted list of scenario files to load. A
+// file whose path is not valid UTF-8 is an error, not loaded: results,
+// --rerun-failed and reports name scenarios by their files' paths, and
+// JSON holds UTF-8 text only (encoding/json would write U+FFFD for each
+// bad byte, a name no file has).
 func (l *loader) files(paths []string) []string {
 	seen := map[string]bool{}
 	var files []string
 	add := func(f string) {
+		if !utf8.ValidString(f) {
+			l.errorf(f, "the path is not valid UTF-8, which results (JSON) cannot record: rename %s", pathtext.NotUTF8(f))
+			return
+		}
 		if key := fileKey(f); !seen[key] {
 			seen[key] = true
 			files = append(files, f)

@@ -1,10 +1,27 @@
 // Package pathtext replaces directory paths where they stand in free text
 // (prompts, tool output, JSON strings): the workspace path of a recording
 // becomes a name, or another run's path, without touching a longer name
-// that merely starts like it.
+// that merely starts like it; and names the part of a path that is not
+// UTF-8 (NotUTF8), the one a user is to rename.
 package pathtext
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// NotUTF8 is the first element of path (a directory's name, or the
+// file's) that is not valid UTF-8, the one to rename; path itself when
+// every element is.
+func NotUTF8(path string) string {
+	for e := range strings.SplitSeq(filepath.ToSlash(path), "/") {
+		if !utf8.ValidString(e) {
+			return e
+		}
+	}
+	return path
+}
 
 // Replace replaces, in s, each occurrence of the directory path that
 // stands as a path of its own by to: not inside a longer name (/a/bc is

@@ -31,3 +31,16 @@ func TestReplace(t *testing.T) {
 		}
 	}
 }
+
+func TestNotUTF8(t *testing.T) {
+	for _, tt := range []struct{ path, want string }{
+		{"caf\xe9.yaml", "caf\xe9.yaml"},
+		{"/tmp/d\xe9j\xe0/sub\xff/a.yaml", "d\xe9j\xe0"},
+		{"suite/caf\xe9.yaml", "caf\xe9.yaml"},
+		{"/tmp/ok", "/tmp/ok"},
+	} {
+		if got := NotUTF8(tt.path); got != tt.want {
+			t.Errorf("NotUTF8(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
