@@ -170,6 +170,9 @@ type Options struct {
 	// any agent starts for the same reason (pinCassettes); nil outside
 	// Run, where each is read by its path.
 	cassettes inputs
+	// commits are the commits the refs of the run's git workspaces named
+	// when it started, before any agent did (pinCommits); nil outside Run.
+	commits commits
 	// places are the paths of the run's scenarios that each attempt
 	// resolves again (session cwd, client roots, workspace source, sandbox
 	// paths), resolved before any agent starts; nil outside Run.
@@ -236,6 +239,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	opts.mark, opts.guard = guard.mark, guard.guard
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
 	opts.sandboxHost = detectHost(opts.Self)
+	opts.commits = pinCommits(ctx, scenarios, opts.mark, opts.red)
 	gw, err := startGateway(scenarios)
 	if err != nil {
 		return report.Report{}, err

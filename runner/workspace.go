@@ -25,7 +25,10 @@ const diffLimit = 256 << 10
 // scenario starts does: the run's guard kills them if acprun is killed.
 func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	sc := r.sc
-	spec := workspaceSpec(sc.Workspace)
+	spec, err := r.pinnedSpec(sc.Workspace)
+	if err != nil {
+		return workspaceError(sc.Workspace, err)
+	}
 	spec.Mark = r.mark
 	spec.Redact = r.red // what git says, cut, shows no part of a secret
 	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
@@ -229,8 +232,8 @@ func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) er
 
 // recordChanges records in the result what the agent changed in the
 // workspace, once it has stopped, however its session ended (see
-// endAgent), and warns when the source repository's config, hooks or
-// attributes changed meanwhile. An interrupt or the run's timeout does not
+// endAgent), and warns when the source repository's config, hooks,
+// attributes or refs changed meanwhile. An interrupt or the run's timeout does not
 // stop it (the changes are what an interrupted attempt leaves to look at,
 // and listing them reads no more than the baseline did, the diff 32 MiB
 // more at most: see workspace.Changes and Diff); only an abort (second
@@ -254,6 +257,7 @@ func (r *scenarioRun) recordChanges() {
 			"an agent in a worktree writes the repository's config with `git config`, and a filter, hook or other command set there "+
 			"runs in your own git commands in that repository: check them (acprun does not undo the change)", strings.Join(changed, ", ")))
 	}
+	r.warnRefChanges(ctx)
 }
 
 // changeSummary describes what the agent changed so far, for a judge: the

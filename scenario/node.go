@@ -13,6 +13,7 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
@@ -48,6 +49,9 @@ type fileParser struct {
 	gatewayTiming bool
 	// turnTimeoutFlag is LoadOptions.TurnTimeout.
 	turnTimeoutFlag time.Duration
+	// pointers holds what each directory a workspace copies holds that
+	// leads out of its copy (workspace.Pointers), by path: walked once.
+	pointers map[string][]workspace.Pointer
 	// spelled holds the spellings of the secret values read so far (see
 	// secretValue), for the agent being read to take (Agent.Spelled).
 	spelled []string

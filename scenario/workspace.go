@@ -1,11 +1,16 @@
 package scenario
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -81,6 +86,53 @@ func (p *fileParser) checkWorkspaceCwd(s *Scenario) {
 	if from := w.Source(); !workspace.Within(s.Agent.Cwd, from) {
 		p.warnf(s.Agent.CwdPos, "agent.cwd %s is outside the workspace (%s): the agent works there, not in its copy, so its edits are real "+
 			"and setup, verify and expect.files see the copy instead; put agent.cwd inside %s, or leave it out", s.Agent.Cwd, from, from)
+	}
+}
+
+// checkWorkspaceCopy warns about what a directory a workspace copies
+// holds that leads out of each attempt's copy (workspace.Pointers): a .git
+// file that names a git directory by its absolute path (a linked
+// worktree's), through which git in the copy works on that repository,
+// and symbolic links that lead outside the directory, whose copies lead
+// there too. What the agent does through them is real, and not among the
+// attempt's changes. Links into the directory lead into the copy, and are
+// not warned about.
+func (p *fileParser) checkWorkspaceCopy(s *Scenario) {
+	w := s.Workspace
+	if w == nil || w.From == "" {
+		return
+	}
+	found, ok := p.pointers[w.From]
+	if !ok {
+		found, _ = workspace.Pointers(context.Background(), w.From) // a directory it cannot read is the copy's error
+		if p.pointers == nil {
+			p.pointers = map[string][]workspace.Pointer{}
+		}
+		p.pointers[w.From] = found
+	}
+	pos := cmp.Or(w.SourcePos, w.Pos)
+	var links []string
+	for _, f := range found {
+		if f.Git {
+			p.warnf(pos, "workspace %s: its %s file names the git directory %s: git in each attempt's copy works on that repository "+
+				"(its index, branches and refs, and the work tree it names), not on a copy, and what the agent commits there is not among the attempt's changes; "+
+				"give workspace: {git: %s} for a checkout of its own", w.From, f.Path, f.Target, filepath.Join(w.From, filepath.FromSlash(path.Dir(f.Path))))
+			continue
+		}
+		links = append(links, fmt.Sprintf("%s (to %s)", f.Path, f.Target))
+	}
+	const named = 3
+	switch n := len(links); {
+	case n == 1:
+		p.warnf(pos, "workspace %s: the symbolic link %s leads outside it, and so does its copy: what the agent writes through it lands there, "+
+			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, links[0])
+	case n > 1:
+		list := links
+		if n > named {
+			list = append(slices.Clone(links[:named]), fmt.Sprintf("%d more", n-named))
+		}
+		p.warnf(pos, "workspace %s: the symbolic links %s lead outside it, and so do their copies: what the agent writes through them lands there, "+
+			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, joinWords(list, "and"))
 	}
 }
 

@@ -26,7 +26,7 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
-	if err := copyTree(ctx, src, dir); err != nil {
+	if err := copyTree(ctx, src, filepath.Clean(from), dir); err != nil {
 		_ = w.remove()
 		return nil, placeError(fmt.Errorf("workspace: copy %s: %w", from, err), shared)
 	}
@@ -42,14 +42,16 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 // the source then).
 var copying func(rel string)
 
-// copyTree copies the tree at src into the existing, empty directory dst.
-// dst itself keeps its mode. The source is read through an os.Root and
+// copyTree copies the tree at src (symlinks resolved; given is the path it
+// was given by, cleaned) into the existing, empty directory dst. dst
+// itself keeps its mode. A symbolic link that leads into the source leads
+// into the copy (see copyLink). The source is read through an os.Root and
 // each file checked once open to be the one listed: an agent that can
 // write in the source (a scenario's whose cwd holds it, running beside
 // this one) and swaps a directory or file for a symlink while it is
 // copied (to ~/.ssh) cannot have acprun copy what the link leads to into
 // the workspace: the copy fails instead.
-func copyTree(ctx context.Context, src, dst string) error {
+func copyTree(ctx context.Context, src, given, dst string) error {
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
@@ -91,7 +93,8 @@ func copyTree(ctx context.Context, src, dst string) error {
 			if err != nil {
 				return err
 			}
-			return os.Symlink(link, target)
+			to, _ := copyLink(src, given, dst, rel, link)
+			return os.Symlink(to, target)
 		case mode.IsRegular():
 			return copyFile(root, rel, target, info)
 		default:

@@ -272,7 +272,8 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 // gitSource checks that git is on PATH, that spec.Git is the top of a
 // work tree or a bare repository, and that spec.Ref names a commit in it,
 // reading the repository only. It returns the repository, whether it is
-// bare, and the commit's full hash.
+// bare, and the commit's full hash: spec.Commit, when set and still in
+// the repository.
 func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit string, err error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", false, "", fmt.Errorf("workspace: git %s: git is not on PATH: install git, or copy a directory with from", spec.Git)
@@ -285,7 +286,11 @@ func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit s
 	if err != nil {
 		return "", false, "", err
 	}
-	commit, err = resolve(ctx, spec.runs(), repo, spec.Ref)
+	if spec.Commit == "" {
+		commit, err = resolve(ctx, spec.runs(), repo, spec.Ref)
+	} else if commit, err = resolve(ctx, spec.runs(), repo, spec.Commit); errors.As(err, new(*RefError)) {
+		err = &RefError{Ref: spec.Ref, Repo: repo, Gone: spec.Commit}
+	}
 	if err != nil {
 		return "", false, "", err
 	}
@@ -297,9 +302,15 @@ func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit s
 type RefError struct {
 	Ref  string // as given; "" for HEAD
 	Repo string
+	// Gone is the commit Ref named when the run started (Spec.Commit),
+	// when that commit is no longer in Repo; "" otherwise.
+	Gone string
 }
 
 func (e *RefError) Error() string {
+	if e.Gone != "" {
+		return fmt.Sprintf("workspace: ref %s: commit %s, which it named when the run started, is no longer in %s", cmp.Or(e.Ref, "HEAD"), short(e.Gone), e.Repo)
+	}
 	if e.Ref == "" {
 		return fmt.Sprintf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", e.Repo)
 	}

@@ -44,9 +44,9 @@ type entry struct {
 // (call it after acprun's own writes and the setup commands, before the
 // agent starts): what was written before it is no change, and what is done
 // to those files afterwards is. For a git workspace it also records the
-// state of the source's shared files (see RepoChanges). Create takes a
-// first snapshot itself, so Changes and Diff work without calling
-// Snapshot. ctx stops the walk, the hashing and the git commands.
+// state of the source's shared files (see RepoChanges) and its refs (see
+// RefChanges). Create takes a first snapshot itself, so Changes and Diff
+// work without calling Snapshot. ctx stops the walk, the hashing and the git commands.
 func (w *Workspace) Snapshot(ctx context.Context) error {
 	s, err := take(ctx, w.Dir, nil)
 	if err != nil {
@@ -54,6 +54,7 @@ func (w *Workspace) Snapshot(ctx context.Context) error {
 	}
 	var base string
 	var shared snapshot
+	var refs refs
 	if w.Kind != KindCopy {
 		if base, err = w.writeBase(ctx); err != nil {
 			return fmt.Errorf("workspace: snapshot %s: %w", w.Dir, err)
@@ -61,9 +62,12 @@ func (w *Workspace) Snapshot(ctx context.Context) error {
 		if shared, err = takeShared(ctx, w.common, nil); err != nil {
 			return err
 		}
+		if refs, err = w.takeRefs(ctx); err != nil {
+			return fmt.Errorf("workspace: snapshot %s: %w", w.common, err)
+		}
 	}
 	w.mu.Lock()
-	w.baseline, w.base, w.shared = s, base, shared
+	w.baseline, w.base, w.shared, w.refs = s, base, shared, refs
 	w.mu.Unlock()
 	return nil
 }

@@ -33,6 +33,13 @@ type Spec struct {
 	From string // directory to copy
 	Git  string // git repository to check out: its top directory, or a bare repository
 	Ref  string // commit/branch/tag; "" = HEAD
+	// Commit, when set, is the commit (full hash) that Resolve found Ref
+	// naming when the run started: Create checks it out, whatever Ref
+	// names by then. A worktree shares its branches and tags with the
+	// source repository, so an agent's commit on a branch moves the
+	// user's: every attempt of a run still starts where the first did.
+	// "" resolves Ref when the workspace is made.
+	Commit string
 	// Mark is the mark (see package reap) that every git command run for
 	// the workspace, from Create to Remove, carries a mark of its own
 	// inside, with what it starts: the run's guard kills them when acprun
@@ -88,6 +95,7 @@ type Workspace struct {
 	baseline snapshot
 	base     string   // git: the tree of the baseline, in acprun's own git directory
 	shared   snapshot // git: the source's shared files that run commands (see RepoChanges)
+	refs     refs     // git: the source's refs (see RefChanges)
 	removed  bool
 }
 
@@ -122,15 +130,23 @@ func Create(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, 
 // that Ref names a commit in it (a *RefError when it does not). It reads
 // the local repository only, never a remote.
 func Check(ctx context.Context, spec Spec) error {
+	_, err := Resolve(ctx, spec)
+	return err
+}
+
+// Resolve checks spec as Check does and returns the full hash of the
+// commit that its Ref (HEAD when "") names now in its repository, for
+// Spec.Commit; "" for a copy.
+func Resolve(ctx context.Context, spec Spec) (string, error) {
 	if err := spec.problem(); err != nil {
-		return err
+		return "", err
 	}
 	if spec.From != "" {
 		_, err := source("from", spec.From)
-		return err
+		return "", err
 	}
-	_, _, _, err := gitSource(ctx, spec)
-	return err
+	_, _, commit, err := gitSource(ctx, spec)
+	return commit, err
 }
 
 // problem is what is wrong with the fields of s together; nil when

@@ -1,0 +1,122 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestWorkspaceGitRefPinnedPerRun: an agent that commits on the branch
+// its git workspace's ref names moves that branch in the source
+// repository (a worktree shares its refs). Every attempt of the run,
+// one after another or side by side, still starts at the commit the ref
+// named when the run started, and each warns that the branch moved.
+func TestWorkspaceGitRefPinnedPerRun(t *testing.T) {
+	t.Parallel()
+	underRace(t)
+	needGit(t)
+	for _, tc := range []struct {
+		name, jobs, spawn string
+	}{
+		{"in turn", "1", "git checkout -q feature && echo x >> tracked.txt && git -c user.email=a@b -c user.name=a commit -qam agent"},
+		{"side by side", "3", "echo x >> tracked.txt && git -c user.email=a@b -c user.name=a commit -qam agent && git update-ref refs/heads/feature HEAD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := realTempDir(t)
+			repo := filepath.Join(dir, "repo")
+			first, _ := makeRepo(t, repo)
+			gitIn(t, repo, "branch", "feature", first)
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"" + tc.spawn + "\"\n      - text: done\n",
+				"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: repo, ref: feature}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+			})
+			res, out := runResults(t, dir, "s.yaml", "--repeat", "3", "-j", tc.jobs, "--workspace-dir", "ws")
+			if res.code != 0 || len(out.Scenarios) != 3 {
+				t.Fatalf("exit %d, %d results; want 0, 3\n%s", res.code, len(out.Scenarios), res.stderr)
+			}
+			for _, sc := range out.Scenarios {
+				ws := workspaceOf(t, sc)
+				// The agent that checks out feature itself gets what the
+				// attempts before it committed there; the others do not.
+				if ws.Commit != first || !slices.Equal(ws.Modified, []string{"tracked.txt"}) || tc.jobs != "1" && strings.Count(ws.Diff, "+x\n") != 1 {
+					t.Errorf("attempt %d: commit %s, modified %q, diff:\n%s\nwant %s, tracked.txt with one line added", sc.Attempt, ws.Commit, ws.Modified, ws.Diff, first)
+				}
+				want := "workspace: refs of the source repository changed while the agent ran: "
+				if !slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.HasPrefix(w, want) && strings.Contains(w, "refs/heads/feature") }) {
+					t.Errorf("attempt %d: warnings %q; want one beginning %q, naming refs/heads/feature", sc.Attempt, sc.Warnings, want)
+				}
+			}
+			if !strings.Contains(res.stderr, "refs of the source repository changed while the agent ran") {
+				t.Errorf("the summary does not say that the refs changed:\n%s", res.stderr)
+			}
+		})
+	}
+}
+
+// TestWorkspaceCopyLinksLeadIntoTheCopy: a directory copied for each
+// attempt that is a linked worktree, with an absolute link into itself.
+// The copy's link leads into the copy: what the agent writes through it
+// changes the copy (and is listed), never the source. The .git file,
+// which names the main repository's git directory, is warned about by
+// validate and run, and so is a link to outside the directory.
+func TestWorkspaceCopyLinksLeadIntoTheCopy(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	main, wt := filepath.Join(dir, "main"), filepath.Join(dir, "wt")
+	makeRepo(t, main)
+	gitIn(t, main, "worktree", "add", "-q", "-b", "wt", wt)
+	writeFiles(t, dir, map[string]string{
+		"outside.txt": "mine\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "echo via-link >> link.txt && echo via-dir >> dirlink/other.txt"
+      - text: done
+`,
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {from: wt}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+	})
+	for link, target := range map[string]string{"link.txt": filepath.Join(wt, "tracked.txt"), "dirlink": wt, "out.txt": "../outside.txt"} {
+		if err := os.Symlink(target, filepath.Join(wt, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitNote := "s.yaml:3:19: warning: workspace " + wt + ": its .git file names the git directory " + filepath.Join(main, ".git", "worktrees", "wt") + ": "
+	linkNote := "s.yaml:3:19: warning: workspace " + wt + ": the symbolic link out.txt (to " + filepath.Join(dir, "outside.txt") + ") leads outside it"
+	v := acprun(t, dir, "validate", "s.yaml")
+	if v.code != 0 || !strings.Contains(v.stderr, gitNote) || !strings.Contains(v.stderr, linkNote) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant 0, warnings beginning %q and %q", v.code, v.stderr, gitNote, linkNote)
+	}
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
+	if res.code != 0 {
+		t.Fatalf("exit %d; want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	ws := workspaceOf(t, sc)
+	if !slices.Equal(ws.Modified, []string{"other.txt", "tracked.txt"}) || len(ws.Created)+len(ws.Deleted) != 0 {
+		t.Errorf("created %q, modified %q, deleted %q; want other.txt and tracked.txt modified", ws.Created, ws.Modified, ws.Deleted)
+	}
+	for name, want := range map[string]string{"tracked.txt": "second version\n", "other.txt": "same in both\n"} {
+		if got := readFiles(t, wt, name)[name]; string(got) != want {
+			t.Errorf("the source's %s = %q; want it untouched, %q", name, got, want)
+		}
+	}
+	for _, note := range []string{gitNote, linkNote} {
+		want := strings.Replace(note, "warning: ", "", 1)
+		if !slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+			t.Errorf("results' warnings %q; want one beginning %q", sc.Warnings, want)
+		}
+	}
+}
