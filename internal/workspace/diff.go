@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -442,4 +443,67 @@ func cutAt(b []byte, n int) []byte {
 		}
 	}
 	return b
+}
+
+// DiffPaths returns the paths (relative to Dir, with slashes) whose
+// changes diff, a text of Diff or the start of one, shows: those its
+// headers name, both the old and the new path of a rename. The files its
+// note says were left out are not among them.
+func DiffPaths(diff string) map[string]bool {
+	paths := map[string]bool{}
+	for line := range strings.Lines(diff) {
+		line = strings.TrimSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
+			for _, p := range headerPaths(rest) {
+				paths[p] = true
+			}
+			continue
+		}
+		for _, prefix := range []string{"rename from ", "rename to "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				if p, ok := unquotePath(rest); ok {
+					paths[p] = true
+				}
+			}
+		}
+	}
+	return paths
+}
+
+// headerPaths is the paths a "diff --git " header's rest names, as the
+// options of Diff write them ("a/P b/P", each quoted when P needs it).
+// A rename whose names cannot be told apart here yields none: its
+// "rename from" and "rename to" lines name them.
+func headerPaths(rest string) []string {
+	if strings.HasPrefix(rest, `"`) {
+		a, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil
+		}
+		old, ok1 := unquotePath(a)
+		b := strings.TrimPrefix(rest[len(a):], " ")
+		cur, ok2 := unquotePath(b)
+		if !ok1 || !ok2 || !strings.HasPrefix(old, "a/") || !strings.HasPrefix(cur, "b/") {
+			return nil
+		}
+		return []string{old[2:], cur[2:]}
+	}
+	// "a/P b/P": P is the same on both sides but for a rename.
+	if n := len(rest) - len("a/ b/"); n > 0 && n%2 == 0 {
+		p := rest[2 : 2+n/2]
+		if rest == "a/"+p+" b/"+p {
+			return []string{p}
+		}
+	}
+	return nil
+}
+
+// unquotePath is a path as git writes it: as it is, or quoted as C
+// strings are (git writes 3 octal digits for a byte, as Go does).
+func unquotePath(s string) (string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return s, s != ""
+	}
+	p, err := strconv.Unquote(s)
+	return p, err == nil
 }

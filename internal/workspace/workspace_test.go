@@ -1,10 +1,12 @@
 package workspace_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -1459,5 +1461,35 @@ func TestCreateFullDisk(t *testing.T) {
 		if left, _ := os.ReadDir(small); len(left) != 0 {
 			t.Errorf("Create(%+v): %s holds %v after; want nothing", spec, small, left)
 		}
+	}
+}
+
+// TestDiffPaths: the paths a diff shows are read from its headers, as
+// git writes them with Diff's options: a name with " b/" in it, names
+// git quotes, a rename (both names), a mode change, a binary file, a
+// subproject; the note's names are not among them.
+func TestDiffPaths(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	big := bytes.Repeat([]byte("line of the renamed file\n"), 40)
+	write(t, filepath.Join(repo, "old name.txt"), string(big), 0o644)
+	gitT(t, repo, "add", "old name.txt")
+	gitT(t, repo, "commit", "--quiet", "-m", "old")
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	must(t, os.Rename(filepath.Join(w.Dir, "old name.txt"), filepath.Join(w.Dir, "new\tname.txt")))
+	write(t, filepath.Join(w.Dir, "x b", "y b", "z.txt"), "z\n", 0o644)
+	write(t, filepath.Join(w.Dir, "quo\"te\x01.txt"), "q\n", 0o644)
+	write(t, filepath.Join(w.Dir, "bin.dat"), "\x00\x01\x02", 0o644)
+	write(t, filepath.Join(w.Dir, "héllo.txt"), "h\n", 0o644)
+	must(t, os.Chmod(filepath.Join(w.Dir, "a.txt"), 0o755))
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	must(t, err)
+	got := slices.Sorted(maps.Keys(workspace.DiffPaths(diff)))
+	want := []string{"a.txt", "bin.dat", "héllo.txt", "new\tname.txt", "old name.txt", "quo\"te\x01.txt", "x b/y b/z.txt"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DiffPaths() (-want +got):\n%s\ndiff:\n%s", d, diff)
+	}
+	note := "acprun: left out of this diff, as they cannot be read (the changes list them): \"k.pem\"\n"
+	if got := workspace.DiffPaths(note + "diff --git a/b b/b\n"); len(got) != 1 || !got["b"] {
+		t.Errorf("DiffPaths(note and b) = %v; want b alone", got)
 	}
 }
