@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestWorkspaceGitConfigOfTheAgentRunsNothing: an agent runs `git config`
@@ -250,5 +252,118 @@ turns:
 	}
 	if sc := scenarioNamed(t, out, "protected"); sc.Status != "invalid" || sc.Invalid == nil || !slices.Equal(sc.Invalid.Files, []string{"tracked.txt"}) {
 		t.Errorf("protected: status %s, invalid %+v; want invalid, the agent changed tracked.txt", sc.Status, sc.Invalid)
+	}
+}
+
+// TestWorkspaceGitDiffLeavesOutUnreadableFiles: the agent edits a tracked
+// file and leaves a key file no one can read (as a root-owned 0600 file of
+// `docker run -v` is to acprun's user). The diff leaves the key out and
+// says so, the rest of it stands, in the results and the judge's prompt;
+// workspace.protect goes by the lists, where the protected files are not:
+// the attempt passes.
+func TestWorkspaceGitDiffLeavesOutUnreadableFiles(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	writeFiles(t, repo, map[string]string{"tests/t.sh": "exit 0\n"})
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "tests")
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "echo agent-change >> tracked.txt; echo secret > key.pem; chmod 000 key.pem"
+      - text: done
+`,
+		"judge.mock.yaml": `turns:
+  - match: 'cannot be read \(the changes list them\): "key\.pem"\n(.|\n)*\+agent-change'
+    steps: [{text: PASS}]
+  - steps: [{text: "FAIL: not shown the diff"}]
+`,
+		"s.yaml": `name: unreadable
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo, protect: [tests/**]}
+permissions: {default: allow}
+turns:
+  - prompt: Edit tracked.txt.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: tracked.txt is edited}
+`,
+	})
+	name, args := testkit.BoundCommand(t, acprunFor(t), "run", "s.yaml", "-o", "out.json", "--transcripts", "tr", "--keep-workspaces")
+	res, _ := runBinary(t, name, dir, nil, args...)
+	sc := scenarioNamed(t, readResults(t, filepath.Join(dir, "out.json")), "unreadable")
+	if res.code != exitOK || sc.Status != "passed" || sc.Judge == nil || sc.Judge.Text != "PASS" {
+		t.Errorf("exit %d, status %s (%s %q %+v), judge %+v; want 0, passed, the judge shown the diff\n%s", res.code, sc.Status, sc.Error, sc.Failures, sc.Invalid, sc.Judge, res.stderr)
+	}
+	ws := workspaceOf(t, sc)
+	t.Cleanup(func() { os.Chmod(filepath.Join(ws.Path, "key.pem"), 0o600) })
+	if !slices.Equal(ws.Created, []string{"key.pem"}) || !slices.Equal(ws.Modified, []string{"tracked.txt"}) || ws.Error != "" {
+		t.Errorf("created %q, modified %q, error %q; want key.pem, tracked.txt, none", ws.Created, ws.Modified, ws.Error)
+	}
+	first, rest, _ := strings.Cut(ws.Diff, "\n")
+	if want := `acprun: left out of this diff, as they cannot be read (the changes list them): "key.pem"`; first != want || !strings.Contains(rest, "+agent-change\n") {
+		t.Errorf("diff:\n%s\nwant its first line %q, then tracked.txt's change", ws.Diff, want)
+	}
+}
+
+// TestWorkspaceGitJudgeSeesIgnoredFiles: the judge is told of a file the
+// agent created that git ignores (dist/index.html) when a tracked file
+// changed too, after the diff, as when it is the only change.
+func TestWorkspaceGitJudgeSeesIgnoredFiles(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	writeFiles(t, repo, map[string]string{".gitignore": "dist/\n"})
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "ignore dist")
+	writeFiles(t, dir, map[string]string{
+		"alone.mock.yaml": `turns:
+  - steps:
+      - spawn: "mkdir -p dist; echo '<html>' > dist/index.html"
+      - text: done
+`,
+		"both.mock.yaml": `turns:
+  - steps:
+      - spawn: "mkdir -p dist; echo '<html>' > dist/index.html; echo built >> tracked.txt"
+      - text: done
+`,
+		"judge.mock.yaml": `turns:
+  - match: '\+built\n\nThe diff above does not show these changes:\ncreated: dist/index\.html\n'
+    steps: [{text: PASS}]
+  - match: 'What it changed:\ncreated: dist/index\.html\n\n'
+    steps: [{text: PASS}]
+  - steps: [{text: "FAIL: not told of the site"}]
+`,
+		"s.yaml": `name: alone
+agent: {command: [acprun, mock-agent, alone.mock.yaml]}
+workspace: {git: ./repo}
+permissions: {default: allow}
+turns:
+  - prompt: Build the site.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: the site is built}
+---
+name: both
+agent: {command: [acprun, mock-agent, both.mock.yaml]}
+workspace: {git: ./repo}
+permissions: {default: allow}
+turns:
+  - prompt: Build the site.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: the site is built}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	for _, name := range []string{"alone", "both"} {
+		if sc := scenarioNamed(t, out, name); sc.Judge == nil || sc.Judge.Text != "PASS" {
+			t.Errorf("%s: judge %+v (%s %q); want it told of dist/index.html", name, sc.Judge, sc.Error, sc.Failures)
+		}
+	}
+	if res.code != exitOK {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
 }

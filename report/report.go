@@ -397,12 +397,14 @@ type WorkspaceResult struct {
 	// Created, Modified and Deleted (git workspaces), cut at
 	// DiffTruncated (a secret the cut goes through redacted); DiffBytes
 	// is its full size. When files the agent made big were left out of
-	// it (see docs/evals.md), its first line, "acprun: left out of this
-	// diff, …", names them; Created and Modified still list them.
+	// it (see docs/evals.md), or files git could not open, its first
+	// lines, "acprun: left out of this diff, …", name them; Created and
+	// Modified still list them.
 	Diff          string `json:"diff,omitempty"`
 	DiffBytes     int    `json:"diffBytes,omitempty"`
 	DiffTruncated bool   `json:"diffTruncated,omitempty"`
-	// Error says why the changes could not be listed.
+	// Error says why the changes could not be listed (the lists are
+	// then nil) or, the lists known, why the diff could not be taken.
 	Error string `json:"error,omitempty"`
 }
 

@@ -68,14 +68,19 @@ func checkAgent(e *scenario.AgentExpect, a report.AgentInfo) error {
 // checkProtected makes the attempt invalid (tampered) when the agent
 // created, modified or deleted a file of workspace.protect, comparing the
 // workspace as recordChanges found it after the last turn with the one
-// the agent started in (after setup).
+// the agent started in (after setup). Only the lists count: a diff that
+// could not be taken, the lists known, changes nothing; lists that could
+// not be taken make the attempt invalid, as what was not compared may
+// have changed.
 func (r *scenarioRun) checkProtected() {
 	w := r.sc.Workspace
 	if r.ws == nil || w == nil || len(w.Protect) == 0 || r.res.Workspace == nil {
 		return
 	}
 	prefix := w.ProtectPos.String() + ": workspace.protect: "
-	if err := r.res.Workspace.Error; err != "" {
+	if err := r.res.Workspace.Error; err != "" && r.res.Workspace.Created == nil {
+		// The lists are unknown (when only the diff could not be taken,
+		// they are known, and judged below).
 		r.invalidate(report.InvalidTampered, prefix+"the protected files could not be compared ("+err+"); verify was not run", nil)
 		return
 	}

@@ -261,35 +261,66 @@ func (r *scenarioRun) recordChanges() {
 }
 
 // changeSummary describes what the agent changed so far, for a judge: the
-// diff of a git workspace, else the lists of paths.
+// diff of a git workspace, then the paths of the lists of changes that it
+// does not show (files git ignores or cannot read, changes of mode or line
+// endings git does not see, files inside an embedded repository, those
+// after a cut); a copy's lists alone.
 func (r *scenarioRun) changeSummary(ctx context.Context) string {
 	if r.ws == nil {
 		return "(no workspace: changes were not recorded)"
 	}
 	var w report.WorkspaceResult
-	if err := r.changes(ctx, &w); err != nil {
+	err := r.changes(ctx, &w)
+	if w.Created == nil {
 		return fmt.Sprintf("(the changes could not be listed: %v)", err)
 	}
-	if w.Diff != "" {
-		d := w.Diff
-		if w.DiffTruncated {
-			d += fmt.Sprintf("\n[diff cut at %d of %d bytes]", len(w.Diff), w.DiffBytes)
-		}
-		return d
-	}
 	var b strings.Builder
+	if err != nil {
+		// The lists are known: the diff alone could not be taken.
+		fmt.Fprintf(&b, "(the diff could not be taken: %v)\n", err)
+	}
+	shown := map[string]bool{}
+	if w.Diff != "" {
+		shown = workspace.DiffPaths(w.Diff)
+		b.WriteString(w.Diff)
+		if w.DiffTruncated {
+			fmt.Fprintf(&b, "\n[diff cut at %d of %d bytes]", len(w.Diff), w.DiffBytes)
+		}
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
+	}
+	var lists strings.Builder
 	for _, l := range []struct {
 		what  string
 		paths []string
 	}{{"created", w.Created}, {"modified", w.Modified}, {"deleted", w.Deleted}} {
-		if len(l.paths) > 0 {
-			fmt.Fprintf(&b, "%s: %s\n", l.what, strings.Join(l.paths, ", "))
+		if hidden := kept(l.paths, func(p string) bool { return !shown[p] }); len(hidden) > 0 {
+			fmt.Fprintf(&lists, "%s: %s\n", l.what, summaryListed(hidden))
 		}
 	}
-	if b.Len() == 0 {
+	switch {
+	case lists.Len() > 0 && w.Diff != "":
+		b.WriteString("\nThe diff above does not show these changes:\n")
+		b.WriteString(lists.String())
+	case lists.Len() > 0:
+		b.WriteString(lists.String())
+	case b.Len() == 0:
 		return "(no file was created, modified or deleted)"
 	}
 	return b.String()
+}
+
+// summaryNamed is how many paths of each list a judge's summary names.
+const summaryNamed = 200
+
+// summaryListed is paths as a judge's summary names them: the first
+// summaryNamed, and a count of the others.
+func summaryListed(paths []string) string {
+	if len(paths) <= summaryNamed {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s … and %d more", strings.Join(paths[:summaryNamed], ", "), len(paths)-summaryNamed)
 }
 
 // removeWorkspace removes the workspace of a passing attempt (unless

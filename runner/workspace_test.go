@@ -338,3 +338,126 @@ func TestDiffCutKeepsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeSummaryNamesWhatTheDiffHides: the judge is told of every change
+// the lists have, whether or not another file's diff is there: the paths
+// the diff does not show (a file git ignores, a change of mode other than
+// +x, of line endings git normalises, inside an embedded repository) are
+// named after it.
+func TestChangeSummaryNamesWhatTheDiffHides(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"repo/.gitignore":     "dist/\n",
+		"repo/.gitattributes": "crlf.txt text\n",
+		"repo/a.txt":          "a\n",
+		"repo/mode.txt":       "m\n",
+		"repo/crlf.txt":       "c\n",
+	})
+	repo := filepath.Join(dir, "repo")
+	gitRepo(t, repo)
+	ws, err := workspace.Create(t.Context(), workspace.Spec{Git: repo}, t.TempDir(), "hides")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	r := &scenarioRun{ws: ws, red: redact.New()}
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(ws.Dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("dist/index.html", "<html>\n")
+	if got, want := r.changeSummary(t.Context()), "created: dist/index.html\n"; got != want {
+		t.Errorf("with the ignored file alone, the summary is %q; want %q", got, want)
+	}
+
+	write("a.txt", "a\nb\n")
+	write("crlf.txt", "c\r\n")
+	if err := os.Chmod(filepath.Join(ws.Dir, "mode.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write("inner/f.txt", "f\n")
+	gitRepo(t, filepath.Join(ws.Dir, "inner"))
+	got := r.changeSummary(t.Context())
+	diff, tail, ok := strings.Cut(got, "\n\nThe diff above does not show these changes:\n")
+	if !ok || !strings.Contains(diff, "+++ b/a.txt\n") || !strings.Contains(diff, "+Subproject commit ") {
+		t.Fatalf("summary = %q; want the diff (a.txt's change, inner's commit), then the changes it does not show", got)
+	}
+	created, modified, _ := strings.Cut(tail, "\n")
+	if !strings.HasPrefix(created, "created: dist/index.html, inner/") || !strings.Contains(created, ", inner/f.txt") {
+		t.Errorf("summary's created line = %q; want dist/index.html and inner's files", created)
+	}
+	if modified != "modified: crlf.txt, mode.txt\n" {
+		t.Errorf("summary's modified line = %q; want crlf.txt and mode.txt, not a.txt", modified)
+	}
+}
+
+// TestProtectDecidesOnTheLists: workspace.protect judges the lists of
+// changes: a diff that could not be taken (the lists known) makes no
+// attempt invalid unless a protected file is listed; lists that could not
+// be taken (null) do.
+func TestProtectDecidesOnTheLists(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"tests/t.sh": "t\n", "a.txt": "a\n"})
+	ws, err := workspace.Create(t.Context(), workspace.Spec{From: dir}, t.TempDir(), "protect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	const diffErr = "workspace: diff /w: git diff: error: open(\"x\"): Input/output error"
+	for _, tt := range []struct {
+		name string
+		w    report.WorkspaceResult
+		want string // the invalid message; "" for valid
+	}{
+		{"diff failed, nothing protected changed", report.WorkspaceResult{Created: []string{"key.pem"}, Modified: []string{"a.txt"}, Deleted: []string{}, Error: diffErr}, ""},
+		{"diff failed, a protected file changed", report.WorkspaceResult{Created: []string{}, Modified: []string{"tests/t.sh"}, Deleted: []string{}, Error: diffErr},
+			"s.yaml:3:40: workspace.protect: the agent changed 1 protected file: modified tests/t.sh; verify was not run"},
+		{"lists unknown", report.WorkspaceResult{Error: "workspace: snapshot /w: stopped"},
+			"s.yaml:3:40: workspace.protect: the protected files could not be compared (workspace: snapshot /w: stopped); verify was not run"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &scenarioRun{ws: ws, res: &report.Result{Workspace: &tt.w}, sc: &scenario.Scenario{Workspace: &scenario.Workspace{
+				From: dir, Protect: []scenario.Located{{Value: "tests/**"}}, ProtectPos: scenario.Pos{File: "s.yaml", Line: 3, Col: 40},
+			}}}
+			r.checkProtected()
+			got := ""
+			if r.invalid != nil {
+				got = r.invalid.Message
+			}
+			if got != tt.want {
+				t.Errorf("invalid: %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestChangeSummaryWithoutDiff: when the diff of a git workspace cannot be
+// taken but the changes are listed, the judge is told why and given the
+// lists, rather than nothing.
+func TestChangeSummaryWithoutDiff(t *testing.T) {
+	t.Parallel()
+	repo := filepath.Join(writeTree(t, map[string]string{"repo/a.txt": "a\n"}), "repo")
+	gitRepo(t, repo)
+	ws, err := workspace.Create(t.Context(), workspace.Spec{Git: repo}, t.TempDir(), "nodiff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	if err := os.WriteFile(filepath.Join(ws.Dir, "a.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// acprun's own git directory for the diff is gone.
+	if err := os.RemoveAll(filepath.Join(ws.Dir+".git", "base")); err != nil {
+		t.Fatal(err)
+	}
+	got := (&scenarioRun{ws: ws, red: redact.New()}).changeSummary(t.Context())
+	if !strings.HasPrefix(got, "(the diff could not be taken: workspace: diff "+ws.Dir+": ") || !strings.HasSuffix(got, ")\nmodified: a.txt\n") {
+		t.Errorf("summary = %q; want why the diff is missing, then the lists", got)
+	}
+}

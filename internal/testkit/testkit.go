@@ -4,7 +4,8 @@
 // pipes through which a test and the commands it starts exchange lines,
 // golden files (-update), the files a test writes at once, a writer that
 // blocks until released, the test binary started again to hold a lock,
-// and fake model servers for real agents (OpenAI
+// tests and commands run where file permissions bind root too, and fake
+// model servers for real agents (OpenAI
 // Chat Completions and Responses, Gemini, Anthropic Messages). Only tests
 // import it.
 package testkit

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,8 +54,10 @@ var diffOptions = []string{
 // source's info/exclude (as it was when the workspace was made) do not
 // ignore. An embedded repository the agent made shows as a subproject
 // commit (never "-dirty": git is not run in it), or not at all while it
-// has no commit. A file git cannot read (the agent made it unreadable)
-// fails the diff with git's message; Changes still lists it.
+// has no commit. A file git could not open (the agent made it, or a
+// directory above it, unreadable) is left out of git's view as one over
+// the read budget is (see below), and the text's first line says which,
+// as unreadableNote does; Changes still lists it.
 //
 // git reads all of a file to diff it, so what Diff costs is bounded as
 // Changes is, whatever the agent left: git reads a file the baseline had
@@ -118,8 +121,12 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	left := w.overBudget(baseline, slices.Concat(tracked, untracked))
-	isLeft := func(p string) bool { _, ok := left[p]; return ok }
+	left, unreadable := w.leftOut(ctx, baseline, slices.Concat(tracked, untracked))
+	skip := maps.Clone(left)
+	for _, p := range unreadable {
+		skip[p] = 0
+	}
+	isLeft := func(p string) bool { _, ok := skip[p]; return ok }
 	if err := g.assumeUnchanged(ctx, slices.DeleteFunc(tracked, func(p string) bool { return !isLeft(p) })); err != nil {
 		return nil, err
 	}
@@ -128,6 +135,7 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	}
 	head := &headWriter{limit: limit}
 	head.Write([]byte(leftOutNote(left)))
+	head.Write([]byte(unreadableNote(unreadable)))
 	g.out = head
 	args := append(append([]string{"diff"}, diffOptions...), base, "--")
 	if _, err := g.run(ctx, args...); err != nil {
@@ -277,29 +285,45 @@ func (g gitCmd) assumeUnchanged(ctx context.Context, paths []string) error {
 // git's reading, and far more than the results keep of a diff (256 KiB).
 const diffReadBudget = 32 << 20
 
-// overBudget returns the paths among paths (git's, relative to Dir) that
-// are regular files the baseline had at no such size, and that do not fit
-// in diffReadBudget, given to it smallest first (then by path), with
-// their sizes. A path that is not a regular file now costs git no read
-// of its own (a symlink is its target's name; a directory, an embedded
-// repository's commit).
-func (w *Workspace) overBudget(baseline snapshot, paths []string) map[string]int64 {
+// leftOut returns the paths among paths (git's, relative to Dir) that git
+// is not to be given: in unreadable, sorted, those it could not open (a
+// regular file that cannot be opened, or a path below a directory that
+// cannot be searched); in left, with their sizes, the regular files the
+// baseline had at no such size that do not fit in diffReadBudget, given
+// to it smallest first (then by path). A path that is not a regular file
+// now costs git no read of its own (a symlink is its target's name; a
+// directory, an embedded repository's commit). Each regular file is
+// opened, never read.
+func (w *Workspace) leftOut(ctx context.Context, baseline snapshot, paths []string) (left map[string]int64, unreadable []string) {
 	type file struct {
 		path string
 		size int64
 	}
 	var grown []file
 	for _, p := range paths {
-		info, err := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(p)))
-		if err != nil || !info.Mode().IsRegular() || readFor(baseline[p], info) != readNone {
+		name := filepath.Join(w.Dir, filepath.FromSlash(p))
+		info, err := os.Lstat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // deleted: git says so
+		case err != nil:
+			unreadable = append(unreadable, p) // below a directory git cannot search
+			continue
+		case !info.Mode().IsRegular():
 			continue
 		}
-		grown = append(grown, file{p, info.Size()})
+		if _, _, err := hash(ctx, name, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			unreadable = append(unreadable, p)
+			continue
+		}
+		if readFor(baseline[p], info) == readNone {
+			grown = append(grown, file{p, info.Size()})
+		}
 	}
 	slices.SortFunc(grown, func(a, b file) int {
 		return cmp.Or(cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
 	})
-	left := map[string]int64{}
+	left = map[string]int64{}
 	read := int64(0)
 	for _, f := range grown {
 		if f.size <= diffReadBudget-read {
@@ -308,14 +332,15 @@ func (w *Workspace) overBudget(baseline snapshot, paths []string) map[string]int
 		}
 		left[f.path] = f.size
 	}
-	return left
+	slices.Sort(unreadable)
+	return left, unreadable
 }
 
 // leftOutNamed is how many of the files left out of a diff its note names.
 const leftOutNamed = 10
 
 // leftOutNote is the line that begins a diff from which the files of
-// left were left out (see overBudget): it names the first leftOutNamed of
+// left were left out (see leftOut): it names the first leftOutNamed of
 // them by path (quoted as Go does, so that no name can end the line),
 // with their sizes, and counts the others. It is "" when none was.
 func leftOutNote(left map[string]int64) string {
@@ -333,6 +358,30 @@ func leftOutNote(left map[string]int64) string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%q (%d bytes)", p, left[p])
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// unreadableNote is the line that follows leftOutNote's in a diff from
+// which the files of unreadable, sorted, were left out as git could not
+// open them (see leftOut): it names the first leftOutNamed of them as
+// leftOutNote does, and counts the others. It is "" when none was.
+func unreadableNote(unreadable []string) string {
+	if len(unreadable) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("acprun: left out of this diff, as they cannot be read (the changes list them): ")
+	for i, p := range unreadable {
+		if i == leftOutNamed {
+			fmt.Fprintf(&b, ", and %d more", len(unreadable)-leftOutNamed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", p)
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -394,4 +443,67 @@ func cutAt(b []byte, n int) []byte {
 		}
 	}
 	return b
+}
+
+// DiffPaths returns the paths (relative to Dir, with slashes) whose
+// changes diff, a text of Diff or the start of one, shows: those its
+// headers name, both the old and the new path of a rename. The files its
+// note says were left out are not among them.
+func DiffPaths(diff string) map[string]bool {
+	paths := map[string]bool{}
+	for line := range strings.Lines(diff) {
+		line = strings.TrimSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
+			for _, p := range headerPaths(rest) {
+				paths[p] = true
+			}
+			continue
+		}
+		for _, prefix := range []string{"rename from ", "rename to "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				if p, ok := unquotePath(rest); ok {
+					paths[p] = true
+				}
+			}
+		}
+	}
+	return paths
+}
+
+// headerPaths is the paths a "diff --git " header's rest names, as the
+// options of Diff write them ("a/P b/P", each quoted when P needs it).
+// A rename whose names cannot be told apart here yields none: its
+// "rename from" and "rename to" lines name them.
+func headerPaths(rest string) []string {
+	if strings.HasPrefix(rest, `"`) {
+		a, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil
+		}
+		old, ok1 := unquotePath(a)
+		b := strings.TrimPrefix(rest[len(a):], " ")
+		cur, ok2 := unquotePath(b)
+		if !ok1 || !ok2 || !strings.HasPrefix(old, "a/") || !strings.HasPrefix(cur, "b/") {
+			return nil
+		}
+		return []string{old[2:], cur[2:]}
+	}
+	// "a/P b/P": P is the same on both sides but for a rename.
+	if n := len(rest) - len("a/ b/"); n > 0 && n%2 == 0 {
+		p := rest[2 : 2+n/2]
+		if rest == "a/"+p+" b/"+p {
+			return []string{p}
+		}
+	}
+	return nil
+}
+
+// unquotePath is a path as git writes it: as it is, or quoted as C
+// strings are (git writes 3 octal digits for a byte, as Go does).
+func unquotePath(s string) (string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return s, s != ""
+	}
+	p, err := strconv.Unquote(s)
+	return p, err == nil
 }
