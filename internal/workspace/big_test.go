@@ -21,6 +21,7 @@ const huge = 1 << 40
 // a size its baseline did not have, is a change whatever it holds: it is
 // never read, however big the agent made it.
 func TestChangesDoNotReadWhatTheSizeTells(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, "grown.txt"), "small\n", 0o644)
 	write(t, filepath.Join(src, "same.txt"), "same\n", 0o644)
@@ -40,6 +41,7 @@ func TestChangesDoNotReadWhatTheSizeTells(t *testing.T) {
 // TestChangesStopAtCancel: a cancelled listing says so; its changes are
 // unknown, not none, and so are the source repository's.
 func TestChangesStopAtCancel(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
 	write(t, filepath.Join(w.Dir, "new.txt"), "n\n", 0o644)
@@ -56,6 +58,7 @@ func TestChangesStopAtCancel(t *testing.T) {
 // TestChangesHashStopsAtCancel: the cancel reaches the hashing of a file
 // the baseline read, which is as long as the baseline made it.
 func TestChangesHashStopsAtCancel(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, "a.txt"), "a\n", 0o644)
 	w := create(t, workspace.Spec{From: src}, tempDir(t))
@@ -103,6 +106,7 @@ func (c *endingCtx) Err() error {
 // for git to read it), which says so in its first line; the changes still
 // list it. A file the baseline had at that size is diffed whatever its size.
 func TestGitDiffLeavesOutWhatItCannotAfford(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
 	// Setup: a file as big as the budget; the agent rewrites a byte of it.
@@ -165,6 +169,7 @@ func TestGitDiffLeavesOutWhatItCannotAfford(t *testing.T) {
 // TestGitDiffLeftOutNote: the note names the first files left out by
 // path, quoted so that no name ends its line, and counts the rest.
 func TestGitDiffLeftOutNote(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
 	names := []string{"e\ndiff --git a/x b/x"}

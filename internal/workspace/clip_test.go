@@ -7,6 +7,7 @@ import (
 )
 
 func TestClip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		full      string

@@ -13,6 +13,7 @@ import (
 // while it is copied) fails the copy: what the link leads to is never
 // copied.
 func TestCopySwapped(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, swap string // the path swapped, relative to the source
 		to         func(src, outside string) string

@@ -45,6 +45,7 @@ func linkFixture(t *testing.T) (src, alias, outside string) {
 // .git file is copied as it is. Writing through a link that led into the
 // source changes the copy, and the change is the target's.
 func TestCopyRebasesLinks(t *testing.T) {
+	t.Parallel()
 	src, alias, outside := linkFixture(t)
 	w := create(t, workspace.Spec{From: alias}, tempDir(t))
 	links := map[string]string{}
@@ -91,6 +92,7 @@ func TestCopyRebasesLinks(t *testing.T) {
 // directory outside it; not a link into it, nor a .git file that names
 // one inside.
 func TestPointers(t *testing.T) {
+	t.Parallel()
 	_, alias, outside := linkFixture(t)
 	got, err := workspace.Pointers(t.Context(), alias)
 	must(t, err)

@@ -16,6 +16,7 @@ import (
 // one whose commit has gone from the repository is a *RefError that says
 // so.
 func TestResolvePinsTheCommit(t *testing.T) {
+	t.Parallel()
 	repo, first, second := newRepo(t)
 	gitT(t, repo, "branch", "feature", first)
 	commit, err := workspace.Resolve(t.Context(), workspace.Spec{Git: repo, Ref: "feature"})
@@ -43,6 +44,7 @@ func TestResolvePinsTheCommit(t *testing.T) {
 // created, moved or deleted through its worktree since the baseline are
 // named; what setup did before it is not, nor the worktree's own HEAD.
 func TestRefChanges(t *testing.T) {
+	t.Parallel()
 	refChanges := func(w *workspace.Workspace) []string {
 		t.Helper()
 		got, err := w.RefChanges(t.Context())
@@ -83,6 +85,7 @@ func TestRefChanges(t *testing.T) {
 // TestRefChangesOfAClone: an agent in the clone of a bare repository
 // that pushes to it moves the repository's branch: that is named too.
 func TestRefChangesOfAClone(t *testing.T) {
+	t.Parallel()
 	repo, _, second := newRepo(t)
 	bare := filepath.Join(tempDir(t), "bare.git")
 	gitT(t, repo, "clone", "--quiet", "--bare", repo, bare)

@@ -161,6 +161,7 @@ func fixture(t *testing.T) string {
 }
 
 func TestCopyPreservesTree(t *testing.T) {
+	t.Parallel()
 	src := fixture(t)
 	if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
@@ -195,6 +196,7 @@ func TestCopyPreservesTree(t *testing.T) {
 }
 
 func TestCopiesAreIndependent(t *testing.T) {
+	t.Parallel()
 	src := fixture(t)
 	want := tree(t, src)
 	parent := tempDir(t)
@@ -220,6 +222,7 @@ func TestCopiesAreIndependent(t *testing.T) {
 }
 
 func TestCreateInParallel(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	src := fixture(t)
 	parent := tempDir(t)
@@ -249,6 +252,7 @@ func TestCreateInParallel(t *testing.T) {
 }
 
 func TestChanges(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, "same.txt"), "same\n", 0o644)
 	write(t, filepath.Join(src, "edit.txt"), "before\n", 0o644)
@@ -291,6 +295,7 @@ func TestChanges(t *testing.T) {
 }
 
 func TestChangesRootGitFile(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, ".git"), "gitdir: /elsewhere\n", 0o644)
 	write(t, filepath.Join(src, "a"), "a", 0o644)
@@ -304,6 +309,7 @@ func TestChangesRootGitFile(t *testing.T) {
 // TestSnapshotResetsBaseline: what acprun and setup wrote before Snapshot
 // is no change; what the agent then does to those files is.
 func TestSnapshotResetsBaseline(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, "a.txt"), "a\n", 0o644)
 	w := create(t, workspace.Spec{From: src}, tempDir(t))
@@ -331,6 +337,7 @@ func TestSnapshotResetsBaseline(t *testing.T) {
 }
 
 func TestChangesUnreadable(t *testing.T) {
+	t.Parallel()
 	if !testkit.PermissionsBind(t) {
 		return
 	}
@@ -357,6 +364,7 @@ func TestChangesUnreadable(t *testing.T) {
 }
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	for _, spec := range []workspace.Spec{{From: fixture(t)}, {Git: repo}} {
 		t.Run(fmt.Sprintf("%+v", spec), func(t *testing.T) {
@@ -393,6 +401,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestRebase(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, path, from, to, want string
 	}{
@@ -424,6 +433,7 @@ func TestRebase(t *testing.T) {
 // the path it resolves to; a link inside the source that leads out of it
 // is where it leads.
 func TestRebaseThroughSymlinks(t *testing.T) {
+	t.Parallel()
 	base := tempDir(t)
 	src := filepath.Join(base, "my src")
 	must(t, os.MkdirAll(filepath.Join(src, "sub"), 0o755))
@@ -456,6 +466,7 @@ func TestRebaseThroughSymlinks(t *testing.T) {
 }
 
 func TestPrefix(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prefix, want string
 	}{
@@ -485,6 +496,7 @@ func TestPrefix(t *testing.T) {
 }
 
 func TestCreateErrors(t *testing.T) {
+	t.Parallel()
 	base := tempDir(t)
 	file := filepath.Join(base, "file")
 	write(t, file, "x", 0o644)
@@ -566,6 +578,7 @@ func entries(t *testing.T, dir string) []string {
 // make it; it makes nothing: the repository's worktrees, files and status
 // are as they were.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	base := tempDir(t)
 	plain := filepath.Join(base, "plain")
 	must(t, os.Mkdir(plain, 0o755))
@@ -626,6 +639,7 @@ func TestCreateNoGit(t *testing.T) {
 }
 
 func TestCreateCancelled(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	parent := tempDir(t)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -697,6 +711,7 @@ func repoState(t *testing.T, repo string) string {
 }
 
 func TestGitRefs(t *testing.T) {
+	t.Parallel()
 	repo, first, second := newRepo(t)
 	tests := []struct {
 		ref, commit, a string
@@ -767,6 +782,7 @@ index 0000000..92d5444
 `
 
 func TestGitDiff(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	before := repoState(t, repo)
 	w := create(t, workspace.Spec{Git: repo, Ref: "HEAD~1"}, tempDir(t))
@@ -829,6 +845,7 @@ func TestGitDiff(t *testing.T) {
 // deletions are not the agent's, in either kind of git workspace. The
 // source's info/exclude still says what is untracked.
 func TestGitDiffFromBaseline(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	bare := filepath.Join(tempDir(t), "bare.git")
 	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
@@ -889,6 +906,7 @@ index e8db4c7..b8fd26e 100644
 // config and hooks the source repository shares with it is reported,
 // and left as it is; one setup made before the baseline is not.
 func TestRepoChanges(t *testing.T) {
+	t.Parallel()
 	repoChanges := func(w *workspace.Workspace) []string {
 		t.Helper()
 		got, err := w.RepoChanges(t.Context())
@@ -924,6 +942,7 @@ func TestRepoChanges(t *testing.T) {
 }
 
 func TestGitSourceUntouched(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	write(t, filepath.Join(repo, "a.txt"), "uncommitted\n", 0o644) // the user's own work
 	write(t, filepath.Join(repo, "untracked.txt"), "mine\n", 0o644)
@@ -960,6 +979,7 @@ func TestGitSourceUntouched(t *testing.T) {
 }
 
 func TestGitDiffAfterAgentCommit(t *testing.T) {
+	t.Parallel()
 	repo, first, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo, Ref: first}, tempDir(t))
 	write(t, filepath.Join(w.Dir, "a.txt"), "one\nmore\n", 0o644)
@@ -1024,6 +1044,7 @@ func TestGitIgnoresConfigEnvAndHooks(t *testing.T) {
 }
 
 func TestGitBareClone(t *testing.T) {
+	t.Parallel()
 	repo, first, _ := newRepo(t)
 	bare := filepath.Join(tempDir(t), "bare.git")
 	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
@@ -1067,6 +1088,7 @@ func TestGitBareClone(t *testing.T) {
 }
 
 func TestGitWorktreeRefusedFallsBackToClone(t *testing.T) {
+	t.Parallel()
 	repo, _, second := newRepo(t)
 	// git cannot make .git/worktrees/<name> when worktrees is a file,
 	// whoever runs the test.
@@ -1093,6 +1115,7 @@ func TestGitWorktreeRefusedFallsBackToClone(t *testing.T) {
 }
 
 func TestGitRemoveAfterAgentBrokeWorktree(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	w, err := workspace.Create(t.Context(), workspace.Spec{Git: repo}, tempDir(t), "x")
 	must(t, err)
@@ -1109,6 +1132,7 @@ func TestGitRemoveAfterAgentBrokeWorktree(t *testing.T) {
 }
 
 func TestDiffOfCopy(t *testing.T) {
+	t.Parallel()
 	w := create(t, workspace.Spec{From: fixture(t)}, tempDir(t))
 	write(t, filepath.Join(w.Dir, "a.txt"), "changed\n", 0o644)
 	diff, total, truncated, err := w.Diff(t.Context(), 100)
@@ -1118,6 +1142,7 @@ func TestDiffOfCopy(t *testing.T) {
 }
 
 func TestGitDiffOddFiles(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
 	gitT(t, w.Dir, "init", "--quiet", "fresh-repo") // no commit yet
@@ -1156,6 +1181,7 @@ func TestGitDiffOddFiles(t *testing.T) {
 // diff, which its note says, and the rest of the diff stands; Changes
 // still lists everything. A tracked file git cannot see is no deletion.
 func TestGitDiffUnreadable(t *testing.T) {
+	t.Parallel()
 	if !testkit.PermissionsBind(t) {
 		return
 	}
@@ -1208,6 +1234,7 @@ func TestGitDiffUnreadable(t *testing.T) {
 // inside the workspace (one git would run `git status` in); Diff still
 // records the change set, and runs none of them.
 func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	// A submodule at mod, whose commit the agent can reproduce.
 	mod := filepath.Join(tempDir(t), "mod")
@@ -1325,6 +1352,7 @@ func appendFile(t *testing.T, path, text string) {
 // workspace in it; a shared directory that is not the user's own, or a
 // symbolic link, is refused, and nothing is made.
 func TestShared(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tempDir(t), "src")
 	must(t, os.Mkdir(src, 0o755))
 	parent := tempDir(t)
@@ -1371,6 +1399,7 @@ func TestShared(t *testing.T) {
 // directory, not an error of its source: a copy and a git workspace alike,
 // in a directory that cannot be written or made.
 func TestCreateDirErrors(t *testing.T) {
+	t.Parallel()
 	base := tempDir(t)
 	src := filepath.Join(base, "src")
 	must(t, os.Mkdir(src, 0o755))
@@ -1397,6 +1426,7 @@ func TestCreateDirErrors(t *testing.T) {
 // TestNoRoom: a write that fails for want of room or a writable file
 // system is the workspaces' directory's fault; other errors are not.
 func TestNoRoom(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want bool
@@ -1420,6 +1450,7 @@ func TestNoRoom(t *testing.T) {
 // when its checkout fails, and which then falls back to a clone) and a
 // clone of a bare repository. Nothing of it is left there.
 func TestCreateFullDisk(t *testing.T) {
+	t.Parallel()
 	small := testkit.SmallDisk(t, "200k")
 	big := make([]byte, 400<<10)
 	rand.NewChaCha8([32]byte{}).Read(big) // does not compress
@@ -1466,6 +1497,7 @@ func TestCreateFullDisk(t *testing.T) {
 // git quotes, a rename (both names), a mode change, a binary file, a
 // subproject; the note's names are not among them.
 func TestDiffPaths(t *testing.T) {
+	t.Parallel()
 	repo, _, _ := newRepo(t)
 	big := bytes.Repeat([]byte("line of the renamed file\n"), 40)
 	write(t, filepath.Join(repo, "old name.txt"), string(big), 0o644)
