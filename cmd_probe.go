@@ -180,16 +180,16 @@ func probeSelfAgent(agent *scenario.Agent) error {
 
 // agent, else by itself.
 func checkProbeScript(agent *scenario.Agent) error {
-	path := runner.ResolveCommand(agent.Command, "", agent.Cwd, "").Script
-	if path == "" {
+	cmd := runner.ResolveCommand(agent.Command, "", agent.Cwd, "")
+	if cmd.Script == "" {
 		return nil
 	}
-	err := openScript(path)
+	err := openScript(cmd.Script)
 	if err == nil {
 		return nil
 	}
-	msg := scriptProblem(agent.Command[2], "", agent.Cwd, err)
-	if pos := agent.WordPos(2); pos.File != "" {
+	msg := scriptProblem(agent.Command[cmd.ScriptWord], "", agent.Cwd, err)
+	if pos := agent.WordPos(cmd.ScriptWord); pos.File != "" {
 		return withSources([]*srcerr.Error{problem(pos, "agent "+agent.Name+": "+msg)})[0]
 	}
 	return errors.New(termtext.Printable(msg))

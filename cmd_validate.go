@@ -316,16 +316,18 @@ func checkSelfAgent(sc *scenario.Scenario, a *scenario.Agent, checks selfAgentCh
 // run finds it, or not, as the agent starts).
 func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]error) *srcerr.Error {
 	what, a := starting(sc, a)
-	path := runner.ResolveCommand(a.Command, sc.File, a.Cwd, "").Script
+	cmd := runner.ResolveCommand(a.Command, sc.File, a.Cwd, "")
+	path := cmd.Script
 	if path == "" {
 		return nil
 	}
 	err := once(opened, path, func() error { return openScript(path) })
-	word := a.Command[2]
+	i := cmd.ScriptWord
+	word := a.Command[i]
 	if err == nil || madeLater(sc, word, err) {
 		return nil
 	}
-	return problem(a.WordPos(2), what+": "+scriptProblem(word, sc.File, a.Cwd, err))
+	return problem(a.WordPos(i), what+": "+scriptProblem(word, sc.File, a.Cwd, err))
 }
 
 // madeLater reports whether the file that word, a relative path of an
@@ -460,7 +462,8 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		_, err := mockagent.Load(cmd.Script)
 		return err
 	})
-	if err == nil || madeLater(sc, argv[2], err) {
+	word := argv[cmd.ScriptWord]
+	if err == nil || madeLater(sc, word, err) {
 		return nil
 	}
 	var out []*srcerr.Error
@@ -469,7 +472,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		out = append(out, problem(a.WordPos(2), fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)))
+		out = append(out, problem(a.WordPos(cmd.ScriptWord), fmt.Sprintf("mock script %s does not parse: %v", word, e)))
 	}
 	return out
 }

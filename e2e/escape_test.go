@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -465,5 +466,42 @@ func TestStepSummaryMakesNoLinks(t *testing.T) {
 	const want = "!&#91;all passed&#93;(https&#58;//example.com/b.svg) see &#91;the fix&#93;(https&#58;//example.com/p)"
 	if !strings.Contains(string(md), want) || strings.Contains(string(md), "](") {
 		t.Errorf("the step summary does not hold %q:\n%s", want, md)
+	}
+}
+
+// TestValidateUTF16: a scenario saved as UTF-16 with a byte order mark
+// (as Windows tools save one) loads, and a problem in it shows its line as
+// written, the caret under its column, not the file's bytes; one saved as
+// UTF-16 without the mark, which YAML does not read, is said to look like
+// UTF-16, to be saved as UTF-8.
+func TestValidateUTF16(t *testing.T) {
+	t.Parallel()
+	text := "name: u\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: \"é hi\"\n    timeout: 5q\n"
+	encode := func(s string, bom bool) string {
+		if bom {
+			s = "\ufeff" + s
+		}
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return string(b)
+	}
+	ok := "turns: [{steps: [{text: hi}]}]\n"
+	r := validateFiles(t, map[string]string{"s.yaml": encode(text, true), "ok.mock.yaml": ok})
+	want := "s.yaml:6:14: bad duration \"5q\": use a Go duration like 90s, 5m or 1h30m\n" +
+		"    6 |     timeout: 5q\n" +
+		"      |              ^\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("validate: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
+	}
+	r = validateFiles(t, map[string]string{"s.yaml": encode(strings.Replace(text, "5q", "5s", 1), true), "ok.mock.yaml": ok})
+	if r.code != exitOK {
+		t.Errorf("validate a valid UTF-16 file: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = validateFiles(t, map[string]string{"s.yaml": encode(text, false), "ok.mock.yaml": ok})
+	want = "s.yaml:1:1: YAML syntax: the file looks like UTF-16 without a byte order mark, which YAML does not read: save it as UTF-8\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("validate without a BOM: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
 	}
 }

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,5 +219,43 @@ func TestConfigAgentWithoutItsScript(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
 		t.Error("run wrote results: an agent ran")
+	}
+}
+
+// TestMockScriptAfterDoubleDash: a mock agent script given after "--"
+// (its name starts with "-", as acprun mock-agent -- -x.mock.yaml takes
+// it) is the script validate, validate --strict, run and probe look for:
+// the scenario validates and runs, a missing one is named at its word, one
+// that does not parse too. validate took "--" for the script.
+func TestMockScriptAfterDoubleDash(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	rules := "permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	ok := "name: d\nagent: {command: [acprun, mock-agent, --, -x.mock.yaml]}\n" + rules
+	gone := "name: g\nagent: {command: [acprun, mock-agent, --, -gone.mock.yaml]}\n" + rules
+	bad := "name: b\nagent: {command: [acprun, mock-agent, --, -bad.mock.yaml]}\n" + rules
+	writeFiles(t, dir, map[string]string{
+		"ok.yaml":        ok,
+		"gone.yaml":      gone,
+		"bad.yaml":       bad,
+		"-x.mock.yaml":   "turns: [{steps: [{text: hi}]}]\n",
+		"-bad.mock.yaml": "turns: [{steps: [{nope: 1}]}]\n",
+	})
+	for _, args := range [][]string{{"validate", "ok.yaml"}, {"validate", "--strict", "ok.yaml"}, {"run", "ok.yaml", "-o", "out.json"}, {"probe", "--", "acprun", "mock-agent", "--", "-x.mock.yaml"}} {
+		if res := acprun(t, dir, args...); res.code != exitOK {
+			t.Errorf("%s: exit %d, want 0\n%s", strings.Join(args, " "), res.code, res.stderr)
+		}
+	}
+	col := strings.Index(gone, "-gone") - strings.Index(gone, "agent:") + 1
+	want := fmt.Sprintf("gone.yaml:2:%d: agent: mock script -gone.mock.yaml does not exist (looked for it next to gone.yaml and in the agent's cwd %s)", col, dir)
+	for _, args := range [][]string{{"validate", "gone.yaml"}, {"run", "gone.yaml", "-o", "out2.json"}} {
+		if res := acprun(t, dir, args...); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 2 and %q first", strings.Join(args, " "), res.code, res.stderr, want)
+		}
+	}
+	col = strings.Index(bad, "-bad") - strings.Index(bad, "agent:") + 1
+	want = fmt.Sprintf("bad.yaml:2:%d: mock script -bad.mock.yaml does not parse: ", col)
+	if res := acprun(t, dir, "validate", "--strict", "bad.yaml"); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+		t.Errorf("validate --strict: exit %d, stderr:\n%s\nwant 2 and %q first", res.code, res.stderr, want)
 	}
 }

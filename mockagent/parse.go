@@ -51,7 +51,7 @@ func Parse(file string, data []byte) (*Script, error) {
 // is none (an empty script: every prompt ends with end_turn) or the text
 // is not one YAML document.
 func (p *parser) document() *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
+	dec := yaml.NewDecoder(bytes.NewReader(p.Text()))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if !errors.Is(err, io.EOF) {

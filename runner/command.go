@@ -21,6 +21,9 @@ type Command struct {
 	// Script is the file the mock agent of `acprun mock-agent SCRIPT`
 	// plays; "" for every other command.
 	Script string
+	// ScriptWord is the index of the word that names Script in Argv, and
+	// in the command given (scenario.FileWord); 0 without Script.
+	ScriptWord int
 }
 
 // ResolveCommand resolves the command of an agent of the scenario file
@@ -29,7 +32,8 @@ type Command struct {
 //   - a command starting with "acprun" runs self, the running acprun, so
 //     that examples use the mock agent of the same build (when self is
 //     "", "acprun" is looked up in PATH);
-//   - the script of `acprun mock-agent SCRIPT` is the file SCRIPT names
+//   - the script of `acprun mock-agent SCRIPT` (scenario.FileWord: after
+//     a "--" too) is the file SCRIPT names
 //     next to the scenario file when there is one, else SCRIPT relative to
 //     dir; Argv names it by its absolute path when the agent would not find
 //     it from dir by SCRIPT (it starts in a workspace's copy, or its cwd is
@@ -39,14 +43,15 @@ type Command struct {
 func ResolveCommand(command []string, file, dir, self string) Command {
 	argv := slices.Clone(command)
 	var script string
-	if len(argv) >= 3 && argv[0] == "acprun" && argv[1] == "mock-agent" {
-		script = argv[2]
+	i := max(scenario.FileWord(argv, "mock-agent"), 0)
+	if i > 0 {
+		script = argv[i]
 		if !filepath.IsAbs(script) {
-			script = filepath.Join(dir, argv[2])
-			if next := filepath.Join(filepath.Dir(file), argv[2]); file != "" && fileExists(next) {
+			script = filepath.Join(dir, argv[i])
+			if next := filepath.Join(filepath.Dir(file), argv[i]); file != "" && fileExists(next) {
 				abs, err := filepath.Abs(next)
 				if fromDir, _ := filepath.Abs(script); err == nil && abs != fromDir {
-					argv[2] = abs
+					argv[i] = abs
 				}
 				script = next
 			}
@@ -55,7 +60,7 @@ func ResolveCommand(command []string, file, dir, self string) Command {
 	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
 		argv[0] = self
 	}
-	return Command{Argv: argv, Script: script}
+	return Command{Argv: argv, Script: script, ScriptWord: i}
 }
 
 func fileExists(path string) bool {

@@ -21,7 +21,7 @@ import (
 // SCRIPT.
 func TestResolveCommand(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"beside.mock.yaml", "sub/inner.mock.yaml", "sub/beside.mock.yaml"} {
+	for _, f := range []string{"beside.mock.yaml", "sub/inner.mock.yaml", "sub/beside.mock.yaml", "-x.mock.yaml"} {
 		path := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -61,12 +61,21 @@ func TestResolveCommand(t *testing.T) {
 			[]string{self, "mock-agent", "beside.mock.yaml"}, filepath.Join(sub, "beside.mock.yaml")},
 		{"mock-agent without a script", []string{"acprun", "mock-agent"}, file, dir, self,
 			[]string{self, "mock-agent"}, ""},
+		{"mock-agent -- only", []string{"acprun", "mock-agent", "--"}, file, dir, self,
+			[]string{self, "mock-agent", "--"}, ""},
+		{"script after --", []string{"acprun", "mock-agent", "--", "-x.mock.yaml"}, file, dir, self,
+			[]string{self, "mock-agent", "--", "-x.mock.yaml"}, filepath.Join(dir, "-x.mock.yaml")},
+		{"script after -- beside the file, cwd elsewhere", []string{"acprun", "mock-agent", "--", "-x.mock.yaml"}, file, sub, self,
+			[]string{self, "mock-agent", "--", filepath.Join(dir, "-x.mock.yaml")}, filepath.Join(dir, "-x.mock.yaml")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			command := append([]string(nil), tt.command...)
 			got := ResolveCommand(command, tt.file, tt.cwd, tt.self)
 			want := Command{Argv: tt.wantArgv, Script: tt.wantScript}
+			if tt.wantScript != "" {
+				want.ScriptWord = len(tt.wantArgv) - 1 // the last word in every case
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("ResolveCommand(%q, %q, %q) (-want +got):\n%s", tt.command, tt.file, tt.cwd, diff)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -138,12 +139,12 @@ func (s *session) elicitationComplete(params json.RawMessage) {
 // describeQuestion names a question in a warning: its mode, message and
 // fields.
 func describeQuestion(red *redact.Redactor, rec report.Elicitation) string {
-	s := fmt.Sprintf("%s %s", rec.Mode, quoted(red, rec.Message))
+	s := fmt.Sprintf("%s %s", termtext.OneLine(rec.Mode), quoted(red, rec.Message))
 	switch {
 	case rec.URL != "":
-		s += " (" + rec.URL + ")"
+		s += " (" + termtext.OneLine(rec.URL) + ")"
 	case len(rec.Fields) > 0:
-		s += " (fields: " + strings.Join(rec.Fields, ", ") + ")"
+		s += " (fields: " + strings.Join(mapped(rec.Fields, termtext.OneLine), ", ") + ")"
 	}
 	return s
 }
@@ -204,7 +205,7 @@ func answerQuestion(p *acp.CreateElicitationRequest, scripted bool, sets []scena
 	case len(wrong) > 0:
 		return decline("%s", strings.Join(wrong, "; "))
 	case len(missing) > 0:
-		return decline("no answer for the required %s %s (give %s in answers)", pluralWord(len(missing), "field", "fields"), strings.Join(missing, ", "),
+		return decline("no answer for the required %s %s (give %s in answers)", pluralWord(len(missing), "field", "fields"), strings.Join(mapped(missing, termtext.OneLine), ", "),
 			pluralWord(len(missing), "it", "them"))
 	case len(content) == 0:
 		return decline("no answer for any of its fields (give them in answers)")
@@ -246,7 +247,7 @@ func answerValue(prop acp.ElicitationProperty, a scenario.AnswerValue) (any, err
 		}
 		for _, s := range list {
 			if len(choices) > 0 && !slices.Contains(choices, s) {
-				return nil, fmt.Errorf("has %q, which is not one of its choices (%s)", s, strings.Join(choices, ", "))
+				return nil, fmt.Errorf("has %q, which is not one of its choices (%s)", s, strings.Join(mapped(choices, termtext.OneLine), ", "))
 			}
 		}
 		return slices.Clone(list), nil
@@ -280,7 +281,7 @@ func answerValue(prop acp.ElicitationProperty, a scenario.AnswerValue) (any, err
 		return nil, fmt.Errorf("is %q; the field takes true or false", a.Text)
 	}
 	if len(choices) > 0 && !slices.Contains(choices, a.Text) {
-		return nil, fmt.Errorf("is %q, which is not one of its choices (%s)", a.Text, strings.Join(choices, ", "))
+		return nil, fmt.Errorf("is %q, which is not one of its choices (%s)", a.Text, strings.Join(mapped(choices, termtext.OneLine), ", "))
 	}
 	return a.Text, nil
 }

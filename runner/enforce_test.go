@@ -298,6 +298,10 @@ func TestRanWithoutPermission(t *testing.T) {
       - permission: {toolCallId: t1}
         allowed: [{tool_call_update: {toolCallId: t1, status: completed}}]
 `},
+		{name: "an id with a line break", steps: `
+      - tool_call: {toolCallId: "t\n::error::forged", title: rm, kind: execute, status: completed, rawInput: {command: rm -rf x}}
+`, want: []string{`tool call t\x0a::error::forged ("rm") ran without a permission request; ` +
+			`the policy would have denied it (deny rule s.yaml:3): the policy had no effect on it`}}, // on one line, as docs/results.md says
 		{name: "denied, and not run", steps: `
       - tool_call: {toolCallId: t1, title: rm, kind: execute, rawInput: {command: rm -rf x}}
       - permission: {toolCallId: t1}

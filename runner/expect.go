@@ -20,6 +20,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -73,7 +74,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// The budget's or the divergence's failure says why the turn did
 		// not finish.
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
-		msg := fmt.Sprintf("%s: stopReason %s, want %s", cmp.Or(e.StopReasonPos, e.Pos), t.StopReason, strings.Join(e.StopReasons, " or "))
+		msg := fmt.Sprintf("%s: stopReason %s, want %s", cmp.Or(e.StopReasonPos, e.Pos), termtext.OneLine(t.StopReason), strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {
 			msg += " (cancelled by acprun after " + t.CancelCause + ")"
 		}
@@ -85,7 +86,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// A turn acprun had to cancel did not finish by itself, whatever
 		// the agent answered; only an explicit expect.stopReason allows it.
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
-			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
+			e.Pos, t.CancelCause, termtext.OneLine(t.StopReason), termtext.OneLine(t.StopReason)))
 	}
 	if len(e.CancelCauses) > 0 && !report.ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
 		got := "the turn was not cancelled"
@@ -104,7 +105,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 func stopGot(t *report.TurnResult) string {
 	switch {
 	case !report.IsOutcome(t.StopReason):
-		return "the agent answered " + t.StopReason
+		return "the agent answered " + termtext.OneLine(t.StopReason)
 	case t.Error != "":
 		return t.StopReason + ": " + t.Error
 	}
@@ -177,12 +178,15 @@ func checkDenied(e scenario.Expect, perms, commands int) []string {
 // "… and N more".
 const maxListed = 5
 
-// listed joins items for a failure message, at most maxListed of them.
+// listed joins items for a failure message, at most maxListed of them,
+// each kept to one line (termtext.OneLine): a path or an id the agent
+// chose cannot break the message.
 func listed(items []string) string {
+	shown := mapped(items[:min(len(items), maxListed)], termtext.OneLine)
 	if len(items) <= maxListed {
-		return strings.Join(items, ", ")
+		return strings.Join(shown, ", ")
 	}
-	return fmt.Sprintf("%s … and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
+	return fmt.Sprintf("%s … and %d more", strings.Join(shown, ", "), len(items)-maxListed)
 }
 
 // mapped is f of each item of s, in order; nil for none.
@@ -273,12 +277,12 @@ func describe(red *redact.Redactor, kind, title, name string) string {
 	case kind == "":
 		s = quoted(red, title)
 	case title == "":
-		s = kind
+		s = termtext.OneLine(kind)
 	default:
-		s = kind + " " + quoted(red, title)
+		s = termtext.OneLine(kind) + " " + quoted(red, title)
 	}
 	if name != "" {
-		s += " (tool " + name + ")"
+		s += " (tool " + termtext.OneLine(name) + ")"
 	}
 	return s
 }
@@ -327,7 +331,7 @@ func checkToolCalls(red *redact.Redactor, e *scenario.ToolCallsExpect, calls []o
 		var wrong []string
 		for _, c := range calls {
 			if c.Status != e.Status.Value {
-				wrong = append(wrong, fmt.Sprintf("%s (%s)", c.describe(red), cmp.Or(c.Status, "no status")))
+				wrong = append(wrong, fmt.Sprintf("%s (%s)", c.describe(red), cmp.Or(termtext.OneLine(c.Status), "no status")))
 			}
 		}
 		if len(wrong) > 0 {
@@ -898,7 +902,7 @@ func (w *workspaceFiles) hidden(rel string) string {
 			if i == len(parts)-1 {
 				return "is a symlink to a path the sandbox hides"
 			}
-			return fmt.Sprintf("leads to a path the sandbox hides: %s is a symlink into it", prefix)
+			return fmt.Sprintf("leads to a path the sandbox hides: %s is a symlink into it", termtext.OneLine(prefix))
 		}
 		break
 	}
@@ -919,7 +923,7 @@ func (w *workspaceFiles) outside(rel string) string {
 			if prefix == clean {
 				return "is a symlink that leads outside the workspace"
 			}
-			return fmt.Sprintf("leads outside the workspace: %s is a symlink to outside it", prefix)
+			return fmt.Sprintf("leads outside the workspace: %s is a symlink to outside it", termtext.OneLine(prefix))
 		}
 	}
 	return "leads outside the workspace"
@@ -1023,7 +1027,7 @@ func (w *workspaceFiles) existsGlob(pattern string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("matches no path that exists: %s %s", m[0], problem)
+	return fmt.Sprintf("matches no path that exists: %s %s", termtext.OneLine(m[0]), problem)
 }
 
 // foundGlob is found for a path of files.absent: a glob (see

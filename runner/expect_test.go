@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -851,5 +853,38 @@ verify:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+}
+
+// TestAgentChosenOnOneLine: what the agent chose and a failure names (a
+// path it created, a stop reason, a tool call's kind, tool name and
+// status) stays on the failure's line, its line breaks written \x0a as
+// docs/results.md says, so that no line of the message is the agent's.
+func TestAgentChosenOnOneLine(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	const name = "bad\n::error::forged.txt"
+	writeFile(t, filepath.Join(root, name), "x")
+	e := &scenario.FilesExpect{
+		Exists:    []scenario.Located{loc(30, 5, "*.txt")},
+		Absent:    []scenario.Located{loc(31, 5, "*.txt")},
+		Unchanged: []scenario.Located{loc(32, 5, "*.txt")},
+	}
+	want := []string{
+		`s.yaml:31:5: files.absent: "*.txt" matches 1 path: bad\x0a::error::forged.txt`,
+		`s.yaml:32:5: files.unchanged: 1 path matching "*.txt" was changed: bad\x0a::error::forged.txt`,
+	}
+	if diff := cmp.Diff(want, checkFiles(nil, e, root, nil, []string{name}, true, nil)); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	turn := &report.TurnResult{StopReason: "end\nL2"}
+	stop := checkStop(scenario.Expect{Pos: at(40, 5), StopReasons: []string{"end_turn"}}, turn)
+	if want := []string{`s.yaml:40:5: stopReason end\x0aL2, want end_turn`}; !slices.Equal(stop, want) {
+		t.Errorf("stop reason: %q, want %q", stop, want)
+	}
+	calls := []observedCall{{Kind: "exe\nL3", Title: "Run", Name: "Ba\nsh", Status: "done\nL4"}}
+	status := checkToolCalls(redact.New(), &scenario.ToolCallsExpect{Status: scenario.Located{Pos: at(50, 5), Value: "completed"}}, calls, "the turn")
+	if want := []string{`s.yaml:50:5: toolCalls.status: 1 tool call of 1 did not end completed: exe\x0aL3 "Run" (tool Ba\x0ash) (done\x0aL4)`}; !slices.Equal(status, want) {
+		t.Errorf("tool calls: %q, want %q", status, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/scenario"
 )
@@ -91,7 +92,7 @@ func (r *scenarioRun) checkPlaces(outcome string) error {
 		if now := workspace.ResolveExisting(filepath.Clean(p.path)); now != then {
 			return fmt.Errorf("%s: %s %s led to %s when the run started and leads to %s now: "+
 				"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); "+
-				"%s", p.pos, p.what, p.path, then, now, outcome)
+				"%s", p.pos, p.what, p.path, then, termtext.OneLine(now), outcome)
 		}
 	}
 	return nil

@@ -346,10 +346,10 @@ type paramViolation struct{ path, msg string }
 func permissionViolations(p *acp.RequestPermissionRequest) []paramViolation {
 	var out []paramViolation
 	for _, m := range p.Malformed {
-		out = append(out, paramViolation{acp.ProblemPath(m), fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m)})
+		out = append(out, paramViolation{acp.ProblemPath(m), fmt.Sprintf("session/request_permission %s: %s", termtext.OneLine(p.ToolCall.ToolCallID), m)})
 	}
 	if i, m := sharedOptionID(p.Options); m != "" {
-		out = append(out, paramViolation{"options." + strconv.Itoa(i), fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m)})
+		out = append(out, paramViolation{"options." + strconv.Itoa(i), fmt.Sprintf("session/request_permission %s: %s", termtext.OneLine(p.ToolCall.ToolCallID), m)})
 	}
 	if p.ToolCall.ToolCallID == "" {
 		out = append(out, paramViolation{"toolCall", fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title)})
@@ -1447,7 +1447,7 @@ func (s *session) unpermitted(c *toolCallState) string {
 		if readOnlyKind(call.Kind) {
 			return ""
 		}
-		return fmt.Sprintf("tool call %s (%q) %s; acprun denies a judge every permission: the denial had no effect on it", call.ToolCallID, call.Title, what)
+		return fmt.Sprintf("tool call %s (%q) %s; acprun denies a judge every permission: the denial had no effect on it", termtext.OneLine(call.ToolCallID), call.Title, what)
 	}
 	d := s.policy.Evaluate(req)
 	if d.Verdict != approve.Deny {
@@ -1457,7 +1457,7 @@ func (s *session) unpermitted(c *toolCallState) string {
 	if d.Rule != "" {
 		by = d.RuleList + " rule " + d.Rule
 	}
-	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
+	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", termtext.OneLine(call.ToolCallID), call.Title, what, by)
 }
 
 // readOnlyKind reports whether a tool call of kind k only reads: what a

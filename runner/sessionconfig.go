@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -94,7 +95,7 @@ func (s *sessionSetter) setOption(key string, pos scenario.Pos, o acp.SessionCon
 	}
 	var resp acp.SetSessionConfigOptionResponse
 	if err := s.call(acp.MethodSessionSetConfigOption, req, &resp, report.SessionSetting{Key: key, ConfigID: o.ID, Value: value}); err != nil {
-		return atPos(pos, fmt.Errorf("agent.%s: session/set_config_option %s=%v: %w", key, o.ID, value, err))
+		return atPos(pos, fmt.Errorf("agent.%s: session/set_config_option %s=%v: %w", key, termtext.OneLine(o.ID), value, err))
 	}
 	if len(resp.ConfigOptions) > 0 {
 		s.options = resp.ConfigOptions // the complete state
@@ -242,10 +243,11 @@ func optionIDs(options []acp.SessionConfigOption) string {
 	return listOrNone(mapped(options, func(o acp.SessionConfigOption) string { return fmt.Sprintf("%s (%s)", o.ID, o.Type) }))
 }
 
-// listOrNone joins ss with commas; "none" when empty.
+// listOrNone joins ss with commas, each kept to one line (the agent
+// chose them: ids, names); "none" when empty.
 func listOrNone(ss []string) string {
 	if len(ss) == 0 {
 		return "none"
 	}
-	return strings.Join(ss, ", ")
+	return strings.Join(mapped(ss, termtext.OneLine), ", ")
 }

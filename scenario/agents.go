@@ -718,23 +718,40 @@ func replayCommand(transcript string) []string {
 // it: PATH as the agent opens it, relative to its cwd when that is set.
 // The path is "" for any other agent.
 func (a *Agent) ReplayTranscript() (string, Pos) {
-	c := a.Command
-	if len(c) < 3 || c[0] != "acprun" || c[1] != "replay" {
+	i := FileWord(a.Command, "replay")
+	if i < 0 {
 		return "", Pos{}
 	}
-	i := 2
-	for i < len(c)-1 && strings.HasPrefix(c[i], "-") && c[i] != "-" {
-		if c[i] == "--" {
-			i++
-			break
-		}
-		i++
-	}
-	path := c[i]
+	path := a.Command[i]
 	if !filepath.IsAbs(path) && a.Cwd != "" {
 		path = filepath.Join(a.Cwd, path)
 	}
 	return path, a.WordPos(i)
+}
+
+// FileWord is the index in command of the word that names the file
+// acprun's own agent plays, for command [acprun, sub, ...] with sub
+// "mock-agent" (its script) or "replay" (its transcript): the first word
+// after sub that is not a flag (a word starting with "-", such as
+// --timing), or the word after a "--" that ends the flags, as acprun's
+// command line reads it. It is -1 for any other command, and for one
+// that names no file (its command line says what is wrong).
+func FileWord(command []string, sub string) int {
+	if len(command) < 3 || command[0] != "acprun" || command[1] != sub {
+		return -1
+	}
+	for i := 2; i < len(command); i++ {
+		switch w := command[i]; {
+		case w == "--":
+			if i+1 < len(command) {
+				return i + 1
+			}
+			return -1
+		case !strings.HasPrefix(w, "-") || w == "-":
+			return i
+		}
+	}
+	return -1
 }
 
 // errBareMock is the problem of the mock agent without a script.

@@ -108,3 +108,30 @@ func TestReplayTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestFileWord: the word of an acprun agent's command that names its
+// script or transcript is the first after the command's flags, or the
+// one after "--" (which may start with "-"); none without one.
+func TestFileWord(t *testing.T) {
+	for _, tt := range []struct {
+		command []string
+		sub     string
+		want    int
+	}{
+		{[]string{"acprun", "mock-agent", "a.mock.yaml"}, "mock-agent", 2},
+		{[]string{"acprun", "mock-agent", "--", "-x.mock.yaml"}, "mock-agent", 3},
+		{[]string{"acprun", "mock-agent", "--", "--"}, "mock-agent", 3},
+		{[]string{"acprun", "mock-agent", "-"}, "mock-agent", 2},
+		{[]string{"acprun", "replay", "--timing", "t.jsonl"}, "replay", 3},
+		{[]string{"acprun", "replay", "--timing", "--", "-t.jsonl"}, "replay", 4},
+		{[]string{"acprun", "replay", "--timing"}, "replay", -1},
+		{[]string{"acprun", "mock-agent", "--"}, "mock-agent", -1},
+		{[]string{"acprun", "mock-agent"}, "mock-agent", -1},
+		{[]string{"acprun", "replay", "t.jsonl"}, "mock-agent", -1},
+		{[]string{"./agent", "mock-agent", "a.mock.yaml"}, "mock-agent", -1},
+	} {
+		if got := scenario.FileWord(tt.command, tt.sub); got != tt.want {
+			t.Errorf("FileWord(%q, %q) = %d, want %d", tt.command, tt.sub, got, tt.want)
+		}
+	}
+}

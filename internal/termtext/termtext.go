@@ -1,7 +1,8 @@
 // Package termtext makes text fit for a terminal: what an agent sent with
 // its control characters escaped, so that it cannot drive the terminal
 // nor a GitHub Actions log, nor break or reorder a line (Escape,
-// Printable, Unprintable), acprun's own colours kept
+// Printable, Unprintable; OneLine for a value an agent chose that a
+// message of the results names), acprun's own colours kept
 // (PrintableSGR) or painted as main decided (Paint), lines cut to a
 // width in cells (Clip), and text for a message cut to a number of
 // characters (Cut) or bytes (CutBytes).
@@ -53,8 +54,20 @@ func CommandHash(s string, i int) bool {
 // stays a tab when keepTabs, else becomes a space. The second '#' of
 // "##[" is written \x23, so that text an agent sent cannot be a legacy
 // workflow command in a GitHub Actions log, wherever it is printed.
-func Escape(s string, keepTabs bool) string {
-	if !strings.ContainsFunc(s, Unprintable) && utf8.ValidString(s) && !strings.Contains(s, legacyCommand) {
+func Escape(s string, keepTabs bool) string { return escape(s, keepTabs, true) }
+
+// OneLine writes the unprintable characters (see Unprintable) and invalid
+// UTF-8 bytes of s as Escape does, tabs kept, but leaves "##[" as it is:
+// for a value an agent chose (a tool call id, a path) that goes into a
+// message of the results, which may hold several lines, so that the value
+// stays on its line (a line break becomes \x0a). The formats that print
+// the message escape "##[" each their own way.
+func OneLine(s string) string { return escape(s, true, false) }
+
+// escape is Escape, with the legacy workflow command escaped only when
+// legacy.
+func escape(s string, keepTabs, legacy bool) string {
+	if !strings.ContainsFunc(s, Unprintable) && utf8.ValidString(s) && (!legacy || !strings.Contains(s, legacyCommand)) {
 		return s
 	}
 	var b strings.Builder
@@ -70,7 +83,7 @@ func Escape(s string, keepTabs bool) string {
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case Unprintable(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
-		case CommandHash(s, i):
+		case legacy && CommandHash(s, i):
 			b.WriteString(`\x23`)
 		default:
 			b.WriteRune(r)

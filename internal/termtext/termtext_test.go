@@ -113,3 +113,19 @@ func TestEscapeLegacyCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: a value an agent chose keeps to one line (its line breaks,
+// controls and invalid UTF-8 escaped, tabs kept) and its "##[" is left for
+// the formats to escape.
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"call_1":                  "call_1",
+		"call\n::error::forged":   `call\x0a::error::forged`,
+		"a\r\nb\tc\x1b\u2028\xff": `a\x0d\x0ab` + "\t" + `c\x1b\u2028\xff`,
+		"##[error]x":              "##[error]x",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

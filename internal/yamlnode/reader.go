@@ -5,7 +5,8 @@
 // its problems at once.
 //
 // A Reader is one file being read; Documents decodes its documents in
-// turn. ExpandAliases puts a copy of what each alias stands for where the
+// turn, from its Text (a file saved as UTF-16 with a byte order mark
+// decoded to UTF-8, so that its problems show its lines as written). ExpandAliases puts a copy of what each alias stands for where the
 // alias is, so that a problem is reported where a value is used and says
 // where it is written; walking every node, it also refuses a tag that is
 // not YAML's own (!include, !env), whose value would otherwise be read as
@@ -35,6 +36,7 @@ import (
 // found in it so far.
 type Reader struct {
 	Name string // the file as the user named it, for messages
+	// Src is the file as it was read; what is read of it is its Text.
 	Src  []byte
 	Errs []*srcerr.Error
 	// Templates says that the file's values may be templates ({{.NAME}}):
@@ -42,7 +44,8 @@ type Reader struct {
 	// then says how YAML reads it (see bracesHint).
 	Templates bool
 
-	starts []int // byte offset of each line of Src; nil until needed
+	text   []byte // Text; nil until needed
+	starts []int  // byte offset of each line of Text; nil until needed
 
 	// origins holds where each copy that ExpandAliases made is written;
 	// copied counts the copies.
@@ -61,7 +64,7 @@ func (r *Reader) Again() Reader {
 	if r.copies == nil {
 		r.copies = map[*yaml.Node]*yaml.Node{}
 	}
-	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, starts: r.starts, origins: r.origins, copied: r.copied, copies: r.copies}
+	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, text: r.text, starts: r.starts, origins: r.origins, copied: r.copied, copies: r.copies}
 }
 
 // Errorf records a problem at node n (nil: the whole file); at a copy of
@@ -178,11 +181,12 @@ func (r *Reader) markPos(m mark) pos {
 	return pos{line: r.clampLine(m.line + 1), col: max(m.column+1, 1)}
 }
 
-// offsetPos returns the position of byte offset off of the source.
+// offsetPos returns the position of byte offset off of the source's Text.
 func (r *Reader) offsetPos(off int) pos {
-	off = min(max(off, 0), len(r.Src))
-	starts := lineStarts(r.Src[:off])
-	return pos{line: len(starts), col: utf8.RuneCount(r.Src[starts[len(starts)-1]:off]) + 1}
+	text := r.Text()
+	off = min(max(off, 0), len(text))
+	starts := lineStarts(text[:off])
+	return pos{line: len(starts), col: utf8.RuneCount(text[starts[len(starts)-1]:off]) + 1}
 }
 
 // clampLine keeps a line number inside the source.
@@ -192,7 +196,7 @@ func (r *Reader) clampLine(n int) int {
 
 func (r *Reader) lineStarts() []int {
 	if r.starts == nil {
-		r.starts = lineStarts(r.Src)
+		r.starts = lineStarts(r.Text())
 	}
 	return r.starts
 }
@@ -218,7 +222,7 @@ func lineStarts(src []byte) []int {
 	return starts
 }
 
-// Line returns line n (1-based) of the source, without its line break; ""
+// Line returns line n (1-based) of the source's Text, without its line break; ""
 // when it has no line n. A UTF-8 byte order mark that starts the source is
 // no part of line 1: YAML does not count it in columns.
 func (r *Reader) Line(n int) string {
@@ -226,11 +230,12 @@ func (r *Reader) Line(n int) string {
 	if n < 1 || n > len(starts) {
 		return ""
 	}
-	end := len(r.Src)
+	text := r.Text()
+	end := len(text)
 	if n < len(starts) {
 		end = starts[n]
 	}
-	line := string(r.Src[starts[n-1]:end])
+	line := string(text[starts[n-1]:end])
 	if n == 1 {
 		line = strings.TrimPrefix(line, "\ufeff")
 	}

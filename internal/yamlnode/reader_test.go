@@ -2,6 +2,7 @@ package yamlnode_test
 
 import (
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
@@ -76,5 +77,69 @@ func TestErrorfEscapesControls(t *testing.T) {
 	}
 	if got := r.At(1, 4, "bad \x1b").Msg; got != `bad \x1b` {
 		t.Errorf("At's Msg = %q, want %q", got, `bad \x1b`)
+	}
+}
+
+// utf16 is s encoded as UTF-16 with a byte order mark, little-endian
+// unless big, as Windows tools save a file; without the mark when bare.
+func utf16Bytes(s string, big, bare bool) []byte {
+	var out []byte
+	if !bare {
+		s = "\ufeff" + s
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		if big {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// TestUTF16Source: a file saved as UTF-16 with a byte order mark, which
+// YAML reads, is read as its text: a problem's source line is the decoded
+// line, with its caret under the character its column names, in either
+// byte order; a non-BMP character counts as one column.
+func TestUTF16Source(t *testing.T) {
+	const text = "name: u\nturns:\n  - prompt: \"😀 hi\"\n    timeout: 5q\n"
+	for _, big := range []bool{false, true} {
+		r := yamlnode.Reader{Name: "u.yaml", Src: utf16Bytes(text, big, false)}
+		var docs []*yaml.Node
+		for d := range r.Documents() {
+			docs = append(docs, d)
+		}
+		if len(docs) != 1 || len(r.Errs) != 0 {
+			t.Fatalf("big %v: %d documents, errors %v", big, len(docs), r.Err())
+		}
+		turn := docs[0].Content[0].Content[3].Content[0]
+		prompt, timeout := turn.Content[1], turn.Content[3]
+		if prompt.Value != "😀 hi" {
+			t.Errorf("big %v: prompt %q", big, prompt.Value)
+		}
+		if col := r.ColIn(prompt, prompt.Line, prompt.Column, len("😀 ")); col != 16 {
+			t.Errorf("big %v: ColIn of hi = %d, want 16", big, col)
+		}
+		r.Errorf(timeout, "bad duration")
+		want := "    4 |     timeout: 5q\n      |              ^\n"
+		if got := r.Errs[0].Snippet(); got != want {
+			t.Errorf("big %v: snippet:\n%s\nwant:\n%s", big, got, want)
+		}
+	}
+}
+
+// TestUTF16WithoutBOM: a file saved as UTF-16 without a byte order mark,
+// which YAML reads as UTF-8 and refuses (its NUL bytes), is said to look
+// like UTF-16, to be saved as UTF-8, in either byte order; its bytes are
+// not shown as a source line.
+func TestUTF16WithoutBOM(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		r := yamlnode.Reader{Name: "u.yaml", Src: utf16Bytes("name: u\nturns: []\n", big, true)}
+		for range r.Documents() {
+		}
+		want := []*srcerr.Error{{File: "u.yaml", Line: 1, Col: 1, Msg: "YAML syntax: the file looks like UTF-16 without a byte order mark, which YAML does not read: save it as UTF-8"}}
+		if diff := cmp.Diff(want, r.Errs); diff != "" {
+			t.Errorf("big %v: errors (-want +got):\n%s", big, diff)
+		}
 	}
 }

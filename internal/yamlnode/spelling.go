@@ -1,6 +1,7 @@
 package yamlnode
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -33,7 +34,7 @@ func (r *Reader) Spelling(n *yaml.Node) string {
 	if !ok {
 		return ""
 	}
-	src := string(r.Src[off:])
+	src := string(r.Text()[off:])
 	for src != "" && (src[0] == '&' || src[0] == '!') { // an anchor, a tag
 		end := strings.IndexAny(src, " \t\r\n,[]{}")
 		if end < 0 {
@@ -67,7 +68,7 @@ func (r *Reader) offset(line, col int) (int, bool) {
 	}
 	start := starts[line-1]
 	text := r.Line(line)
-	if line == 1 && strings.HasPrefix(string(r.Src), "\ufeff") {
+	if line == 1 && bytes.HasPrefix(r.Text(), []byte("\ufeff")) {
 		start += len("\ufeff")
 	}
 	i := runeOffset(text, col-1)

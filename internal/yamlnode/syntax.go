@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -20,7 +21,7 @@ import (
 // error is recorded (see SyntaxError) and ends them.
 func (r *Reader) Documents() iter.Seq[*yaml.Node] {
 	return func(yield func(*yaml.Node) bool) {
-		dec := yaml.NewDecoder(bytes.NewReader(r.Src))
+		dec := yaml.NewDecoder(bytes.NewReader(r.Text()))
 		for {
 			doc := new(yaml.Node)
 			switch err := dec.Decode(doc); {
@@ -59,6 +60,10 @@ func (r *Reader) Documents() iter.Seq[*yaml.Node] {
 // the line in err's text, or the first alias of an unknown anchor, or else
 // line 1, column 1; always inside the text.
 func (r *Reader) SyntaxError(dec *yaml.Decoder, err error) {
+	if looksUTF16(r.Src) { // its bytes are no line to show
+		r.Errs = append(r.Errs, &srcerr.Error{File: r.Name, Line: 1, Col: 1, Msg: "YAML syntax: " + notUTF16})
+		return
+	}
 	at, msg := r.syntaxProblem(dec, err)
 	r.Errs = append(r.Errs, r.At(at.line, at.col, "YAML syntax: "+msg))
 }
@@ -78,7 +83,7 @@ func (r *Reader) syntaxProblem(dec *yaml.Decoder, err error) (pos, string) {
 		at.line = r.clampLine(n)
 		msg = m[2]
 	} else if m := unknownAnchor().FindStringSubmatch(msg); m != nil {
-		if i := bytes.Index(r.Src, []byte("*"+m[1])); i >= 0 {
+		if i := bytes.Index(r.Text(), []byte("*"+m[1])); i >= 0 {
 			at = r.offsetPos(i)
 		}
 	}
@@ -197,7 +202,7 @@ func lastProblem(dec *yaml.Decoder) (libyamlError, bool) {
 // The message names the parser's context (the collection being parsed)
 // with its position, and a hint for the commonest mistakes.
 func (r *Reader) problemAt(pr libyamlError) (pos, string) {
-	end := utf8.RuneCount(r.Src)
+	end := utf8.RuneCount(r.Text())
 	at, atContext := pr.problemMark, false
 	switch {
 	case pr.kind == readerError:

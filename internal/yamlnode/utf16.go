@@ -1,0 +1,82 @@
+package yamlnode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Text is the file's text as YAML reads it, in UTF-8: Src itself, or Src
+// decoded when it starts with a UTF-16 byte order mark (then the mark is
+// written as UTF-8's, which YAML skips as it skips UTF-16's). Everything
+// the Reader reads, shows (a problem's source line) and counts (lines,
+// columns, offsets) is of this text, so that a file saved as UTF-16 is
+// read as the same file saved as UTF-8.
+func (r *Reader) Text() []byte {
+	if r.text == nil {
+		r.text = utf8Text(r.Src)
+	}
+	return r.text
+}
+
+// utf8Text is src decoded from UTF-16 when it starts with a UTF-16 byte
+// order mark (as YAML reads it), else src. A surrogate without its pair,
+// and a last byte without its pair, are each written as the byte 0xff,
+// which is no UTF-8: YAML refuses the text there, as it refuses them in
+// UTF-16.
+func utf8Text(src []byte) []byte {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(src, []byte{0xff, 0xfe}):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(src, []byte{0xfe, 0xff}):
+		order = binary.BigEndian
+	default:
+		return src
+	}
+	out := make([]byte, 0, len(src)+len(src)/2)
+	for i := 0; i+1 < len(src); i += 2 {
+		c := rune(order.Uint16(src[i:]))
+		if !utf16.IsSurrogate(c) {
+			out = utf8.AppendRune(out, c)
+			continue
+		}
+		if i+3 < len(src) {
+			if r := utf16.DecodeRune(c, rune(order.Uint16(src[i+2:]))); r != utf8.RuneError {
+				out = utf8.AppendRune(out, r)
+				i += 2
+				continue
+			}
+		}
+		out = append(out, 0xff)
+	}
+	if len(src)%2 == 1 {
+		out = append(out, 0xff)
+	}
+	return out
+}
+
+// notUTF16 is the problem of a file that looksUTF16.
+const notUTF16 = "the file looks like UTF-16 without a byte order mark, which YAML does not read: save it as UTF-8"
+
+// looksUTF16 reports whether src, without a UTF-16 byte order mark, looks
+// like UTF-16 text all the same (as an editor or a shell's redirection
+// may save it): in its first pairs of bytes, one byte of each pair is a
+// NUL in at least half of them, the other never, as for ASCII characters
+// in UTF-16. YAML reads such a file as UTF-8 and stops at its first NUL
+// ("control characters are not allowed").
+func looksUTF16(src []byte) bool {
+	n := min(len(src), 256) &^ 1
+	if n < 4 || bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+		return false
+	}
+	var nuls [2]int
+	for i := range n {
+		if src[i] == 0 {
+			nuls[i%2]++
+		}
+	}
+	pairs := n / 2
+	return nuls[0] == 0 && nuls[1]*2 >= pairs || nuls[1] == 0 && nuls[0]*2 >= pairs
+}
