@@ -257,7 +257,7 @@ expect:
 		{1, "contains: {out.txt: «goodbye}", `files.contains: "out.txt" does not contain "goodbye" (24 bytes, first line "hello world")`},
 		{1, `matches: {out.txt: «"^bye"}`, `files.matches: "out.txt" does not match /^bye/ (24 bytes, first line "hello world")`},
 		{1, `unchanged: [«"out*"]`, `files.unchanged: 1 path matching "out*" was changed: out.txt`},
-		{1, "golden: {out.txt: «golden/bad.txt}", `files.golden: "out.txt" differs from {ANY}golden/bad.txt: 24 bytes, golden 23 bytes; first difference at line 2: "second line", golden "third line"`},
+		{1, "golden: {out.txt: «golden/bad.txt}", `files.golden: "out.txt" differs from {ANY}golden/bad.txt: 24 bytes, golden 23 bytes; first difference at byte 13, line 2: "second line", golden "third line"`},
 	}},
 	{name: "files-scenario-pass", yaml: expectHead("files-scenario-pass") + `turns: [{prompt: go}]
 expect:

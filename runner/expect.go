@@ -1,11 +1,9 @@
 package runner
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -655,9 +653,6 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 	return fails
 }
 
-// maxFileRead bounds what checkFiles reads of one file.
-const maxFileRead = 16 << 20
-
 // checkFiles checks e (nil when unset) against the directory root, the
 // workspace or the session cwd, and changed, the relative paths (with
 // slashes) created, modified or deleted compared with the starting copy.
@@ -671,7 +666,7 @@ const maxFileRead = 16 << 20
 // a path leading outside root, or into one of hidden (the paths the
 // sandbox hides from the agent), fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
-// writer, then refused), and at most maxFileRead bytes of one.
+// writer, then refused), of any size, as a stream (see checkContents).
 func checkFiles(red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
 	if e == nil {
 		return nil
@@ -712,86 +707,7 @@ func (w *workspaceFiles) check(red *redact.Redactor, e *scenario.FilesExpect, in
 			fail(p.Pos, "files.absent: %q %s", p.Value, found)
 		}
 	}
-	for _, c := range e.Contains {
-		data, problem := w.read(c.Path)
-		switch {
-		case problem != "":
-			fail(c.Pos, "files.contains: %q %s", c.Path, problem)
-		case !bytes.Contains(data, []byte(c.Text)):
-			fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(red, c.Text), summary(red, data))
-		}
-	}
-	for _, m := range e.Matches {
-		data, problem := w.read(m.Path)
-		switch {
-		case problem != "":
-			fail(m.Pos, "files.matches: %q %s", m.Path, problem)
-		case !m.Re.Match(data):
-			fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(red, data))
-		}
-	}
-	for _, g := range e.Golden {
-		data, problem := w.read(g.Path)
-		if problem != "" {
-			fail(g.Pos, "files.golden: %q %s", g.Path, problem)
-			continue
-		}
-		want, err := in.read(g.Golden, maxFileRead)
-		if err != nil {
-			fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
-		} else if diff := goldenDiff(red, data, want); diff != "" {
-			fail(g.Pos, "files.golden: %q differs from %s: %s", g.Path, g.Golden, diff)
-		}
-	}
-	return fails
-}
-
-// summary describes file contents in a failure message: size and first line.
-func summary(red *redact.Redactor, data []byte) string {
-	if len(data) == 0 {
-		return "the file is empty"
-	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(red, string(line)))
-}
-
-// goldenDiff says how got differs from want ("" when they are equal): the
-// sizes and the first line that differs.
-func goldenDiff(red *redact.Redactor, got, want []byte) string {
-	if bytes.Equal(got, want) {
-		return ""
-	}
-	msg := fmt.Sprintf("%s, golden %s; ", plural(len(got), "byte", "bytes"), plural(len(want), "byte", "bytes"))
-	gl, gotNL := splitLines(got)
-	wl, _ := splitLines(want)
-	for i := range min(len(gl), len(wl)) {
-		if !bytes.Equal(gl[i], wl[i]) {
-			return msg + fmt.Sprintf("first difference at line %d: %s, golden %s", i+1, quoted(red, string(gl[i])), quoted(red, string(wl[i])))
-		}
-	}
-	switch {
-	case len(gl) == 0:
-		return msg + "the file is empty"
-	case len(wl) == 0:
-		return msg + "the golden file is empty"
-	case len(gl) < len(wl):
-		return msg + fmt.Sprintf("the file ends after line %d, the golden file goes on with %s", len(gl), quoted(red, string(wl[len(gl)])))
-	case len(gl) > len(wl):
-		return msg + fmt.Sprintf("the golden file ends after line %d, the file goes on with %s", len(wl), quoted(red, string(gl[len(wl)])))
-	case gotNL:
-		return msg + "the file ends with a newline, the golden file does not"
-	}
-	return msg + "the golden file ends with a newline, the file does not"
-}
-
-// splitLines splits data into lines without their "\n", and reports
-// whether the last one ended with one.
-func splitLines(data []byte) ([][]byte, bool) {
-	if len(data) == 0 {
-		return nil, false
-	}
-	body, nl := bytes.CutSuffix(data, []byte("\n"))
-	return bytes.Split(body, []byte("\n")), nl
+	return append(fails, w.checkContents(red, e, in)...)
 }
 
 // workspaceFiles reads the files of a directory the agent worked in,
@@ -801,14 +717,8 @@ type workspaceFiles struct {
 	resolved string     // dir resolved through symlinks
 	jail     *jail.Jail // resolves paths inside dir
 	root     *os.Root   // on resolved
-	reads    map[string]fileRead
-	paths    []string // see list; nil until listed
+	paths    []string   // see list; nil until listed
 	listErr  error
-}
-
-type fileRead struct {
-	data    []byte
-	problem string
 }
 
 // openWorkspace opens dir for the files expectations, hidden (the paths
@@ -831,7 +741,7 @@ func openWorkspace(dir string, hidden []string) (*workspaceFiles, error) {
 		j.Close()
 		return nil, err
 	}
-	return &workspaceFiles{dir: abs, resolved: resolved, jail: j, root: root, reads: map[string]fileRead{}}, nil
+	return &workspaceFiles{dir: abs, resolved: resolved, jail: j, root: root}, nil
 }
 
 func (w *workspaceFiles) close() {
@@ -1067,18 +977,9 @@ func (w *workspaceFiles) found(rel string) string {
 	return "exists"
 }
 
-// read returns the contents of the regular file rel, or a problem saying
-// why they cannot be read.
-func (w *workspaceFiles) read(rel string) ([]byte, string) {
-	if r, ok := w.reads[rel]; ok {
-		return r.data, r.problem
-	}
-	data, problem := w.readUncached(rel)
-	w.reads[rel] = fileRead{data, problem}
-	return data, problem
-}
-
-func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
+// open opens the regular file rel for reading, or returns a problem
+// saying why it cannot be read.
+func (w *workspaceFiles) open(rel string) (*os.File, string) {
 	if problem := w.exists(rel); problem != "" {
 		return nil, problem
 	}
@@ -1100,19 +1001,7 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 	case err != nil:
 		return nil, "cannot be read: " + innerError(err).Error()
 	}
-	defer f.Close()
-	tooBig := fmt.Sprintf("is larger than %d MiB, the most acprun reads of a file", maxFileRead>>20)
-	if fi, err := f.Stat(); err == nil && fi.Size() > maxFileRead {
-		return nil, tooBig
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
-	if err != nil {
-		return nil, "cannot be read: " + innerError(err).Error()
-	}
-	if len(data) > maxFileRead {
-		return nil, tooBig
-	}
-	return data, ""
+	return f, ""
 }
 
 func notExist(err error) bool {

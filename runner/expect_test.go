@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -578,7 +580,7 @@ func symlink(t *testing.T, target, name string) {
 }
 
 // workspaceForFiles makes a workspace holding files, symlinks (some
-// planted to lead outside, to a secret), a FIFO and a file too big to read.
+// planted to lead outside, to a secret) and a FIFO.
 func workspaceForFiles(t *testing.T) (root, outside string) {
 	root, outside = t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(outside, "secret.txt"), "TOPSECRET\n")
@@ -594,14 +596,6 @@ func workspaceForFiles(t *testing.T) (root, outside string) {
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	big, err := os.Create(filepath.Join(root, "big.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := big.Truncate(maxFileRead + 1); err != nil {
-		t.Fatal(err)
-	}
-	big.Close()
 	return root, outside
 }
 
@@ -661,7 +655,7 @@ func TestCheckFiles(t *testing.T) {
 			want: []string{
 				`s.yaml:40:5: files.absent: "*.txt" matches 2 paths: a.txt, empty.txt`,
 				`s.yaml:41:5: files.absent: "d*" matches 3 paths: dangling, dir, dir-out`,
-				`s.yaml:42:5: files.absent: "**" matches 11 paths: a.txt, abs-in, big.bin, dangling, dir … and 6 more`,
+				`s.yaml:42:5: files.absent: "**" matches 10 paths: a.txt, abs-in, dangling, dir, dir-out … and 5 more`,
 			}},
 		{name: "contains", e: scenario.FilesExpect{Contains: []scenario.FileText{
 			{Pos: at(50, 7), Path: "a.txt", Text: "second"}, {Pos: at(51, 7), Path: "abs-in", Text: "hello"}, {Pos: at(52, 7), Path: "rel-in", Text: "package b"},
@@ -674,7 +668,6 @@ func TestCheckFiles(t *testing.T) {
 			{Pos: at(54, 7), Path: "dir-out/secret.txt", Text: "TOPSECRET"},
 			{Pos: at(55, 7), Path: "dir", Text: "x"},
 			{Pos: at(56, 7), Path: "fifo", Text: "x"},
-			{Pos: at(57, 7), Path: "big.bin", Text: "x"},
 		}}, want: []string{
 			`s.yaml:50:7: files.contains: "a.txt" does not contain "bye" (24 bytes, first line "hello world")`,
 			`s.yaml:51:7: files.contains: "empty.txt" does not contain "x" (the file is empty)`,
@@ -683,7 +676,6 @@ func TestCheckFiles(t *testing.T) {
 			`s.yaml:54:7: files.contains: "dir-out/secret.txt" leads outside the workspace: dir-out is a symlink to outside it`,
 			`s.yaml:55:7: files.contains: "dir" is a directory`,
 			`s.yaml:56:7: files.contains: "fifo" is not a regular file`,
-			`s.yaml:57:7: files.contains: "big.bin" is larger than 16 MiB, the most acprun reads of a file`,
 		}},
 		{name: "matches", e: scenario.FilesExpect{Matches: []scenario.FileRegexp{{Pos: at(60, 7), Path: "a.txt", Re: regexp.MustCompile(`(?m)^second`)}}}},
 		{name: "matches fails", e: scenario.FilesExpect{Matches: []scenario.FileRegexp{
@@ -713,7 +705,7 @@ func TestCheckFiles(t *testing.T) {
 			{Pos: at(83, 7), Path: "a.txt", Golden: missing},
 			{Pos: at(84, 7), Path: "link-out", Golden: same},
 		}}, want: []string{
-			`s.yaml:80:7: files.golden: "a.txt" differs from ` + other + `: 24 bytes, golden 93 bytes; first difference at line 2: "second line", golden "second LINE, much longer than the line of the file, so long …"`,
+			`s.yaml:80:7: files.golden: "a.txt" differs from ` + other + `: 24 bytes, golden 93 bytes; first difference at byte 20, line 2: "second line", golden "second LINE, much longer than the line of the file, so long …"`,
 			`s.yaml:81:7: files.golden: "a.txt" differs from ` + noNewline + `: 24 bytes, golden 23 bytes; the file ends with a newline, the golden file does not`,
 			`s.yaml:82:7: files.golden: "a.txt" differs from ` + longer + `: 24 bytes, golden 35 bytes; the file ends after line 2, the golden file goes on with "third line"`,
 			`s.yaml:83:7: files.golden: cannot read the golden file: ` + missing + `: no such file or directory`,
@@ -887,4 +879,156 @@ func TestAgentChosenOnOneLine(t *testing.T) {
 	if want := []string{`s.yaml:50:5: toolCalls.status: 1 tool call of 1 did not end completed: exe\x0aL3 "Run" (tool Ba\x0ash) (done\x0aL4)`}; !slices.Equal(status, want) {
 		t.Errorf("tool calls: %q, want %q", status, want)
 	}
+}
+
+// TestCheckFilesLarge: contains, matches and golden read a file of any
+// size as a stream (here 17 MiB, over the 16 MiB they once refused):
+// what they look for is found at its very end and across the chunks it is
+// read in, an identical golden file passes, and a failure says where the
+// file differs, quoting a little of its line there (redacted knowing what
+// is around it), never the file.
+func TestCheckFilesLarge(t *testing.T) {
+	t.Parallel()
+	root, goldens := t.TempDir(), t.TempDir()
+	line := strings.Repeat("x", 1023) + "\n"
+	body := strings.Repeat(line, 17<<10) // 17 MiB of lines of 1 KiB
+	content := body + "the end"
+	writeFile(t, filepath.Join(root, "big.txt"), content)
+	long := strings.Repeat("a", 17<<20) // one line
+	writeFile(t, filepath.Join(root, "long.txt"), long)
+	// A secret the quote of long-secret.txt's difference cuts through.
+	const secret = "hunter2-hunter2-hunter2"
+	withSecret := long[:len(long)-40] + secret + long[len(long)-40+len(secret):]
+	writeFile(t, filepath.Join(root, "long-secret.txt"), withSecret)
+	golden := func(name, content string) string {
+		p := filepath.Join(goldens, name)
+		writeFile(t, p, content)
+		return p
+	}
+	same := golden("same", content)
+	changed := []byte(content)
+	changed[9999*1024+500] = 'y' // line 10000, column 501
+	differs := golden("differs", string(changed))
+	shorter := golden("shorter", body)
+	lastByte := golden("last", long[:len(long)-1]+"b")
+	lastSecret := golden("last-secret", withSecret[:len(withSecret)-1]+"b")
+
+	e := &scenario.FilesExpect{
+		Contains: []scenario.FileText{
+			{Pos: at(50, 7), Path: "big.txt", Text: "x\nthe end"},
+			{Pos: at(51, 7), Path: "big.txt", Text: "nowhere"},
+		},
+		Matches: []scenario.FileRegexp{{Pos: at(60, 7), Path: "big.txt", Re: regexp.MustCompile(`^x+\n`)}},
+		Golden: []scenario.FileGolden{
+			{Pos: at(80, 7), Path: "big.txt", Golden: same},
+			{Pos: at(81, 7), Path: "big.txt", Golden: differs},
+			{Pos: at(82, 7), Path: "big.txt", Golden: shorter},
+			{Pos: at(83, 7), Path: "long.txt", Golden: lastByte},
+			{Pos: at(84, 7), Path: "long-secret.txt", Golden: lastSecret},
+		},
+	}
+	x, a := strings.Repeat("x", 30), strings.Repeat("a", 30)
+	want := []string{
+		`s.yaml:51:7: files.contains: "big.txt" does not contain "nowhere" (17825799 bytes, first line "` + x + x + `…")`,
+		`s.yaml:81:7: files.golden: "big.txt" differs from ` + differs + `: 17825799 bytes, golden 17825799 bytes; first difference at byte 10239477, line 10000: "…` + x + x + `…", golden "…` + x + "y" + x[1:] + `…"`,
+		`s.yaml:82:7: files.golden: "big.txt" differs from ` + shorter + `: 17825799 bytes, golden 17825792 bytes; the golden file ends after line 17408, the file goes on with "the end"`,
+		`s.yaml:83:7: files.golden: "long.txt" differs from ` + lastByte + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…` + a + `a", golden "…` + a + `b"`,
+		`s.yaml:84:7: files.golden: "long-secret.txt" differs from ` + lastSecret + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…[REDACTED]` + a[:16] + `a", golden "…[REDACTED]` + a[:16] + `b"`,
+	}
+	got := checkFiles(redact.New(secret), e, root, nil, nil, true, nil)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+}
+
+// TestGoldenCompare: what a golden comparison says does not depend on how
+// the file is cut into the writes it is read in, and is, for every pair of
+// short texts, what comparing their lines whole says (goldenLines), but
+// for the byte where they first differ, which it adds; a line quoted is
+// shown around that byte, redacted knowing the line.
+func TestGoldenCompare(t *testing.T) {
+	t.Parallel()
+	compare := func(red *redact.Redactor, got, want string, write int) string {
+		t.Helper()
+		g := &goldenCompare{path: "golden", want: io.NopCloser(strings.NewReader(want)), size: int64(len(want))}
+		defer g.close()
+		for p := got; len(p) > 0; {
+			n := min(write, len(p))
+			g.Write([]byte(p[:n]))
+			p = p[n:]
+		}
+		g.finish()
+		if g.err != nil {
+			t.Fatalf("read: %v", g.err)
+		}
+		return g.diff(red, int64(len(got)))
+	}
+	texts := []string{""} // and every text of "a", "b" and "\n" up to 4 bytes long
+	for i := 0; i < len(texts); i++ {
+		if len(texts[i]) < 4 {
+			for _, c := range []string{"a", "b", "\n"} {
+				texts = append(texts, texts[i]+c)
+			}
+		}
+	}
+	byteAt := regexp.MustCompile(`first difference at byte \d+, `)
+	for _, got := range texts {
+		for _, want := range texts {
+			whole := compare(nil, got, want, len(got)+1)
+			if lines := goldenLines(got, want); byteAt.ReplaceAllString(whole, "first difference at ") != lines {
+				t.Errorf("%q, golden %q: %s; by lines: %s", got, want, whole, lines)
+			}
+			if bytes := compare(nil, got, want, 1); bytes != whole {
+				t.Errorf("%q, golden %q: read a byte at a time: %s; read whole: %s", got, want, bytes, whole)
+			}
+		}
+	}
+
+	x := strings.Repeat("x", 30)
+	for _, tt := range []struct{ got, want, secret, diff string }{
+		{"héllo\n", "hèllo\n", "", `7 bytes, golden 7 bytes; first difference at byte 3, line 1: "héllo", golden "hèllo"`},
+		{"a\n" + x + "xxx1\n", "a\n" + x + "xxx2\n", "", `37 bytes, golden 37 bytes; first difference at byte 36, line 2: "…` + x + `1", golden "…` + x + `2"`},
+		{x[:25] + "s3cr3t-value" + "A", x[:25] + "s3cr3t-value" + "B", "s3cr3t-value", `38 bytes, golden 38 bytes; first difference at byte 38, line 1: "…` + x[:18] + `[REDACTED]A", golden "…` + x[:18] + `[REDACTED]B"`},
+	} {
+		if got := compare(redact.New(tt.secret), tt.got, tt.want, 5); got != tt.diff {
+			t.Errorf("%q, golden %q:\n got %s\nwant %s", tt.got, tt.want, got, tt.diff)
+		}
+	}
+}
+
+// goldenLines is how a golden comparison said the files differed when it
+// compared their lines whole, read all at once: the sizes and the first
+// line that differs.
+func goldenLines(got, want string) string {
+	if got == want {
+		return ""
+	}
+	split := func(s string) ([]string, bool) {
+		if s == "" {
+			return nil, false
+		}
+		body, nl := strings.CutSuffix(s, "\n")
+		return strings.Split(body, "\n"), nl
+	}
+	msg := fmt.Sprintf("%s, golden %s; ", plural(len(got), "byte", "bytes"), plural(len(want), "byte", "bytes"))
+	gl, gotNL := split(got)
+	wl, _ := split(want)
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return msg + fmt.Sprintf("first difference at line %d: %q, golden %q", i+1, gl[i], wl[i])
+		}
+	}
+	switch {
+	case len(gl) == 0:
+		return msg + "the file is empty"
+	case len(wl) == 0:
+		return msg + "the golden file is empty"
+	case len(gl) < len(wl):
+		return msg + fmt.Sprintf("the file ends after line %d, the golden file goes on with %q", len(gl), wl[len(gl)])
+	case len(gl) > len(wl):
+		return msg + fmt.Sprintf("the golden file ends after line %d, the file goes on with %q", len(wl), gl[len(wl)])
+	case gotNL:
+		return msg + "the file ends with a newline, the golden file does not"
+	}
+	return msg + "the golden file ends with a newline, the file does not"
 }

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/scenario"
 )
@@ -52,4 +54,13 @@ func (in inputs) read(path string, limit int64) ([]byte, error) {
 		return p.Read(limit)
 	}
 	return inputfile.Read(path, limit) // never a FIFO's wait
+}
+
+// open opens the file path (one of the run's inputs), a regular file of
+// any size, to be read as a stream: pinned, or by its path outside Run.
+func (in inputs) open(path string) (*os.File, error) {
+	if p := in[path]; p != nil {
+		return p.Open()
+	}
+	return inputfile.Open(path, -1) // never a FIFO's wait
 }

@@ -38,6 +38,7 @@ import (
 
 	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/terminal"
+	"github.com/acprun/acprun/internal/textfind"
 )
 
 // DefaultLimit is how many bytes of each of stdout and stderr are kept
@@ -139,17 +140,22 @@ func Run(ctx context.Context, c Command) (res Result) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	find := newFinder(c.StdoutContains, c.StdoutMatches)
+	var patterns []*regexp.Regexp
+	if c.StdoutMatches != nil {
+		patterns = []*regexp.Regexp{c.StdoutMatches}
+	}
+	find := textfind.New(c.StdoutContains, patterns)
 	stdout, err := proc.NewOutputTo(limit, find)
 	if err != nil {
-		find.close()
+		find.Close()
 		return Result{Err: err}
 	}
 	// find is closed once stdout was read to its end: nothing writes to it
 	// after that.
 	closeFind := func() ([]bool, bool) {
 		<-stdout.ReadDone()
-		return find.close()
+		found, matched := find.Close()
+		return found, len(matched) > 0 && matched[0]
 	}
 	stderr, err := proc.NewOutput(limit)
 	if err != nil {

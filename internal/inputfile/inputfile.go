@@ -244,6 +244,17 @@ func ReadInNoLink(root *os.Root, name, path string, limit int64) ([]byte, error)
 // opened before others (agents) could write in it, where a link at the
 // file's place is theirs, not the user's (see Pin).
 func readIn(root *os.Root, name, path string, limit int64, noLink bool) ([]byte, error) {
+	f, err := openIn(root, name, path, limit, noLink)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadFrom(f, path, limit)
+}
+
+// openIn opens the file name inside root for reading as readIn reads it,
+// checked as readIn checks it.
+func openIn(root *os.Root, name, path string, limit int64, noLink bool) (*os.File, error) {
 	stat := root.Stat
 	if noLink {
 		stat = root.Lstat
@@ -262,18 +273,20 @@ func readIn(root *os.Root, name, path string, limit int64, noLink bool) ([]byte,
 	if err != nil {
 		return nil, &Error{Path: path, Err: bare(err)}
 	}
-	defer f.Close()
 	opened, err := f.Stat()
 	switch {
 	case err != nil:
-		return nil, &Error{Path: path, Err: bare(err)}
+		err = &Error{Path: path, Err: bare(err)}
 	case noLink && !os.SameFile(fi, opened):
-		return nil, &Error{Path: path, Err: ErrLink} // swapped since Lstat
+		err = &Error{Path: path, Err: ErrLink} // swapped since Lstat
+	default:
+		err = check(path, opened, limit)
 	}
-	if err := check(path, opened, limit); err != nil {
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	return ReadFrom(f, path, limit)
+	return f, nil
 }
 
 // Pinned is an input file read after others (agents) could write where
@@ -344,6 +357,16 @@ func (p *Pinned) Read(limit int64) ([]byte, error) {
 		return nil, p.err
 	}
 	return readIn(p.dir, p.name, p.path, limit, true)
+}
+
+// Open opens the pinned file for reading, as Read reads it, whatever its
+// size: for a reader that streams it. Read from it through
+// io.LimitReader when its size matters: a file may grow.
+func (p *Pinned) Open() (*os.File, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return openIn(p.dir, p.name, p.path, -1, true)
 }
 
 // Read returns the contents of path, a regular file (as Open checks) of

@@ -3,6 +3,7 @@ package inputfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -241,6 +242,47 @@ func TestPinned(t *testing.T) {
 	none := pins.Pin(filepath.Join(dir, "nodir", "x"))
 	if _, err := none.Read(100); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no directory: Read = %v", err)
+	}
+}
+
+// TestPinnedOpen: Open opens a pinned file as Read reads it, whatever its
+// size, for a caller that streams it; a symbolic link planted in its
+// place is refused, not followed.
+func TestPinnedOpen(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.txt")
+	big := strings.Repeat("x", 1<<20)
+	if err := os.WriteFile(golden, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pins Pins
+	defer pins.Close()
+	p := pins.Pin(golden)
+	f, err := p.Open()
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || string(data) != big {
+		t.Fatalf("read %d bytes, %v; want the %d of the file", len(data), err, len(big))
+	}
+	victim := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(victim, []byte("SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(golden)
+	if err := os.Symlink(victim, golden); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := p.Open(); !errors.Is(err, ErrLink) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("a planted link: Open = %v; want ErrLink", err)
+	}
+	if _, err := pins.Pin(filepath.Join(dir, "nodir", "x")).Open(); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no directory: Open = %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package hook
+package textfind
 
 import (
 	"regexp"
@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// TestFinder: what a finder finds in a stream written in parts is what
+// TestFinder: what a Finder finds in a stream written in parts is what
 // strings.Contains and MatchString find in the whole of it, wherever the
 // parts are cut, however long the stream, and once the pattern is decided
 // the rest is taken without blocking.
@@ -34,17 +35,18 @@ func TestFinder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var re *regexp.Regexp
+			var res []*regexp.Regexp
 			if tt.pattern != "" {
-				re = regexp.MustCompile(tt.pattern)
+				// The pattern twice: each pattern has its own matcher.
+				res = []*regexp.Regexp{regexp.MustCompile(tt.pattern), regexp.MustCompile(`(?s)\A.*` + tt.pattern)}
 			}
-			f := newFinder(tt.texts, re)
+			f := New(tt.texts, res)
 			for _, w := range tt.writes {
 				if n, err := f.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%d bytes) = %d, %v; want %d, nil", len(w), n, err, len(w))
 				}
 			}
-			found, matched := f.close()
+			found, matched := f.Close()
 			whole := strings.Join(tt.writes, "")
 			want := make([]bool, len(tt.texts))
 			for i, s := range tt.texts {
@@ -53,8 +55,12 @@ func TestFinder(t *testing.T) {
 			if diff := cmp.Diff(want, found); diff != "" {
 				t.Errorf("found (-want +got):\n%s", diff)
 			}
-			if wantMatch := re != nil && re.MatchString(whole); matched != wantMatch {
-				t.Errorf("matched = %v, want %v (MatchString of the whole)", matched, wantMatch)
+			want = nil
+			for _, re := range res {
+				want = append(want, re.MatchString(whole))
+			}
+			if diff := cmp.Diff(want, matched, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("matched (-want MatchString of the whole +got):\n%s", diff)
 			}
 		})
 	}
