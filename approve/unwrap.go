@@ -83,7 +83,7 @@ func unresolvedWhy(cmd string) string {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
 	if escapedShellLine(ws) {
-		return "it runs a shell line with escapes in $'…', which acprun does not decode"
+		return "it runs a shell line with escapes in $'…', which bash decodes and dash does not"
 	}
 	why := ""
 	unmodeled := false
