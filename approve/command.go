@@ -93,35 +93,25 @@ func QuoteArgv(argv []string) string { return ruleLine.Join(argv) }
 var ruleLine = shellquote.Quoter{Keep: shellquote.Literal + "*~^", KeepNonASCII: true}
 
 // words splits a simple command (as returned by SplitCommands) into words
-// at unquoted blanks, keeping quotes and substitutions inside their word.
+// at unquoted blanks, as the shells do: quotes, backslash escapes and
+// substitutions ($(…), ${…}, `…`, <(…), >(…)) stay inside their word. Any
+// other { or ( is a byte of its word: { is a reserved word only where a
+// command starts, so `X={ a } b` is the words X={, a, } and b.
 func words(s string) []string {
 	var out []string
-	start, nest := 0, 0
-	var quote byte // ' " or ` while inside one
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			}
-		case ch == '\\':
-			i++
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == '(' || ch == '{':
-			nest++
-		case ch == ')' || ch == '}':
-			nest = max(nest-1, 0)
-		case (ch == ' ' || ch == '\t' || ch == '\n') && nest == 0:
+	start := 0
+	for i := 0; i < len(s); {
+		switch ch := s[i]; {
+		case ch == ' ' || ch == '\t' || ch == '\n':
 			if i > start {
 				out = append(out, s[start:i])
 			}
-			start = i + 1
+			i++
+			start = i
+		case (ch == '<' || ch == '>') && i+1 < len(s) && s[i+1] == '(':
+			i = skipParens(s, i+1)
+		default:
+			i = skipQuoting(s, i)
 		}
 	}
 	if start < len(s) {
@@ -130,41 +120,116 @@ func words(s string) []string {
 	return out
 }
 
-// dequote removes shell quoting from s: quotes disappear, backslash
-// escapes are undone, and $'…' and $"…" lose their dollar.
+// dequote removes shell quoting from s as the shells do: outside quotes a
+// backslash escapes the byte after it, and a backslash-newline goes;
+// '…' is literal; inside "…" a backslash escapes only $, `, ", \ and a
+// newline (which goes with it) and is text before any other byte; bash's
+// $'…' decodes its escapes (see ansiC) and $"…" is "…".
 func dequote(s string) string {
 	if !strings.ContainsAny(s, `'"\$`) {
 		return s
 	}
 	var b strings.Builder
-	var quote byte
 	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			} else {
-				b.WriteByte(ch)
-			}
+		switch ch := s[i]; {
 		case ch == '\\' && i+1 < len(s):
 			i++
-			b.WriteByte(s[i])
-		case quote == '"':
-			if ch == '"' {
-				quote = 0
-			} else {
-				b.WriteByte(ch)
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
 			}
-		case ch == '$' && i+1 < len(s) && (s[i+1] == '\'' || s[i+1] == '"'):
-			// $'…' / $"…": drop the dollar, the quote opens next
-		case ch == '\'' || ch == '"':
-			quote = ch
+		case ch == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				end = len(s) - i - 1
+			}
+			b.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case ch == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+					if s[i] == '\n' {
+						continue
+					}
+				}
+				b.WriteByte(s[i])
+			}
+		case ch == '$' && i+1 < len(s) && s[i+1] == '\'':
+			body, n := ansiC(s[i+2:])
+			b.WriteString(body)
+			i += 1 + n
+		case ch == '$' && i+1 < len(s) && s[i+1] == '"':
+			// $"…": the dollar goes, the quote opens next
 		default:
 			b.WriteByte(ch)
 		}
 	}
 	return b.String()
+}
+
+// ansiC decodes the body of bash's $'…', s starting after its opening
+// quote, and returns it and the length read, the closing quote included:
+// \a \b \e \E \f \n \r \t \v \\ \' \" \?, octal \NNN, hex \xHH, \uHHHH,
+// \UHHHHHHHH and control \cX; any other backslash is text.
+func ansiC(s string) (string, int) {
+	var b strings.Builder
+	i := 0
+	for ; i < len(s) && s[i] != '\''; i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		if r := strings.IndexByte(`abeEfnrtv\'"?`, s[i]); r >= 0 {
+			b.WriteByte("\a\b\x1b\x1b\f\n\r\t\v\\'\"?"[r])
+			continue
+		}
+		digits, base, width := "", 0, 0
+		switch s[i] {
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			digits, base, width = "01234567", 8, 3
+		case 'x':
+			digits, base, width = "0123456789abcdefABCDEF", 16, 2
+		case 'u':
+			digits, base, width = "0123456789abcdefABCDEF", 16, 4
+		case 'U':
+			digits, base, width = "0123456789abcdefABCDEF", 16, 8
+		case 'c':
+			if i+1 < len(s) && s[i+1] != '\'' {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+				continue
+			}
+		}
+		if base == 0 {
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+			continue
+		}
+		j := i
+		if base == 16 {
+			j++ // after x, u or U
+		}
+		v, k := 0, j
+		for k < len(s) && k-j < width && strings.IndexByte(digits, s[k]) >= 0 {
+			d := strings.IndexByte("0123456789abcdef", s[k]|0x20)
+			v = v*base + d
+			k++
+		}
+		switch {
+		case k == j: // \x without digits is text
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+			continue
+		case s[i] == 'u' || s[i] == 'U':
+			b.WriteRune(rune(v))
+		default:
+			b.WriteByte(byte(v))
+		}
+		i = k - 1
+	}
+	return b.String(), min(i+1, len(s))
 }
 
 // dequoteAll returns the words ws with their quoting removed (dequote).

@@ -42,7 +42,8 @@
 //
 //   - command: the call's command line (Decision.Commands) is split into simple
 //     commands (SplitCommands), as each of bash and sh (dash, or bash in
-//     POSIX mode) would split it. A deny rule matches when any of them
+//     POSIX mode) would split it, its line continuations removed where the
+//     shells remove them (in "…" and $(…) too). A deny rule matches when any of them
 //     matches a pattern. An allow holds only when every one of them is
 //     allowed by some allow rule whose other matchers hold too; different
 //     commands may be allowed by different rules. In a pattern '*' matches
@@ -68,7 +69,7 @@
 //     Deny patterns see the command as written and the same forms, and
 //     more: each leading assignment on its own (NAME=value, also after env
 //     or sudo, so "LD_PRELOAD=*" denies `A=1 LD_PRELOAD=x make` and
-//     `env LD_PRELOAD=x make`), the command without quoting (`"r"m` is rm),
+//     `env LD_PRELOAD=x make`), the command without quoting as the shells remove it (`"r"m` is rm),
 //     without its redirections and without the program's directory
 //     (/bin/rm is rm), and the command a wrapper runs, without the
 //     wrapper, its options and their arguments and its operands: sudo,

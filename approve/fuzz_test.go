@@ -164,6 +164,9 @@ func FuzzSplitCommands(f *testing.F) {
 		"cat <<EOF\nE\\\nOF\n\\\nEOF\nx\nEOF\ncat <<-E\\\nOF\n\tE\\\nOF\ncat <<''\n\ncat <<$'A'\nA\n",
 		"echo $(cat <<EOF\nEOF);x\n) $(cat <<F)\nF\n<<\"a\nb\"\na\nb",
 		"[[ x =~ (#) ]] @(a) $[1] a[1]=2 ${ x; }",
+		"echo \"$\\\n(a)\" ${x:-$\\\n(b)} `c $\\\n(d)` $(e # f \\\ng) 'h\\\ni' $'j\\\n' \"${k\\\n@P}\"",
+		"cat <\\\n<E\n$\\\n(a)\nE\ncat <<'F'\nb\\\nF\nc\ncat <<G\n$(d # \\\ne)\nG",
+		"X={ a } b; GOFLAGS={ c } go test; X=${x:-(} d; cat <(e {) > f; bash -c \"g \\#; h \\' \\\n i\"",
 	} {
 		f.Add(s)
 	}

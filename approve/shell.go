@@ -29,9 +29,15 @@ const maxDepth = 64
 // a[$(cmd)]. An expansion in an unquoted here-document body that makes a
 // command unresolvable (see unresolvedWhy) is a command of its own.
 //
+// Line continuations (backslash-newline) are removed first, everywhere the
+// shells remove them: in words, "…", ${…}, $(…), `…` and unquoted
+// here-documents alike, so `echo "$\<newline>(cmd)"` is `echo "$(cmd)"`
+// and cmd a command. Single quotes, $'…', comments and quoted
+// here-document bodies keep theirs, as the shells do (a comment ends at
+// the newline of its last backslash-newline; see joined).
 // Each command is trimmed and runs of unquoted blanks are collapsed to one
 // space; quoted text is kept verbatim, quotes included. Comments (# at the
-// start of a word) and line continuations (backslash-newline) are removed.
+// start of a word) are removed.
 // Leading reserved words (!, {, }, if, then, elif, else, fi, do, done,
 // while, until, esac, time [-p], and "function NAME") are removed, and
 // commands that consist of nothing else are dropped. Leading VAR=value
@@ -63,7 +69,7 @@ func SplitCommands(line string) []string {
 	var parts []string
 	unmodeled := false
 	for _, d := range dialects {
-		p := &splitter{s: line, d: d, unmodeled: &unmodeled}
+		p := newSplitter(line, d, &unmodeled)
 		parts = append(parts, p.list(false)...)
 	}
 	if unmodeled {
@@ -118,7 +124,8 @@ func (d dialect) quotesInParam(op byte) bool {
 // splitter is a small recursive-descent reader of POSIX shell syntax that
 // only cares about where simple commands begin and end.
 type splitter struct {
-	s         string
+	s         string  // the text with its line continuations removed
+	j         *joined // s, and the text as written (see joined)
 	i         int
 	d         dialect
 	depth     int
@@ -135,6 +142,17 @@ type splitter struct {
 	// each is split once, not once for each construct around it.
 	scanOnly bool
 }
+
+// newSplitter returns a splitter of text, which it reads with its line
+// continuations removed as the shells remove them (see joined).
+func newSplitter(text string, d dialect, unmodeled *bool) *splitter {
+	j := join(text)
+	return &splitter{s: j.s, j: j, d: d, unmodeled: unmodeled}
+}
+
+// text returns p.s[lo:hi] as the shell reads it, with the line
+// continuations it keeps (in quotes and comments) as written.
+func (p *splitter) text(lo, hi int) string { return p.j.text(lo, hi) }
 
 // unresolved records, when p looks for them, why the text is
 // unresolvable; the first reason found is kept.
@@ -250,7 +268,7 @@ func (p *splitter) list(inSub bool) []string {
 		case '\n':
 			parts = c.flush(parts)
 			p.i++
-			parts = append(parts, p.readHeredocs()...)
+			parts = append(parts, p.readHeredocs(p.j.rawBefore(p.i))...)
 		case ';', '|', '&':
 			if ch == '|' && c.lastOp() == '>' || // >| redirection
 				ch == '&' && (c.lastOp() != 0 || p.d.bash && p.peek(1) == '>') { // >&2, <&0, &>file
@@ -284,7 +302,7 @@ func (p *splitter) list(inSub bool) []string {
 			case p.peek(1) == '(': // process substitution
 				p.i += 2
 				subs := p.sub()
-				c.write(p.s[start:p.i])
+				c.write(p.text(start, p.i))
 				c.subs = append(c.subs, subs...)
 			case ch == '<' && p.peek(1) == '<' && p.peek(2) == '<': // here-string
 				p.i += 3
@@ -304,10 +322,9 @@ func (p *splitter) list(inSub bool) []string {
 				p.i++
 				continue
 			}
-			if j := strings.IndexByte(p.s[p.i:], '\n'); j >= 0 {
-				p.i += j
-			} else {
-				p.i = len(p.s)
+			if r, ok := p.comment(); ok { // its newline ends the command too
+				parts = c.flush(parts)
+				parts = append(parts, p.readHeredocs(r)...)
 			}
 		case '\\':
 			if p.peek(1) == '\n' { // line continuation
@@ -320,7 +337,7 @@ func (p *splitter) list(inSub bool) []string {
 		case '\'', '"', '`', '$':
 			start := p.i
 			subs := p.unit(false)
-			c.write(p.s[start:p.i])
+			c.write(p.text(start, p.i))
 			c.subs = append(c.subs, subs...)
 		default:
 			start := p.i
@@ -386,42 +403,76 @@ func (p *splitter) unit(inDouble bool) []string {
 	}
 }
 
-// single reads '…' (no escapes inside).
+// comment skips the comment at p.i up to the newline that ends it. A
+// comment keeps a line continuation: the newline of a backslash-newline
+// at its end ends it, as it ends the command. Then ok is true, p.i is
+// after that newline, and r its raw index after it; else p.i is at the
+// newline (or the end).
+func (p *splitter) comment() (r int, ok bool) {
+	end := len(p.s)
+	if j := strings.IndexByte(p.s[p.i:], '\n'); j >= 0 {
+		end = p.i + j
+	}
+	if k, ok := p.j.first(p.i+1, end); ok {
+		p.j.keepPair(k)
+		p.i = p.j.at(k)
+		return p.j.pairs[k] + 2, true
+	}
+	p.i = end
+	return 0, false
+}
+
+// single reads '…' (no escapes inside), in which line continuations are
+// text.
 func (p *splitter) single() {
 	p.i++
+	from := p.i
 	if j := strings.IndexByte(p.s[p.i:], '\''); j >= 0 {
 		p.i += j + 1
+		p.j.keep(from, p.i-1)
 	} else {
 		p.i = len(p.s)
+		p.j.keep(from, p.i)
+	}
+}
+
+// ansi reads the body of bash's $'…' after its opening quote, in which
+// line continuations are text (escapes that it does not decode).
+func (p *splitter) ansi() {
+	from := p.i
+	if _, closed := p.quoted('\'', false); closed {
+		p.j.keep(from, p.i-1)
+	} else {
+		p.j.keep(from, p.i)
 	}
 }
 
 // double reads "…", following substitutions inside.
 func (p *splitter) double() []string {
 	p.i++
-	return p.quoted('"', true)
+	subs, _ := p.quoted('"', true)
+	return subs
 }
 
 // quoted reads the body of a quoted string up to its closing quote q,
 // where a backslash escapes the next byte, and returns the commands of
 // the substitutions in it, which it follows when expand is set: those
-// of "…", not of $'…'.
-func (p *splitter) quoted(q byte, expand bool) []string {
-	var subs []string
+// of "…", not of $'…'. closed tells whether the closing quote was met.
+func (p *splitter) quoted(q byte, expand bool) (subs []string, closed bool) {
 	for p.i < len(p.s) {
 		switch ch := p.s[p.i]; {
 		case ch == '\\':
 			p.skip(2)
 		case ch == q:
 			p.i++
-			return subs
+			return subs, true
 		case expand && (ch == '`' || ch == '$'):
 			subs = append(subs, p.unit(true)...)
 		default:
 			p.i++
 		}
 	}
-	return subs
+	return subs, false
 }
 
 // dollar reads an expansion starting at $.
@@ -442,7 +493,7 @@ func (p *splitter) dollar(inDouble bool) []string {
 			return nil
 		}
 		p.i += 2
-		p.quoted('\'', false)
+		p.ansi()
 		return nil
 	case '[':
 		if p.d.bash { // bash's old $[arithmetic], where # is text
@@ -491,7 +542,7 @@ func (p *splitter) sub() []string {
 // as a shift rather than a here-document.
 func (p *splitter) arith() []string {
 	start := p.i
-	body := p.s[start:]
+	end := len(p.s)
 	depth := 2
 	was := p.scanOnly
 	p.scanOnly = true // the body is split below, as a whole
@@ -513,7 +564,7 @@ scan:
 			depth--
 			p.i++
 			if depth == 0 {
-				body = p.s[start : p.i-1]
+				end = p.i - 1
 				break scan
 			}
 		default:
@@ -521,7 +572,7 @@ scan:
 		}
 	}
 	p.scanOnly = was
-	return p.arithmetic(body)
+	return p.arithmetic(p.text(start, end))
 }
 
 // arithmetic splits the text of an arithmetic expression as commands, as
@@ -542,7 +593,8 @@ func (p *splitter) nested(s string, noHeredoc bool) []string {
 		p.unresolved(tooDeep)
 		return crudeSplit(s)
 	}
-	q := &splitter{s: s, d: p.d, depth: p.depth + 1, noHeredoc: noHeredoc, unmodeled: p.unmodeled, opaque: p.opaque}
+	q := newSplitter(s, p.d, p.unmodeled)
+	q.depth, q.noHeredoc, q.opaque = p.depth+1, noHeredoc, p.opaque
 	return q.list(false)
 }
 
@@ -604,7 +656,7 @@ func (p *splitter) param(inDouble bool) []string {
 		p.i++
 	}
 	if why != "" {
-		p.unresolved("bash may run a variable's value as code: " + p.s[start:p.i] + " is " + why)
+		p.unresolved("bash may run a variable's value as code: " + p.text(start, p.i) + " is " + why)
 	}
 	return subs
 }
@@ -630,10 +682,11 @@ func paramListing(name string, indexed bool, subscript string, op, next byte) bo
 // arithmetic only, so it is not split; the substitutions in it are
 // followed where it is read (paramText).
 func (p *splitter) arithmeticOperand(text string) []string {
-	if p.scanOnly || strings.Trim(text, "0123456789 \t+-*/%():") == "" {
+	cmd := strings.Join(strings.Fields(text), " ")
+	if p.scanOnly || cmd == "" || strings.Trim(text, "0123456789 \t+-*/%():") == "" {
 		return nil
 	}
-	return []string{strings.Join(strings.Fields(text), " ")}
+	return []string{cmd}
 }
 
 // paramText reads the text of a ${…} at p.i up to stop or the first },
@@ -768,7 +821,7 @@ func (p *splitter) heredoc(c *cmdBuf) {
 		case ch == '\'':
 			h.quoted = true
 			p.single()
-			d.WriteString(strings.TrimSuffix(p.s[from+1:p.i], "'"))
+			d.WriteString(strings.TrimSuffix(p.text(from+1, p.i), "'"))
 		case ch == '"', ch == '$' && next == '"' && p.d.bash:
 			h.quoted = true
 			if ch == '$' {
@@ -780,8 +833,8 @@ func (p *splitter) heredoc(c *cmdBuf) {
 		case ch == '$' && next == '\'' && p.d.bash:
 			h.quoted = true
 			p.i += 2
-			p.quoted('\'', false)
-			body := strings.TrimSuffix(p.s[from+2:p.i], "'")
+			p.ansi()
+			body := strings.TrimSuffix(p.text(from+2, p.i), "'")
 			if strings.Contains(body, `\`) { // escapes this splitter does not decode
 				*p.unmodeled = true
 			}
@@ -795,7 +848,7 @@ func (p *splitter) heredoc(c *cmdBuf) {
 		}
 	}
 	if p.i > wstart {
-		c.write(p.s[wstart:p.i])
+		c.write(p.text(wstart, p.i))
 		h.delim = d.String()
 		if strings.Contains(h.delim, "\n") { // dash matches it across lines
 			*p.unmodeled = true
@@ -821,33 +874,45 @@ func unescapeDouble(s string) string {
 }
 
 // readHeredocs consumes the bodies of the here-documents announced on the
-// line just ended and returns the commands substituted in unquoted ones.
-func (p *splitter) readHeredocs() []string {
+// line just ended, which start at the raw index r, and returns the
+// commands substituted in unquoted ones. They are read as written (see
+// heredocLine): a quoted body keeps its line continuations.
+func (p *splitter) readHeredocs(r int) []string {
 	docs := p.heredocs
+	if len(docs) == 0 {
+		return nil
+	}
 	p.heredocs = nil
+	raw := p.j.raw
 	var parts []string
 	for _, h := range docs {
-		start := p.i
-		end := len(p.s)
-		for p.i < len(p.s) {
-			next, last := p.heredocLine(h)
+		start := r
+		end := len(raw)
+		for r < len(raw) {
+			next, last := p.heredocLine(raw, r, h)
 			if last {
-				end = p.i
-				p.i = next
+				end = r
+				r = next
 				break
 			}
-			p.i = next
+			r = next
 		}
-		if !h.quoted {
-			parts = append(parts, p.expansions(p.s[start:end])...)
+		switch {
+		case h.quoted:
+			p.j.keepRaw(start, r)
+		case p.d.bash: // bash joins the body's lines before it reads it
+			parts = append(parts, p.expansions(p.s[p.j.index(start):p.j.index(end)])...)
+		default: // dash reads $(…) in it as commands, where '…' and comments keep them
+			parts = append(parts, p.expansions(raw[start:end])...)
 		}
 	}
+	p.i = p.j.index(r)
 	return parts
 }
 
-// heredocLine reads the here-document line at p.i as the dialect's shell
-// compares it with h's delimiter. It returns where reading goes on, and
-// whether the line ends the here-document.
+// heredocLine reads the here-document line at s[i], text as written, as
+// the dialect's shell compares it with h's delimiter. It returns where
+// reading goes on, and whether the line ends the here-document.
 //
 // In an unquoted here-document a backslash-newline continues a line.
 // Bash removes all of them before comparing (E\<newline>OF is EOF), dash
@@ -855,45 +920,45 @@ func (p *splitter) readHeredocs() []string {
 // $(…), bash also ends the here-document at a line that starts with the
 // delimiter and holds a ")", and goes on reading right after the
 // delimiter.
-func (p *splitter) heredocLine(h heredoc) (next int, last bool) {
-	end := len(p.s)
-	for i := p.i; i < len(p.s); i++ {
-		if p.s[i] == '\\' && !h.quoted {
-			i++
-		} else if p.s[i] == '\n' {
-			end = i
+func (p *splitter) heredocLine(s string, i int, h heredoc) (next int, last bool) {
+	end := len(s)
+	for k := i; k < len(s); k++ {
+		if s[k] == '\\' && !h.quoted {
+			k++
+		} else if s[k] == '\n' {
+			end = k
 			break
 		}
 	}
-	next = min(end+1, len(p.s))
+	next = min(end+1, len(s))
 	if !p.d.bash {
-		i := p.i
-		for !h.quoted && strings.HasPrefix(p.s[i:], "\\\n") {
-			i += 2
+		k := i
+		for !h.quoted && strings.HasPrefix(s[k:], "\\\n") {
+			k += 2
 		}
-		for h.strip && i < len(p.s) && p.s[i] == '\t' {
-			i++
+		for h.strip && k < len(s) && s[k] == '\t' {
+			k++
 		}
-		j := strings.IndexByte(p.s[i:], '\n')
+		j := strings.IndexByte(s[k:], '\n')
 		if j < 0 {
-			j = len(p.s) - i
+			j = len(s) - k
 		}
-		if p.s[i:i+j] == h.delim {
-			return min(i+j+1, len(p.s)), true
+		if s[k:k+j] == h.delim {
+			return min(k+j+1, len(s)), true
 		}
 		return next, false
 	}
 	var line []byte
-	var at []int // the index in p.s of each byte of line
-	for i := p.i; i < end; i++ {
-		if p.s[i] == '\\' && !h.quoted && i+1 < end {
-			i++
-			if p.s[i] == '\n' {
+	var at []int // the index in s of each byte of line
+	for k := i; k < end; k++ {
+		if s[k] == '\\' && !h.quoted && k+1 < end {
+			k++
+			if s[k] == '\n' {
 				continue
 			}
-			line, at = append(line, '\\'), append(at, i-1)
+			line, at = append(line, '\\'), append(at, k-1)
 		}
-		line, at = append(line, p.s[i]), append(at, i)
+		line, at = append(line, s[k]), append(at, k)
 	}
 	k := 0
 	for h.strip && k < len(line) && line[k] == '\t' {
@@ -913,7 +978,8 @@ func (p *splitter) heredocLine(h heredoc) (next int, last bool) {
 // expansion but not to word splitting (an unquoted here-document body).
 func (p *splitter) expansions(text string) []string {
 	why := ""
-	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled, opaque: &why, scanOnly: p.scanOnly}
+	q := newSplitter(text, p.d, p.unmodeled)
+	q.depth, q.opaque, q.scanOnly = p.depth, &why, p.scanOnly
 	var parts []string
 	for q.i < len(q.s) {
 		switch q.s[q.i] {
@@ -925,7 +991,7 @@ func (p *splitter) expansions(text string) []string {
 			if why != "" {
 				// The text is no command's: an expansion that makes it
 				// unresolvable is a command of its own, which is so too.
-				parts = append(parts, text[start:q.i])
+				parts = append(parts, q.text(start, q.i))
 				p.unresolved(why)
 				why = ""
 			}

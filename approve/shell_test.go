@@ -118,7 +118,7 @@ func TestSplitCommands(t *testing.T) {
 		{"heredoc joined tab is no leading tab", "cat <<-EOF\nE\\\n\tOF\nrm -rf /\nEOF\n", []string{"cat <<-EOF"}},
 		{"quoted heredoc does not join", "cat <<'EOF'\nE\\\nOF\nrm -rf /\nEOF\nls", []string{"cat <<'EOF'", "ls"}},
 		{"dash ends a heredoc later", "cat <<EOF\nE\\\nOF\necho '\nEOF\nrm -rf /\necho '\n", []string{"cat <<EOF", "echo '\nEOF\nrm -rf /\necho '", "rm -rf /", "echo '\n"}},
-		{"heredoc delimiter with a line continuation", "cat <<E\\\nOF\nit's\nEOF\nrm -rf /\n", []string{"cat <<E\\\nOF", "rm -rf /"}},
+		{"heredoc delimiter with a line continuation", "cat <<E\\\nOF\nit's\nEOF\nrm -rf /\n", []string{"cat <<EOF", "rm -rf /"}},
 		{"empty quoted heredoc delimiter", "cat <<''\nit's\n\nrm -rf /\n", []string{"cat <<''", "rm -rf /"}},
 		{"heredoc delimiter with an escaped quote", "cat <<\"E\\\"OF\"\nit's\nE\"OF\nrm -rf /\n", []string{`cat <<"E\"OF"`, "rm -rf /"}},
 		{"heredoc delimiter with a substitution is text", "cat <<$(x y)\nit's\n$(x y)\nrm -rf /\n", []string{"cat <<$(x y)", "rm -rf /"}},

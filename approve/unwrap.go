@@ -83,12 +83,13 @@ func unresolvedWhy(cmd string) string {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
 	if escapedShellLine(ws) {
-		return "it runs a shell line with escapes in $'…', which acprun does not decode"
+		return "it runs a shell line with escapes in $'…', which bash decodes and dash does not"
 	}
 	why := ""
 	unmodeled := false
 	for _, d := range dialects {
-		p := &splitter{s: cmd, d: d, unmodeled: &unmodeled, opaque: &why}
+		p := newSplitter(cmd, d, &unmodeled)
+		p.opaque = &why
 		if p.list(false); why != "" {
 			break
 		}
@@ -267,7 +268,7 @@ func redirectTargets(cmd string) []string {
 				i++
 				continue
 			case j < len(s) && s[j] == '(': // process substitution
-				i = skipNested(s, j)
+				i = skipParens(s, j)
 				continue
 			case ch == '<' && j < len(s) && s[j] == '<': // here-document or here-string
 				for j < len(s) && (s[j] == '<' || s[j] == '-') {
@@ -313,23 +314,39 @@ func redirectWord(s string, i int) (string, int) {
 }
 
 // skipQuoting returns the index after what starts at s[i]: a backslash
-// escape, a quoted string, a $(…) or ${…}, or else the one byte.
+// escape, a quoted string, a substitution ($(…), ${…}, $((…))), or else
+// the one byte.
 func skipQuoting(s string, i int) int {
 	switch s[i] {
 	case '\\':
-		return i + 2
+		return min(i+2, len(s))
 	case '\'', '"', '`':
 		return skipQuoted(s, i)
 	case '$':
-		if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
-			return skipNested(s, i+1)
+		if i+1 < len(s) && s[i+1] == '(' {
+			return skipParens(s, i+1)
+		}
+		if i+1 < len(s) && s[i+1] == '{' {
+			return skipParam(s, i+1)
+		}
+		if i+1 < len(s) && s[i+1] == '\'' { // $'…', with backslash escapes
+			for j := i + 2; j < len(s); j++ {
+				switch s[j] {
+				case '\\':
+					j++
+				case '\'':
+					return j + 1
+				}
+			}
+			return len(s)
 		}
 	}
 	return i + 1
 }
 
 // skipQuoted returns the index after the quoted string starting at s[i]
-// (' " or `), or len(s) when it is not closed.
+// (' " or `), substitutions in "…" included, or len(s) when it is not
+// closed.
 func skipQuoted(s string, i int) int {
 	q := s[i]
 	for j := i + 1; j < len(s); j++ {
@@ -338,28 +355,48 @@ func skipQuoted(s string, i int) int {
 			j++
 		case s[j] == q:
 			return j + 1
+		case q == '"' && s[j] == '$':
+			j = skipQuoting(s, j) - 1
 		}
 	}
 	return len(s)
 }
 
-// skipNested returns the index after the bracketed text starting at s[i]
-// (( or {), quotes respected, or len(s) when it is not closed.
-func skipNested(s string, i int) int {
+// skipParens returns the index after the parenthesized text starting at
+// s[i] (the ( of $(…), <(…) or >(…)), quotes and substitutions respected,
+// or len(s) when it is not closed. Braces in it are text to be skipped.
+func skipParens(s string, i int) int {
 	depth := 0
-	for j := i; j < len(s); j++ {
+	for j := i; j < len(s); {
 		switch s[j] {
-		case '\\':
-			j++
-		case '\'', '"', '`':
-			j = skipQuoted(s, j) - 1
-		case '(', '{':
+		case '(':
 			depth++
-		case ')', '}':
+		case ')':
 			if depth--; depth == 0 {
 				return j + 1
 			}
+		case '\\', '\'', '"', '`', '$':
+			j = skipQuoting(s, j)
+			continue
 		}
+		j++
+	}
+	return len(s)
+}
+
+// skipParam returns the index after the ${…} whose { is at s[i]: the
+// first } outside quotes and substitutions closes it (the shells do not
+// pair a { in it), or len(s) when none does.
+func skipParam(s string, i int) int {
+	for j := i + 1; j < len(s); {
+		switch s[j] {
+		case '}':
+			return j + 1
+		case '\\', '\'', '"', '`', '$':
+			j = skipQuoting(s, j)
+			continue
+		}
+		j++
 	}
 	return len(s)
 }

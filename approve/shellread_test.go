@@ -1,0 +1,155 @@
+package approve_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// shellRead is a command line whose reading depends on where the shells
+// join a backslash-newline (a line continuation), on how they remove
+// quotes, or on how they split words. bash and dash say whether that shell
+// runs `touch P` for it (TestShellReadsAgainstShells checks them with the
+// shells themselves); allow is an allow list of command patterns and
+// allowed what it decides.
+type shellRead struct {
+	name       string
+	line       string
+	bash, dash bool // the shell runs touch P
+	allow      []string
+	allowed    bool
+}
+
+var shellReads = []shellRead{
+	// A line continuation is removed everywhere but in single quotes,
+	// $'…', comments and quoted here-document bodies: in "…", ${…}, an
+	// unquoted here-document, `…` and $(…) it joins $ and (.
+	{"continuation in double quotes", "echo \"$\\\n(touch P)\"", true, true, []string{"echo *"}, false},
+	{"continuation in a parameter", "echo ${x:-$\\\n(touch P)}", true, true, []string{"echo *"}, false},
+	{"continuation in a quoted parameter", "echo \"${x:-$\\\n(touch P)}\"", true, true, []string{"echo *"}, false},
+	{"continuation in a here-document", "cat <<EOF\n$\\\n(touch P)\nEOF", true, true, []string{"cat *"}, false},
+	{"continuation in backticks", "echo `echo $\\\n(touch P)`", true, true, []string{"echo *"}, false},
+	{"continuation in a substitution", "echo $(echo $\\\n(touch P))", true, true, []string{"echo *"}, false},
+	{"continuation in a substitution in double quotes", "echo \"$(echo \"$\\\n(touch P)\")\"", true, true, []string{"echo *"}, false},
+	{"continuation in a parameter name", "echo \"${x:=\\$(touch P)}\" \"$\\\n{x@P}\"", true, false, []string{"echo *"}, false},
+	{"continuation in a parameter operator", "echo \"${x:=\\$(touch P)}\" \"${x\\\n@P}\"", true, false, []string{"echo *"}, false},
+	{"continuation in arithmetic", "echo $((1+$\\\n(touch P)))", true, true, []string{"echo *"}, false},
+	{"continuation in a here-document operator", "cat <\\\n<EOF\n$(touch P)\nEOF", true, true, []string{"cat *"}, false},
+	// Where the shells keep it, it stays: a comment ends at its newline,
+	// a single-quoted script keeps it for the shell that runs it, and a
+	// quoted here-document ends at its delimiter line.
+	{"comment ends at a continuation", "echo a # x \\\ntouch P", true, true, []string{"echo *"}, false},
+	{"comment in a substitution ends at a continuation", "echo $(echo a # x \\\ntouch P)", true, true, []string{"echo *"}, false},
+	{"single-quoted script keeps it", "bash -c 'echo a # x \\\ntouch P'", true, true, []string{"echo *"}, false},
+	{"ansi-c quoting keeps it", "echo $'\\\n' ; touch P", true, true, []string{"echo *"}, false},
+	{"quoted here-document keeps it", "cat <<'E'\na\\\nE\ntouch P", true, true, []string{"cat *"}, false},
+	{"unquoted here-document body line", "cat <<E\na\\\nE\nE\necho b", false, false, []string{"cat *", "echo *"}, true},
+	// dash reads $(…) in a here-document as a command, where a comment
+	// ends at its newline; bash joins the body's lines first.
+	{"comment in a here-document substitution", "cat <<E\n$(echo # \\\ntouch P)\nE", false, true, []string{"cat *", "echo *"}, false},
+	// In backticks the body's lines are joined before it is read: the
+	// comment goes on.
+	{"comment in backticks goes on", "echo `echo a # x \\\ntouch P`", false, false, []string{"echo *"}, true},
+	{"joined word", "ec\\\nho a", false, false, []string{"echo *"}, true},
+
+	// Quote removal inside "…" keeps a backslash but before $ ` " \ and a
+	// newline, so a script's \# is no comment and \' no quote.
+	{"escaped hash in a double-quoted script", `bash -c "echo hi \#; touch P"`, true, true, []string{"echo *"}, false},
+	{"escaped quotes in a double-quoted script", `bash -c "echo \'; touch P; \'"`, true, true, []string{"echo *"}, false},
+	{"escaped hash in sh -c", `sh -c "echo hi \#; touch P"`, true, true, []string{"echo *"}, false},
+	{"escaped hash in eval", `eval "echo hi \#; touch P"`, true, true, []string{"echo *"}, false},
+	{"continuation in a double-quoted script", "bash -c \"echo a \\\n; touch P\"", true, true, []string{"echo *"}, false},
+	{"hex escape in ansi-c quoting", `$'\x74ouch' P`, true, false, []string{"echo *"}, false},
+	{"octal escape in ansi-c quoting", `echo x; $'\164'ouch P`, true, false, []string{"echo *"}, false},
+	{"escaped quote in ansi-c quoting", `echo $'\'' ; touch P`, true, false, []string{"echo *"}, false},
+	{"escaped dollar in a double-quoted script", `bash -c "echo \$HOME \"a b\" \\\\"`, false, false, []string{"echo *"}, true},
+
+	// A { in an assignment is text: the command follows it.
+	{"brace in an assignment", "X={ touch P } echo hi", true, true, []string{"echo *"}, false},
+	{"brace in an assignment before go test", "GOFLAGS={ touch P } go test ./...", true, true, []string{"go test *"}, false},
+	{"parenthesis in a parameter in an assignment", "X=${x:-(} touch P", true, true, []string{"echo *"}, false},
+	{"brace after env", "env X={ touch P } echo hi", true, true, []string{"echo *"}, false},
+
+	// Ordinary lines stay allowed.
+	{"go test", "go test ./...", false, false, []string{"go test *"}, true},
+	{"npm run", "npm run build -- --flag", false, false, []string{"npm run build *"}, true},
+	{"commit message with quotes", `git commit -m "msg with \"quotes\""`, false, false, []string{"git commit *"}, true},
+	{"continued command", "go test \\\n  ./... \\\n  -run X", false, false, []string{"go test *"}, true},
+	{"continued script", "bash -c 'go test \\\n  ./... && \\\n  go vet ./...'", false, false, []string{"go *"}, true},
+	{"continued double-quoted script", "bash -c \"go test \\\n  ./... && \\\n  go vet ./...\"", false, false, []string{"go *"}, true},
+	{"continued string", "echo \"a \\\nb\" 'c \\\nd'", false, false, []string{"echo *"}, true},
+	{"assignment with braces and substitutions", "X=${HOME}/a Y=$(pwd) go test ./...", false, false, []string{"go test *", "pwd"}, true},
+	{"brace group", "{ go test ./...; }", false, false, []string{"go test *"}, true},
+}
+
+// TestShellReads: allow lists allow a line only when they allow every
+// command the shells run, and a deny rule for touch denies every line in
+// which a shell runs touch.
+func TestShellReads(t *testing.T) {
+	denyTouch := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"touch *"}}}}
+	var tests []decideCase
+	for _, c := range shellReads {
+		allow := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: c.allow}}}
+		want := byDef(approve.Deny)
+		if c.allowed {
+			want = allowBy("a:1")
+		}
+		tests = append(tests, decideCase{"allow: " + c.name, allow, execReq(c.line), want})
+		want = byDef(approve.Allow)
+		if c.bash || c.dash {
+			want = denyBy("d:1")
+		}
+		tests = append(tests, decideCase{"deny: " + c.name, denyTouch, execReq(c.line), want})
+	}
+	runDecide(t, tests)
+}
+
+// TestShellReadsAgainstShells: the shells run touch P where shellReads say
+// they do.
+func TestShellReadsAgainstShells(t *testing.T) {
+	for _, sh := range []string{"bash", "dash"} {
+		bin, err := exec.LookPath(sh)
+		if err != nil {
+			t.Logf("no %s: %v", sh, err)
+			continue
+		}
+		for _, c := range shellReads {
+			if !strings.Contains(c.line, "touch P") {
+				continue // run only what touches P in a new directory
+			}
+			dir := t.TempDir()
+			cmd := exec.Command(bin, "-c", c.line)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+			_ = cmd.Run() // some lines are errors to one shell
+			_, err := os.Stat(filepath.Join(dir, "P"))
+			if ran, want := err == nil, c.dash; sh == "bash" && ran != c.bash || sh == "dash" && ran != want {
+				t.Errorf("%s: %s -c %q ran touch P: %v", c.name, sh, c.line, ran)
+			}
+		}
+	}
+}
+
+// TestRedirectionContinuations: a redirection target is the path the
+// shells open, its line continuations removed.
+func TestRedirectionContinuations(t *testing.T) {
+	allowSrc := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *"}, Path: []string{"src/**"}}}}
+	denyEnv := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"**/.env"}}}}
+	denyEtc := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/etc/**"}}}}
+	runDecide(t, []decideCase{
+		{"out of src", allowSrc, execReq("echo owned > \"src/\\\n../../\\\n../tmp/x\""), byDef(approve.Deny)},
+		{"out of src unquoted", allowSrc, execReq("echo owned > src/\\\n../../x"), byDef(approve.Deny)},
+		{"in src", allowSrc, execReq("echo ok > \"src/\\\na.txt\""), allowBy("a:1")},
+		{"single-quoted name keeps it", allowSrc, execReq("echo ok > 'src/\\\n../a.txt'"), allowBy("a:1")},
+		{".env joined", denyEnv, execReq("echo SECRET=1 > \".e\\\nnv\""), denyBy("d:1")},
+		{".env joined in a script", denyEnv, execReq("bash -c \"echo SECRET=1 > '.e\\\nnv'\""), denyBy("d:1")},
+		{"single-quoted .env keeps it", denyEnv, execReq("echo SECRET=1 > '.e\\\nnv'"), byDef(approve.Allow)},
+		{".env joined in a double-quoted script", denyEnv, execReq("bash -c 'echo SECRET=1 > \".e\\\nnv\"'"), denyBy("d:1")},
+		{"target after a process substitution with a brace", denyEtc, execReq("cat <(echo {) > /etc/passwd"), denyBy("d:1")},
+		{"target after a parameter with a parenthesis", denyEtc, execReq("cat ${x:-(} > /etc/passwd"), denyBy("d:1")},
+	})
+}

@@ -1,0 +1,66 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTerminalShellReads: terminal commands are judged as /bin/sh reads
+// them. A line continuation inside "…" joins $ and (, a \# in a
+// double-quoted script is no comment, a { in an assignment is text
+// (X={ touch … } echo hi runs touch), and a redirection target's
+// continuations are removed (".e\<newline>nv" is .env): each is denied, and
+// none runs; an allowed line with continuations runs. explain agrees.
+func TestTerminalShellReads(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: "echo \"$\\\n(touch PWNED_1)\"", waitForExit: true}
+      - terminal: {command: "bash -c \"echo hi \\#; touch PWNED_2\"", waitForExit: true}
+      - terminal: {command: "X={ touch PWNED_3 } echo hi", waitForExit: true}
+      - terminal: {command: "echo SECRET=1 > \".e\\\nnv\"", waitForExit: true}
+      - terminal: {command: "echo \"a \\\nb\" \\\n  c > ok.txt", waitForExit: true}
+`,
+		"s.yaml": `name: shell reads
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: deny
+  allow:
+    - command: "echo *"
+  deny:
+    - command: "touch *"
+    - path: "**/.env"
+turns:
+  - prompt: hi
+    expect: {denied: 4}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	notRun(t, dir, "PWNED_1", "PWNED_2", "PWNED_3", "}", ".env")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "a b c\n" {
+		t.Errorf("ok.txt = %q, %v; want the allowed command run", got, err)
+	}
+	cs := creates(t, out.Scenarios[0])
+	want := []struct{ decision, rule string }{{"deny", "s.yaml:8"}, {"deny", "s.yaml:8"}, {"deny", "s.yaml:8"}, {"deny", "s.yaml:9"}, {"allow", "s.yaml:6"}}
+	if len(cs) != len(want) {
+		t.Fatalf("terminal/create records = %+v, want %d", cs, len(want))
+	}
+	for i, w := range want {
+		if cs[i].Decision != w.decision || cs[i].Rule != w.rule {
+			t.Errorf("terminal/create %d (%q): %s by %q, want %s by %q (%s)", i+1, cs[i].Command, cs[i].Decision, cs[i].Rule, w.decision, w.rule, cs[i].Refused)
+		}
+	}
+	for i, c := range cs[:4] {
+		ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", c.Command)
+		if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule "+want[i].rule) {
+			t.Errorf("explain %q: exit %d, want 1, denied by %s\n%s%s", c.Command, ex.code, want[i].rule, ex.stdout, ex.stderr)
+		}
+	}
+}
