@@ -31,7 +31,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 		return c.pick(g, c.Paths)
 	}
 	if len(c.Prompt) == 0 && c.resultsLookLikeScenarios() {
-		path := approve.QuoteArgv([]string{c.JSON})
+		path := approve.QuoteWord(c.JSON)
 		return nil, exitError{code: exitUsage, err: fmt.Errorf(
 			"nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?", path)}
 	}

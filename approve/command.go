@@ -84,8 +84,41 @@ func isLongOption(a string) bool {
 }
 
 // QuoteArgv joins an argv into one POSIX shell line, quoting the words
-// that need it: the line the rules see for an argv.
-func QuoteArgv(argv []string) string { return ruleLine.Join(argv) }
+// that need it: the line the rules see for an argv. Its first word is
+// the program that runs, whatever a shell would make of it, so it is
+// quoted where a shell would read it otherwise: holding = (an
+// assignment: ["A=1", "echo", "hi"] runs the program A=1, not echo), ~
+// (a home directory), * or ^, or a reserved word (if, !, {, …).
+func QuoteArgv(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	first := argv[0]
+	if !programWord.Plain(first) || reservedWords[first] {
+		first = "'" + shellquote.Quoted(first) + "'"
+	}
+	words := []string{first}
+	for _, a := range argv[1:] {
+		words = append(words, ruleLine.Word(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// QuoteWord returns s as one word of the line the rules see, quoted only
+// where a shell would not read it back as written.
+func QuoteWord(s string) string { return ruleLine.Word(s) }
+
+// programWord is what an argv's first word may hold unquoted: ASCII
+// letters, digits and the punctuation a shell reads as itself, but =.
+var programWord = shellquote.Quoter{Keep: strings.ReplaceAll(shellquote.Literal, "=", ""), KeepNonASCII: true}
+
+// reservedWords are the words bash and POSIX shells read as reserved in a
+// command's first word.
+var reservedWords = map[string]bool{
+	"!": true, "{": true, "}": true, "[[": true, "]]": true, "case": true, "coproc": true, "do": true, "done": true,
+	"elif": true, "else": true, "esac": true, "fi": true, "for": true, "function": true, "if": true, "in": true,
+	"select": true, "then": true, "time": true, "until": true, "while": true,
+}
 
 // ruleLine quotes the words of an argv for the line the rules see. It
 // leaves *, ~, ^ and non-ASCII text unquoted as well, so that the line

@@ -138,6 +138,18 @@ func TestUnresolvedCommands(t *testing.T) {
 			argv(map[string]any{"command": "bash", "args": []string{"-c", "echo ${a[x]}"}}), byDef(approve.Deny)},
 		decideCase{"argv with constants", allowEcho,
 			argv(map[string]any{"command": "bash", "args": []string{"-c", "echo ${a[0]} ${x:0:3}"}}), allowBy("a:1")})
+	// An argv's first word is the program that runs, though a shell would
+	// read it as an assignment, a home directory or a reserved word: the
+	// rules judge that program, never the words after it.
+	for _, program := range []string{"A=1", "~/echo", "!", "{", "if", "time", "ec*"} {
+		tests = append(tests,
+			decideCase{"allow echo: argv run as " + program, allowEcho,
+				argv(map[string]any{"command": program, "args": []string{"echo", "hi"}}), byDef(approve.Deny)},
+			decideCase{"allow echo: argv array run as " + program, allowEcho,
+				argv(map[string]any{"command": []string{program, "echo", "hi"}}), byDef(approve.Deny)})
+	}
+	tests = append(tests, decideCase{"allow echo: argv of echo with an assignment-like argument", allowEcho,
+		argv(map[string]any{"command": "echo", "args": []string{"A=1", "~", "if"}}), allowBy("a:1")})
 	runDecide(t, tests)
 }
 

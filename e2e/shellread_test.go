@@ -64,3 +64,45 @@ turns:
 		}
 	}
 }
+
+// TestTerminalProgramWord: a terminal/create with args runs its command as
+// the program, whatever a shell would make of that word: "A=1" with args
+// echo hi runs the program A=1 (here a script on the agent's PATH), so
+// the rules judge 'A=1' echo hi, which `echo *` does not allow, and it
+// does not run.
+func TestTerminalProgramWord(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - terminal: {command: \"A=1\", args: [echo, hi], waitForExit: true}\n      - terminal: {command: echo, args: [\"A=1\", hi], waitForExit: true}\n",
+		"bin/A=1":         "#!/bin/sh\ntouch \"$(dirname \"$0\")/../PWNED\"\n",
+		"s.yaml": `name: program word
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {PATH: "` + dir + `/bin:${PATH}"}}
+permissions:
+  default: deny
+  allow:
+    - command: "echo *"
+turns:
+  - prompt: hi
+    expect: {denied: 1}
+`,
+	})
+	if err := os.Chmod(filepath.Join(dir, "bin", "A=1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, out := runResults(t, dir, "s.yaml")
+	notRun(t, dir, "PWNED")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	cs := creates(t, out.Scenarios[0])
+	want := []struct{ command, decision string }{{"'A=1' echo hi", "deny"}, {"echo A=1 hi", "allow"}}
+	if len(cs) != len(want) {
+		t.Fatalf("terminal/create records = %+v, want %d", cs, len(want))
+	}
+	for i, w := range want {
+		if cs[i].Command != w.command || cs[i].Decision != w.decision {
+			t.Errorf("terminal/create %d: %q %s, want %q %s", i+1, cs[i].Command, cs[i].Decision, w.command, w.decision)
+		}
+	}
+}

@@ -638,7 +638,7 @@ func envLine(env []acp.EnvVariable, line string) string {
 	}
 	var b strings.Builder
 	for _, e := range env {
-		b.WriteString(e.Name + "=" + approve.QuoteArgv([]string{e.Value}) + " ")
+		b.WriteString(e.Name + "=" + approve.QuoteWord(e.Value) + " ")
 	}
 	return b.String() + line
 }

@@ -416,7 +416,7 @@ func unloadedConfigHint(dir string, cfg *Config) string {
 	if cfg != nil && cfg.File != "" {
 		from = fmt.Sprintf("acprun read its config from %s (--config FILE, else acprun.yaml in the working directory)", cfg.File)
 	}
-	return fmt.Sprintf("; %s was not loaded: %s; pass --config %s", shown, from, approve.QuoteArgv([]string{shown}))
+	return fmt.Sprintf("; %s was not loaded: %s; pass --config %s", shown, from, approve.QuoteWord(shown))
 }
 
 // sameFile reports whether paths a and b name the same file (through

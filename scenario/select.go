@@ -300,7 +300,7 @@ func scenariosConfigHint(scs []*Scenario, cfg *Config) string {
 }
 
 // quoteArg quotes a flag value for a message as a shell would need it.
-func quoteArg(s string) string { return approve.QuoteArgv([]string{s}) }
+func quoteArg(s string) string { return approve.QuoteWord(s) }
 
 // countScenarios is "1 scenario" or "N scenarios".
 func countScenarios(n int) string {
