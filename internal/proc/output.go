@@ -105,6 +105,13 @@ func (o *Output) Tail() *Tail {
 	return o.tail.clone()
 }
 
+// Held is how many bytes of memory the tail holds (see Tail.Held).
+func (o *Output) Held() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.tail.Held()
+}
+
 // Take returns the tail of everything written to the pipe before the
 // call, what is in the pipe but not read yet included, since the last Take
 // (or the start); what is written from then on goes to a new tail, which
