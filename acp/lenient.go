@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	json "github.com/go-json-experiment/json/v1"
 )
 
@@ -460,6 +462,78 @@ func integral(raw json.RawMessage) (_ json.RawMessage, ok bool) {
 	return strconv.AppendInt(nil, int64(x), 10), true
 }
 
+// wholeUnsigned returns data, a JSON object that decodes as a request's
+// params of type t, with t's unsigned members (see unsigned) rewritten as
+// a request takes them: a whole number written as a float (5.0, 1e0) in
+// integer syntax (see integral), and an integer past int64 as the nearest
+// int64, up to the largest uint64 (the schema's outputByteLimit is a
+// uint64): they are bounds, and acprun caps them far below; a negative
+// one is refused as such, said as the agent wrote it (checkUnsigned reads
+// data). ok is false when nothing was rewritten.
+func wholeUnsigned(data []byte, t reflect.Type) (_ []byte, ok bool) {
+	members := unsigned[t]
+	if members == nil {
+		return nil, false
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, false
+	}
+	var out []byte
+	last := 0
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		name := tok.String() // tok is valid only until the next read
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		n, whole := wholeInteger(raw)
+		if !whole || !hasMember(members, name) {
+			continue
+		}
+		end := int(dec.InputOffset())
+		out = append(append(out, data[last:end-len(raw)]...), n...)
+		last = end
+	}
+	if out == nil {
+		return nil, false
+	}
+	return append(out, data[last:]...), true
+}
+
+// wholeInteger returns the JSON number raw as an int64 in integer syntax,
+// when it is a whole number written otherwise (see integral) or an integer
+// past int64, up to the largest uint64 or down from the smallest int64
+// (as the nearest int64). ok is false for anything else.
+func wholeInteger(raw []byte) (_ []byte, ok bool) {
+	if n, ok := integral(raw); ok {
+		return n, !bytes.Equal(n, raw)
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if !errors.Is(err, strconv.ErrRange) {
+		return nil, false
+	}
+	if _, err := strconv.ParseUint(string(raw), 10, 64); n > 0 && err != nil {
+		return nil, false // past the largest uint64
+	}
+	return strconv.AppendInt(nil, n, 10), true
+}
+
+// hasMember reports whether name names one of members, as the decoding
+// matches names: regardless of case.
+func hasMember(members map[string]bool, name string) bool {
+	for m := range members {
+		if strings.EqualFold(m, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // nested decodes an object member into v, a struct or a pointer to one,
 // according to its role: a malformed optional one is left out and noted. A
 // required struct (not a pointer) is decoded even when null, as its type's
@@ -741,7 +815,11 @@ func valueKind(v string) string {
 // negative unsigned one of t's ("line: want a non-negative integer, got
 // number -1", see unsigned).
 func decodeRequired(data []byte, v any, t reflect.Type, path string, names ...string) error {
-	if err := json.Unmarshal(data, v); err != nil {
+	err := json.Unmarshal(data, v)
+	if whole, ok := wholeUnsigned(data, t); err != nil && ok {
+		err = json.Unmarshal(whole, v)
+	}
+	if err != nil {
 		return strictError(path, err, data)
 	}
 

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -174,6 +175,71 @@ func TestNegativeUnsignedMembers(t *testing.T) {
 	} {
 		err := json.Unmarshal([]byte(tt.in), tt.v)
 		if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && got != tt.want {
+			t.Errorf("Unmarshal(%s) = %v; want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// TestClientRequestWholeNumbers: a request's line, limit and
+// outputByteLimit take a whole number written as a float (5.0, 1e0), as
+// usage counts and tool call locations do, and an outputByteLimit past the
+// largest int64, up to the largest uint64 (the schema's uint64), as the
+// largest int64; a fraction, a negative number and a number past uint64
+// are still refused, said as the agent wrote them.
+func TestClientRequestWholeNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want acp.ReadTextFileRequest
+	}{
+		{`{"sessionId":"s1","path":"/a","line":1.0,"limit":2e0}`, acp.ReadTextFileRequest{SessionID: "s1", Path: "/a", Line: ptr(1), Limit: ptr(2)}},
+		{`{"sessionId":"s1", "limit" : 32768.0 ,"path":"/a","line":3}`, acp.ReadTextFileRequest{SessionID: "s1", Path: "/a", Line: ptr(3), Limit: ptr(32768)}},
+		{`{"sessionId":"s1","path":"/a","Line":0.0e1}`, acp.ReadTextFileRequest{SessionID: "s1", Path: "/a", Line: ptr(0)}},
+	} {
+		var r acp.ReadTextFileRequest
+		if err := json.Unmarshal([]byte(tt.in), &r); err != nil {
+			t.Errorf("Unmarshal(%s): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, r); diff != "" {
+			t.Errorf("Unmarshal(%s) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	for _, tt := range []struct {
+		limit string
+		want  int64
+	}{
+		{"5.0", 5},
+		{"1e0", 1},
+		{"8388608.0", 8 << 20},
+		{"9223372036854775807", math.MaxInt64},
+		{"9223372036854775808", math.MaxInt64},
+		{"18446744073709551615", math.MaxInt64},
+	} {
+		in := `{"sessionId":"s1","command":"ls","args":["-l"],"outputByteLimit":` + tt.limit + `,"cwd":"/w"}`
+		var r acp.CreateTerminalRequest
+		if err := json.Unmarshal([]byte(in), &r); err != nil {
+			t.Errorf("Unmarshal(%s): %v", in, err)
+			continue
+		}
+		want := acp.CreateTerminalRequest{SessionID: "s1", Command: "ls", Args: []string{"-l"}, Cwd: "/w", OutputByteLimit: ptr(tt.want)}
+		if diff := cmp.Diff(want, r); diff != "" {
+			t.Errorf("Unmarshal(%s) (-want +got):\n%s", in, diff)
+		}
+	}
+	for _, tt := range []struct {
+		in   string
+		v    any
+		want string
+	}{
+		{`{"sessionId":"s1","path":"/a","line":1.5}`, new(acp.ReadTextFileRequest), `line: want an integer, got number 1.5`},
+		{`{"sessionId":"s1","path":"/a","line":-2.0}`, new(acp.ReadTextFileRequest), `line: want a non-negative integer, got number -2.0`},
+		{`{"sessionId":"s1","path":5,"line":1.0}`, new(acp.ReadTextFileRequest), `path: want a string, got a number`},
+		{`{"sessionId":"s1","command":"ls","outputByteLimit":18446744073709551616}`, new(acp.CreateTerminalRequest), `outputByteLimit: want an integer, got number 18446744073709551616`},
+		{`{"sessionId":"s1","command":"ls","outputByteLimit":-9223372036854775809}`, new(acp.CreateTerminalRequest), `outputByteLimit: want a non-negative integer, got number -9223372036854775809`},
+		{`{"sessionId":"s1","command":"ls","outputByteLimit":1e30}`, new(acp.CreateTerminalRequest), `outputByteLimit: want an integer, got number 1e30`},
+	} {
+		err := json.Unmarshal([]byte(tt.in), tt.v)
+		if got := fmt.Sprint(err); got != tt.want {
 			t.Errorf("Unmarshal(%s) = %v; want %q", tt.in, err, tt.want)
 		}
 	}

@@ -121,6 +121,14 @@ func (a *Attachments) serve(path string) (data []byte, given bool, err error) {
 // it is to fit a terminal's outputByteLimit.
 const maxAnswer = 8 << 20
 
+// terminalBudget bounds the output a session's terminals hold in memory:
+// the outputByteLimit of each running command (its output may grow to
+// it) and what each finished one holds, until the agent releases them. A
+// terminal/create that could take them past it is refused, and the agent
+// told to release terminals or ask for a smaller outputByteLimit: an agent
+// that runs chatty commands without end cannot take acprun's memory.
+const terminalBudget = 64 << 20
+
 // readChunk is the buffer fs/read_text_file reads a file through: longer
 // lines are read in parts.
 const readChunk = 64 << 10
@@ -141,10 +149,13 @@ type clientServer struct {
 	// beforeStart, when set (by tests), runs once a terminal's cwd was
 	// checked, before its command starts.
 	beforeStart func()
+	// budgetWarned is set once a terminal/create past terminalBudget was
+	// warned of.
+	budgetWarned atomic.Bool
 }
 
 func newClientServer(cfg ClientConfig) *clientServer {
-	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
+	c := &clientServer{cfg: cfg, terms: terminal.NewManager(terminalBudget)}
 	if cfg.FS || cfg.Terminal {
 		opts := []jail.Option{jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden)}
 		if cfg.Writable != nil {
@@ -569,12 +580,51 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 		c.beforeStart()
 	}
 	id, _, err := c.terms.Create(cfg)
-	if err != nil {
+	var over *terminal.BudgetError
+	switch {
+	case errors.As(err, &over):
+		return nil, c.overBudget(rec, over)
+	case err != nil:
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}
 	rec.TerminalID = id
 	c.commands.Store(id, rec.Command)
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
+}
+
+// overBudget refuses a terminal/create past terminalBudget, and warns of
+// the first such refusal of the session.
+func (c *clientServer) overBudget(rec *report.ClientRequest, over *terminal.BudgetError) error {
+	err := refuse(rec, acp.CodeInvalidParams, "the session's terminals may hold %s of output (a running command its outputByteLimit, a finished one the output it kept); "+
+		"this one's output limit of %s (outputByteLimit, %s by default) would take them past %s, the most acprun keeps for them: "+
+		"release the terminals no longer needed (terminal/release), or ask for a smaller outputByteLimit",
+		byteSize(over.Held), byteSize(over.Limit), byteSize(terminal.DefaultOutputLimit), byteSize(over.Budget))
+	if !c.budgetWarned.CompareAndSwap(false, true) {
+		return err
+	}
+	return &warnedError{err, fmt.Sprintf("terminal/create (%q) refused: the agent's unreleased terminals may hold %s of output, and its output limit of %s would take them past %s, "+
+		"the most acprun keeps for a session's terminals; later terminals past it are refused too, without a warning",
+		shortCommand(c.cfg.Redact, rec.Command), byteSize(over.Held), byteSize(over.Limit), byteSize(over.Budget))}
+}
+
+// warnedError is the error of a client request that the scenario's
+// results also warn of.
+type warnedError struct {
+	error
+	warning string
+}
+
+func (e *warnedError) Unwrap() error { return e.error }
+
+// byteSize writes n bytes in MiB, or in bytes when less than one.
+func byteSize(n int) string {
+	switch {
+	case n < 1<<20:
+		return fmt.Sprintf("%d bytes", n)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // decide puts a command the agent wants to run to the policy, exactly as

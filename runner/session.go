@@ -438,6 +438,13 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	rec.Late = a.late
 	s.mu.Lock()
 	a.request.rec, a.request.filled = rec, true
+	if w := (*warnedError)(nil); errors.As(err, &w) {
+		if a.turn != nil {
+			a.turn.warnings = append(a.turn.warnings, w.warning)
+		} else {
+			s.setup.warnings = append(s.setup.warnings, w.warning)
+		}
+	}
 	switch counted(&rec) { // a command the policy decided, as a permission request
 	case approve.Allow:
 		s.allowed++

@@ -105,6 +105,13 @@ func (o *Output) Tail() *Tail {
 	return o.tail.clone()
 }
 
+// Held is how many bytes of memory the tail holds (see Tail.Held).
+func (o *Output) Held() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.tail.Held()
+}
+
 // Take returns the tail of everything written to the pipe before the
 // call, what is in the pipe but not read yet included, since the last Take
 // (or the start); what is written from then on goes to a new tail, which
@@ -134,52 +141,87 @@ func (o *Output) Take() *Tail {
 
 // Tail keeps the last bytes written to it, at most its limit, starting at
 // a UTF-8 character boundary: the rest of a character the cut went through
-// is dropped. data[start:] is the content; the dropped prefix is reclaimed
-// once it outgrows the content, so writes cost O(1) per byte and the
-// buffer holds at most twice the limit.
+// is dropped. Its buffer is a ring that grows to the limit and no further:
+// it never holds more than the limit in memory, and writes cost O(1) per
+// byte.
 type Tail struct {
 	limit int
-	data  []byte
-	start int
+	// buf is the ring: the last len(buf) bytes written, the oldest at
+	// head. It grows (head 0) until it holds limit bytes.
+	buf   []byte
+	head  int
 	total int64
-	// skip is how many more continuation bytes of a character cut in two
-	// may still be dropped (a cut may end exactly at the end of a write).
-	skip int
 	// follows is set on a tail that Output.Take started after another.
 	follows bool
 }
 
 // NewTail returns an empty Tail that keeps at most limit bytes.
-func NewTail(limit int) *Tail { return &Tail{limit: limit} }
+func NewTail(limit int) *Tail { return &Tail{limit: max(limit, 0)} }
 
 // Write keeps the end of p; it never fails.
 func (t *Tail) Write(p []byte) (int, error) {
-	t.total += int64(len(p))
-	t.data = append(t.data, p...)
-	if len(t.data)-t.start > t.limit {
-		t.start = len(t.data) - t.limit
-		t.skip = utf8.UTFMax - 1
+	n := len(p)
+	t.total += int64(n)
+	if len(p) >= t.limit { // p alone fills the ring
+		t.grow(t.limit)
+		t.buf = t.buf[:t.limit]
+		copy(t.buf, p[len(p)-t.limit:])
+		t.head = 0
+		return n, nil
 	}
-	// Drop the rest of a character cut in two.
-	for t.skip > 0 && t.start < len(t.data) {
-		if utf8.RuneStart(t.data[t.start]) {
-			t.skip = 0
-			break
-		}
-		t.start++
-		t.skip--
+	if free := t.limit - len(t.buf); free > 0 { // still growing
+		k := min(free, len(p))
+		t.grow(len(t.buf) + k)
+		t.buf = append(t.buf, p[:k]...)
+		p = p[k:]
 	}
-	if t.start > 0 && t.start >= len(t.data)-t.start {
-		n := copy(t.data, t.data[t.start:])
-		t.data = t.data[:n]
-		t.start = 0
+	// The ring is full: p overwrites the oldest bytes.
+	k := copy(t.buf[t.head:], p)
+	copy(t.buf, p[k:])
+	t.head = (t.head + len(p)) % max(len(t.buf), 1)
+	return n, nil
+}
+
+// grow makes room for n bytes in the buffer, doubling it, and to the
+// limit once past half of it, so that growing to the limit allocates at
+// most twice the limit.
+func (t *Tail) grow(n int) {
+	if n <= cap(t.buf) {
+		return
 	}
-	return len(p), nil
+	c := max(n, 2*cap(t.buf), 512)
+	if c > t.limit/2 {
+		c = t.limit
+	}
+	b := make([]byte, len(t.buf), c)
+	copy(b, t.buf)
+	t.buf = b
 }
 
 // Bytes returns the bytes kept, as they were written (not checked for
-// valid UTF-8). They are valid until the next Write.
-func (t *Tail) Bytes() []byte { return t.data[t.start:] }
+// valid UTF-8). They are valid until the next Write. It puts the ring in
+// order, in place: it allocates nothing.
+func (t *Tail) Bytes() []byte {
+	if t.head != 0 {
+		slices.Reverse(t.buf[:t.head])
+		slices.Reverse(t.buf[t.head:])
+		slices.Reverse(t.buf)
+		t.head = 0
+	}
+	return t.trim(t.buf)
+}
+
+// trim drops from the start of b, the last bytes written, the rest of a
+// character cut in two, when the beginning of the output was dropped.
+func (t *Tail) trim(b []byte) []byte {
+	if int64(len(b)) == t.total {
+		return b
+	}
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+	}
+	return b
+}
 
 // Total is how many bytes were written in all.
 func (t *Tail) Total() int64 { return t.total }
@@ -192,6 +234,13 @@ func (t *Tail) Truncated() bool { return int64(len(t.Bytes())) < t.total }
 // beginning of a truncated tail is.
 func (t *Tail) Follows() bool { return t.follows }
 
+// Held is how many bytes the tail holds in memory: at most its limit.
+func (t *Tail) Held() int { return cap(t.buf) }
+
+// clone returns a copy of the tail, which holds just the bytes kept, in
+// order; t is left as it was.
 func (t *Tail) clone() *Tail {
-	return &Tail{limit: t.limit, data: slices.Clone(t.Bytes()), total: t.total, skip: t.skip, follows: t.follows}
+	b := make([]byte, 0, len(t.buf))
+	b = append(append(b, t.buf[t.head:]...), t.buf[:t.head]...)
+	return &Tail{limit: t.limit, buf: b, total: t.total, follows: t.follows}
 }

@@ -21,7 +21,7 @@ func TestTerminalEscapedChildIsKilled(t *testing.T) {
 	ready, readLine, _ := testkit.FIFO(t)
 	goOn, _, sayGo := testkit.FIFO(t)
 	parent := reap.New()
-	m := terminal.NewManager()
+	m := terminal.NewManager(1 << 30)
 	t.Cleanup(func() { m.Close() })
 	_, term, err := m.Create(terminal.Config{
 		Command: "setsid sh -c 'echo $$ > " + ready + "; sleep 1000; :' & read x < " + goOn + "; echo bye",

@@ -13,7 +13,9 @@
 // Wait or Close waiting: past proc.DrainDelay after the exit, the output
 // is read only until its pipe is empty.
 //
-// A Manager hands out terminals by id and kills them all on request.
+// A Manager hands out terminals by id and kills them all on request. It
+// holds their output within a budget: a terminal is refused that could
+// take its terminals past it.
 package terminal
 
 import (
@@ -73,7 +75,8 @@ type ExitStatus struct {
 // Kill, Done, …) and its output.
 type Terminal struct {
 	*proc.Process
-	out *proc.Output
+	out   *proc.Output
+	limit int // the most output bytes kept
 }
 
 // Argv returns the argv Start runs for cfg: the command and its arguments,
@@ -110,10 +113,7 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := DefaultOutputLimit
-	if cfg.OutputLimit != nil {
-		limit = max(*cfg.OutputLimit, 0)
-	}
+	limit := cfg.outputLimit()
 	out, err := proc.NewOutput(limit)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,15 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	return &Terminal{Process: p, out: out}, nil
+	return &Terminal{Process: p, out: out, limit: limit}, nil
+}
+
+// outputLimit is the most output bytes the terminal keeps.
+func (cfg Config) outputLimit() int {
+	if cfg.OutputLimit != nil {
+		return max(*cfg.OutputLimit, 0)
+	}
+	return DefaultOutputLimit
 }
 
 // lookPath finds a program without a slash in the PATH of env (the
@@ -170,6 +178,16 @@ func (t *Terminal) Output() (output string, truncated bool, status *ExitStatus) 
 		b = trimPartialRune(b)
 	}
 	return string(b), tail.Truncated(), status
+}
+
+// held is how many bytes of memory the terminal's output may take: its
+// limit while the command runs, what it holds once it has exited and its
+// output was drained.
+func (t *Terminal) held() int {
+	if isClosed(t.Done()) {
+		return t.out.Held()
+	}
+	return t.limit
 }
 
 // Wait waits until the command has exited and its output was drained, or
@@ -224,6 +242,19 @@ var ErrUnknown = errors.New("unknown terminal")
 // ErrClosed is returned by Manager.Create after Close.
 var ErrClosed = errors.New("terminals closed")
 
+// BudgetError is returned by Manager.Create for a terminal whose output
+// limit would take the output its terminals may hold past the Manager's
+// budget.
+type BudgetError struct {
+	Held   int // what the terminals may hold: see Manager.Held
+	Limit  int // the output limit of the terminal refused
+	Budget int
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the terminals may hold %d bytes of output; %d more would pass their budget of %d", e.Held, e.Limit, e.Budget)
+}
+
 // Manager tracks terminals by id. Its methods may be called from many
 // goroutines at once.
 type Manager struct {
@@ -231,17 +262,27 @@ type Manager struct {
 	next   int
 	terms  map[string]*Terminal
 	closed bool
+	budget int
 }
 
-// NewManager returns an empty Manager.
-func NewManager() *Manager { return &Manager{terms: map[string]*Terminal{}} }
+// NewManager returns an empty Manager whose terminals may hold at most
+// budget bytes of output in all (see Create).
+func NewManager(budget int) *Manager {
+	return &Manager{terms: map[string]*Terminal{}, budget: budget}
+}
 
 // Create starts a command and returns its new id ("term-1", "term-2", …).
+// It refuses, with a *BudgetError, a command whose output limit would
+// take what the terminals may hold (Held) past the budget: the agent must
+// release terminals first, or ask for a smaller limit.
 func (m *Manager) Create(cfg Config) (string, *Terminal, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return "", nil, ErrClosed
+	}
+	if held, limit := m.heldLocked(), cfg.outputLimit(); held+limit > m.budget {
+		return "", nil, &BudgetError{Held: held, Limit: limit, Budget: m.budget}
 	}
 	t, err := Start(cfg)
 	if err != nil {
@@ -285,6 +326,23 @@ func (m *Manager) KillAll() {
 	for _, t := range m.terms {
 		t.Kill()
 	}
+}
+
+// Held is how many bytes of output the terminals, released ones left
+// out, may hold: a running command's limit, since its output may grow to
+// it, and what a finished one holds.
+func (m *Manager) Held() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.heldLocked()
+}
+
+func (m *Manager) heldLocked() int {
+	n := 0
+	for _, t := range m.terms {
+		n += t.held()
+	}
+	return n
 }
 
 // Running counts the terminals, released ones left out, whose command is

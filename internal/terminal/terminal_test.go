@@ -303,7 +303,7 @@ func TestTerminalKillKillsTheGroup(t *testing.T) {
 // child: no process of its group may be left.
 func TestTerminalReleaseLeavesNothing(t *testing.T) {
 	ready, readLine, _ := testkit.FIFO(t)
-	m := terminal.NewManager()
+	m := terminal.NewManager(1 << 30)
 	t.Cleanup(func() { m.Close() })
 	id, term, err := m.Create(terminal.Config{Command: "sleep 1000 & echo started > " + ready + "; echo out; wait", Env: os.Environ()})
 	if err != nil {
@@ -335,7 +335,7 @@ func TestTerminalReleaseLeavesNothing(t *testing.T) {
 func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	ready, readLine, _ := testkit.FIFO(t)
 	goOn, _, sayGo := testkit.FIFO(t)
-	m := terminal.NewManager()
+	m := terminal.NewManager(1 << 30)
 	t.Cleanup(func() { m.Close() })
 	// setsid (without forking: the background child is no group leader)
 	// puts the child in a new session and group, still holding stdout;
@@ -368,7 +368,7 @@ func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 }
 
 func TestTerminalManager(t *testing.T) {
-	m := terminal.NewManager()
+	m := terminal.NewManager(1 << 30)
 	var ids []string
 	var terms []*terminal.Terminal
 	for range 3 {
@@ -433,7 +433,7 @@ func sortedPids(a, b int) []int {
 // TestManagerRunning counts the commands still running: not one that
 // exited, nor one released.
 func TestManagerRunning(t *testing.T) {
-	m := terminal.NewManager()
+	m := terminal.NewManager(1 << 30)
 	t.Cleanup(func() { m.Close() })
 	_, done, err := m.Create(terminal.Config{Command: "true", Env: os.Environ()})
 	if err != nil {
@@ -457,5 +457,71 @@ func TestManagerRunning(t *testing.T) {
 	}
 	if n := m.Running(); n != 0 {
 		t.Errorf("Running() = %d once the running command was released; want 0", n)
+	}
+}
+
+// TestManagerBudget: a terminal whose output limit would take what the
+// terminals may hold past the budget is refused, a running command
+// counted at its limit, a finished one at what it holds, a released one
+// not at all.
+func TestManagerBudget(t *testing.T) {
+	const budget = 10 << 10
+	m := terminal.NewManager(budget)
+	defer m.Close()
+	create := func(command string, limit int) (string, *terminal.Terminal, error) {
+		return m.Create(terminal.Config{Command: command, Env: os.Environ(), OutputLimit: &limit})
+	}
+	sleeping, _, err := create("sleep 1000", 4<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done, err := create("printf abc", 4<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, done)
+	held := 4<<10 + 512 // the finished one holds what its first write took
+	if got := m.Held(); got != held {
+		t.Fatalf("Held = %d; want %d", got, held)
+	}
+	if _, _, err := create("sleep 1000", 4<<10); err != nil {
+		t.Fatalf("a terminal within the budget: %v", err)
+	}
+	held += 4 << 10
+	_, _, err = create("sleep 1000", 4<<10)
+	var over *terminal.BudgetError
+	if !errors.As(err, &over) || *over != (terminal.BudgetError{Held: held, Limit: 4 << 10, Budget: budget}) {
+		t.Fatalf("a terminal past the budget: %v; want a BudgetError with held %d", err, held)
+	}
+	if _, _, err := create("sleep 1000", budget-held); err != nil {
+		t.Fatalf("a terminal that fills the budget exactly: %v", err)
+	}
+	if _, _, err := create("true", 1); err == nil {
+		t.Fatal("a terminal past a full budget was started")
+	}
+	if _, err := m.Release(sleeping); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := create("sleep 1000", 4<<10); err != nil {
+		t.Errorf("a terminal after one was released: %v", err)
+	}
+}
+
+// TestTerminalHoldsAtMostItsLimit: a command that prints far more than
+// the output limit leaves its terminal holding no more than the limit.
+func TestTerminalHoldsAtMostItsLimit(t *testing.T) {
+	const limit = 1 << 20
+	m := terminal.NewManager(1 << 30)
+	defer m.Close()
+	_, term, err := m.Create(terminal.Config{Command: "head -c 20000000 /dev/zero", Env: os.Environ(), OutputLimit: &[]int{limit}[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, term)
+	if got := m.Held(); got > limit {
+		t.Errorf("the terminal holds %d bytes; want at most its limit, %d", got, limit)
+	}
+	if out, truncated, _ := term.Output(); len(out) != limit || !truncated {
+		t.Errorf("output of %d bytes, truncated %v; want %d, true", len(out), truncated, limit)
 	}
 }

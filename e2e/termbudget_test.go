@@ -1,0 +1,65 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTerminalOutputBudget: a session's terminals may hold at most 64 MiB
+// of output, a running command counted at its outputByteLimit. Past it,
+// terminal/create is refused (-32602, recorded as refused, counted in
+// neither allowed nor denied) with a message that tells the agent what to
+// do, and the first refusal is warned of; a terminal that keeps no output
+// still fits.
+func TestTerminalOutputBudget(t *testing.T) {
+	t.Parallel()
+	big := "      - terminal: {command: sleep 1000, outputByteLimit: 8388608}\n"
+	res, out, _ := runOne(t, "turns:\n  - steps:\n"+strings.Repeat(big, 9)+
+		"      - terminal: {command: sleep 1000, outputByteLimit: 0}\n"+
+		"      - terminal: {command: sleep 1000}\n", `name: budget
+agent: {name: mock, args: [agent.mock.yaml]}
+client: {terminal: true}
+permissions: {allow: [{kind: execute, command: "sleep *"}]}
+turns:
+  - prompt: hi
+`)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	tr := sc.Turns[0]
+	refusal := func(limit string) string {
+		return "the session's terminals may hold 64 MiB of output (a running command its outputByteLimit, a finished one the output it kept); " +
+			"this one's output limit of " + limit + " (outputByteLimit, 4 MiB by default) would take them past 64 MiB, the most acprun keeps for them: " +
+			"release the terminals no longer needed (terminal/release), or ask for a smaller outputByteLimit"
+	}
+	var text strings.Builder
+	for i := 1; i <= 8; i++ {
+		text.WriteString("terminal: term-" + string(rune('0'+i)))
+	}
+	text.WriteString("error: terminal/create: " + refusal("8 MiB") + " (-32602)")
+	text.WriteString("terminal: term-9")
+	text.WriteString("error: terminal/create: " + refusal("4 MiB") + " (-32602)")
+	if diff := cmp.Diff(text.String(), tr.Text); diff != "" {
+		t.Errorf("the agent was told (-want +got):\n%s", diff)
+	}
+	var refused []string
+	for _, r := range tr.ClientRequests {
+		if r.Refused != "" {
+			refused = append(refused, r.Refused)
+		}
+	}
+	if diff := cmp.Diff([]string{refusal("8 MiB"), refusal("4 MiB")}, refused); diff != "" {
+		t.Errorf("refused requests (-want +got):\n%s", diff)
+	}
+	if sc.Allowed != 9 || sc.Denied != 0 {
+		t.Errorf("allowed/denied %d/%d; want 9/0: a refusal past the budget is no decision of the policy", sc.Allowed, sc.Denied)
+	}
+	warning := `terminal/create ("sleep 1000") refused: the agent's unreleased terminals may hold 64 MiB of output, and its output limit of 8 MiB would take them past 64 MiB, ` +
+		"the most acprun keeps for a session's terminals; later terminals past it are refused too, without a warning"
+	if diff := cmp.Diff([]string{warning}, tr.Warnings); diff != "" {
+		t.Errorf("turn warnings (-want +got):\n%s", diff)
+	}
+}
