@@ -492,6 +492,9 @@ func (j *Jail) OpenRead(path string) (*os.File, error) {
 	j.checked()
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := r.dir.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) { // a socket
+		return nil, fmt.Errorf("open %s: %w", path, ErrNotRegular)
+	}
 	if err != nil {
 		return nil, j.openError(path, err)
 	}
