@@ -318,6 +318,8 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 		return refuse(rec, acp.CodeInvalidParams, "%s is read-only in the sandbox: acprun writes for the agent only in the sandbox's write paths (%s)", path, strings.Join(c.cfg.Writable, ", "))
 	case errors.Is(err, jail.ErrNotAbsolute):
 		return refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", path)
+	case errors.Is(err, jail.ErrChanged):
+		return refuse(rec, acp.CodeInvalidParams, "%s changed while acprun opened it (a symlink or a file took the place of a directory on its path): nothing written", path)
 	}
 	// Where the path stops, when the jail says (see jail.Jail.Resolve).
 	var stop *fs.PathError

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
 )
 
@@ -252,5 +254,22 @@ func TestClientNotAFile(t *testing.T) {
 		if err == nil || err.Code != acp.CodeInvalidParams || err.Message != tt.want || rec.Error != tt.want {
 			t.Errorf("%s %+v: %v, record %+v; want %d %q", tt.method, tt.params, err, rec, acp.CodeInvalidParams, tt.want)
 		}
+	}
+}
+
+// TestClientJailChanged: a write the jail refuses because its path
+// changed while being opened (the agent raced its own request) is the
+// agent's bad params, recorded as refused.
+func TestClientJailChanged(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}})
+	path := filepath.Join(root, "d", "f.txt")
+	rec := report.ClientRequest{Method: acp.MethodFSWriteTextFile, Path: path}
+	err := c.jailError(&rec, path, fmt.Errorf("open %s: %s: a symlink or a file took its place: %w", path, filepath.Dir(path), jail.ErrChanged))
+	want := path + " changed while acprun opened it (a symlink or a file took the place of a directory on its path): nothing written"
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || ae.Message != want || rec.Refused != want {
+		t.Errorf("%v, record %+v; want %d %q, refused", err, rec, acp.CodeInvalidParams, want)
 	}
 }
