@@ -52,8 +52,8 @@ type ClientConfig struct {
 	Elicitation bool
 	// Attached are the files the scenario's prompts have given the agent
 	// so far, by their absolute path as the prompt's resource_link has
-	// it: fs/read_text_file serves them, read-only, outside the roots
-	// too, as the prompt gave them. nil: none.
+	// it: fs/read_text_file serves them, read-only, outside the roots and
+	// in hidden paths too, as the prompt gave them. nil: none.
 	Attached *Attachments
 	// Redact shows a cut of the agent's text in what the client says
 	// (the reason of a refused command) knowing the whole text (see
@@ -329,6 +329,8 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 		return refuse(rec, acp.CodeInvalidParams, "%s is read-only in the sandbox: acprun writes for the agent only in the sandbox's write paths (%s)", path, strings.Join(c.cfg.Writable, ", "))
 	case errors.Is(err, jail.ErrNotAbsolute):
 		return refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", path)
+	case errors.Is(err, jail.ErrChanged):
+		return refuse(rec, acp.CodeInvalidParams, "%s changed while acprun opened it (a symlink or a file took the place of a directory on its path): nothing written", path)
 	}
 	// Where the path stops, when the jail says (see jail.Jail.Resolve).
 	var stop *fs.PathError
@@ -342,6 +344,8 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 		return fail(rec, acp.CodeResourceNotFound, "Resource not found: %s: file not found", path)
 	case errors.Is(err, jail.ErrNotRegular):
 		return fail(rec, acp.CodeInvalidParams, "%s is not a regular file", path)
+	case errors.Is(err, syscall.ELOOP):
+		return fail(rec, acp.CodeInvalidParams, "%s: too many levels of symbolic links (a symlink loop?)", path)
 	case errors.Is(err, syscall.ENOTDIR) && stop.Path != path:
 		return fail(rec, acp.CodeInvalidParams, "%s: %s is not a directory", path, stop.Path)
 	case errors.Is(err, syscall.ENOTDIR):
@@ -371,7 +375,8 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 	case err == nil:
 		defer file.Close()
 		f = file
-	case errors.Is(err, jail.ErrOutside):
+	case errors.Is(err, jail.ErrOutside) || errors.Is(err, jail.ErrHidden):
+		// The scenario gave the agent this file: served wherever it is.
 		data, given, aerr := c.cfg.Attached.serve(p.Path)
 		if !given {
 			return nil, c.jailError(rec, p.Path, err)

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
 )
 
@@ -171,5 +175,101 @@ func TestClientReadAttached(t *testing.T) {
 	}
 	if got, rec, err := read(spec); err == nil || got != "" || !strings.Contains(rec.Refused, "the attached file has changed since its prompt gave it") {
 		t.Errorf("changed since: %q, %v, record %+v; want refused", got, err, rec)
+	}
+}
+
+// TestClientReadAttachedHidden: a file a prompt attached under a path the
+// sandbox hides, inside the roots, is served to fs/read_text_file as it
+// is outside them (the scenario gave it to the agent); another file in
+// the hidden path is not, and neither is written.
+func TestClientReadAttachedHidden(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	private := filepath.Join(root, "private")
+	brief, other := filepath.Join(private, "brief.md"), filepath.Join(private, "other.md")
+	if err := os.Mkdir(private, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{brief, other} {
+		if err := os.WriteFile(p, []byte("BRIEF\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attached := NewAttachments(os.ReadFile)
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}, Hidden: []string{private}, Attached: attached})
+	read := func(path string) (string, report.ClientRequest, *acp.Error) {
+		res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: path})
+		got, _ := res["content"].(string)
+		return got, rec, err
+	}
+	const hidden = "is hidden by the sandbox"
+	if _, rec, err := read(brief); err == nil || !strings.Contains(rec.Refused, hidden) {
+		t.Errorf("before a prompt gave it: %v, record %+v; want refused", err, rec)
+	}
+	attached.Give(brief, []byte("BRIEF\n"))
+	if got, rec, err := read(brief); err != nil || got != "BRIEF\n" || rec.Refused != "" || rec.Bytes != len("BRIEF\n") {
+		t.Errorf("attached file read: %q, %v, record %+v; want it served", got, err, rec)
+	}
+	if _, rec, err := read(other); err == nil || !strings.Contains(rec.Refused, hidden) {
+		t.Errorf("a file beside it: %v, record %+v; want refused", err, rec)
+	}
+	if _, rec, err := clientCall(t, c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: brief, Content: "x"}); err == nil || !strings.Contains(rec.Refused, hidden) {
+		t.Errorf("a write to it: %v, record %+v; want refused", err, rec)
+	}
+	if b, err := os.ReadFile(brief); err != nil || string(b) != "BRIEF\n" {
+		t.Errorf("brief.md = %q, %v; want it unchanged", b, err)
+	}
+}
+
+// TestClientNotAFile: a socket is not a regular file, to read as to
+// write, and a symlink loop is no file either: both are the agent's bad
+// params (-32602) with a message that says so, not an internal error
+// with the system's.
+func TestClientNotAFile(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	sock, loop := filepath.Join(root, "sock"), filepath.Join(root, "loop")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, ClientConfig{FS: true, Terminal: true, Cwd: root, Roots: []string{root}, Policy: &approve.Policy{Default: approve.Allow}})
+	for _, tt := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: sock}, sock + " is not a regular file"},
+		{acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: sock, Content: "x"}, sock + " is not a regular file"},
+		{acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: loop}, loop + ": too many levels of symbolic links (a symlink loop?)"},
+		{acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: loop, Content: "x"}, loop + ": too many levels of symbolic links (a symlink loop?)"},
+		{acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: loop + "/x"}, loop + "/x: too many levels of symbolic links (a symlink loop?)"},
+		{acp.MethodTerminalCreate, acp.CreateTerminalRequest{SessionID: "s", Command: "true", Cwd: loop}, loop + ": too many levels of symbolic links (a symlink loop?)"},
+	} {
+		_, rec, err := clientCall(t, c, tt.method, tt.params)
+		if err == nil || err.Code != acp.CodeInvalidParams || err.Message != tt.want || rec.Error != tt.want {
+			t.Errorf("%s %+v: %v, record %+v; want %d %q", tt.method, tt.params, err, rec, acp.CodeInvalidParams, tt.want)
+		}
+	}
+}
+
+// TestClientJailChanged: a write the jail refuses because its path
+// changed while being opened (the agent raced its own request) is the
+// agent's bad params, recorded as refused.
+func TestClientJailChanged(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}})
+	path := filepath.Join(root, "d", "f.txt")
+	rec := report.ClientRequest{Method: acp.MethodFSWriteTextFile, Path: path}
+	err := c.jailError(&rec, path, fmt.Errorf("open %s: %s: a symlink or a file took its place: %w", path, filepath.Dir(path), jail.ErrChanged))
+	want := path + " changed while acprun opened it (a symlink or a file took the place of a directory on its path): nothing written"
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || ae.Message != want || rec.Refused != want {
+		t.Errorf("%v, record %+v; want %d %q, refused", err, rec, acp.CodeInvalidParams, want)
 	}
 }

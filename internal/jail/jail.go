@@ -12,7 +12,10 @@
 // open walks the path with O_NOFOLLOW from the root's descriptor and refuses
 // any symlink leading out of the root. A symlink swapped in after the check,
 // or a root directory renamed and replaced by a symlink after New, cannot
-// lead the open outside.
+// lead the open outside. A write goes further: it walks the resolved path
+// from the root's descriptor following no symlink at all, making the
+// missing directories and the file (only when missing) as it goes, so that
+// a symlink swapped in after the check fails it (ErrChanged).
 //
 // Hidden paths (WithHidden: what a sandbox hides from the agent) are
 // refused inside the roots as paths outside them are, on the resolved path
@@ -21,8 +24,11 @@
 // with its parent is still known), fails with ErrHidden. With hidden paths,
 // the opened file is checked again once open (before a write truncates it):
 // a symlink swapped in after the check that led the open into a hidden
-// path is refused then. Such a race can still leave an empty file or
-// directory created in a hidden directory, never read or overwrite one.
+// path is refused then, and so is a write whose walk went through a hidden
+// directory (directories exchanged after the check), the directories it
+// holds open compared by identity. A refused write removes the file and
+// the directories it made: it leaves nothing, and removes nothing it did
+// not make.
 //
 // Writable paths (WithWritable: where a sandbox lets the agent write)
 // restrict WriteFile further: the resolved path must also lie in one of
@@ -34,7 +40,7 @@
 // Hard links are not detected: a hard link inside a root is a file of the
 // root (but a hard link to a hidden file is hidden). Errors wrap the
 // sentinels ErrOutside, ErrHidden, ErrNotFound, ErrReadOnly,
-// ErrNotWritable, ErrNotAbsolute and ErrNotRegular.
+// ErrNotWritable, ErrNotAbsolute, ErrNotRegular and ErrChanged.
 package jail
 
 import (
@@ -64,7 +70,14 @@ var (
 	// ErrNotRegular: the path names a directory, device, FIFO or socket
 	// where a regular file is needed.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrChanged: a symlink took the place of a directory or of the file
+	// on the resolved path between its check and its opening for a write.
+	ErrChanged = errors.New("changed while being opened")
 )
+
+// beforeReadlink, when set (by tests), runs in walk between the Lstat
+// that found a symlink and its Readlink.
+var beforeReadlink func(link string)
 
 // maxLinks bounds the symlinks followed while resolving one path, as the
 // kernel's limit does.
@@ -307,40 +320,80 @@ func (j *Jail) hiddenIn(p string) string {
 	if len(j.hidden) == 0 {
 		return ""
 	}
-	type known struct {
-		given string
-		id    os.FileInfo
-	}
-	var ids []known
-	for _, h := range j.hidden {
-		now, id := resolveHidden(h.given)
-		for _, hp := range []string{h.resolved, now} {
+	hidden := j.hiddenNow()
+	for _, h := range hidden {
+		for _, hp := range h.paths {
 			if _, ok := within(hp, p); ok {
 				return h.given
 			}
 		}
-		for _, fi := range []os.FileInfo{h.id, id} {
-			if fi != nil {
-				ids = append(ids, known{h.given, fi})
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return ""
 	}
 	// Every existing directory from the top down to p, and p itself.
 	for dir := p; ; dir = filepath.Dir(dir) {
 		if fi, err := os.Lstat(dir); err == nil {
-			for _, k := range ids {
-				if os.SameFile(fi, k.id) {
-					return k.given
-				}
+			if h := isHidden(hidden, fi); h != "" {
+				return h
 			}
 		}
 		if dir == filepath.Dir(dir) {
 			return ""
 		}
 	}
+}
+
+// hiddenState is a hidden path as New resolved it and as it resolves
+// now, with the identities of what it named then and names now.
+type hiddenState struct {
+	given string
+	paths [2]string
+	ids   []os.FileInfo
+}
+
+// hiddenNow returns the state of each hidden path.
+func (j *Jail) hiddenNow() []hiddenState {
+	out := make([]hiddenState, len(j.hidden))
+	for i, h := range j.hidden {
+		now, id := resolveHidden(h.given)
+		out[i] = hiddenState{given: h.given, paths: [2]string{h.resolved, now}}
+		for _, fi := range []os.FileInfo{h.id, id} {
+			if fi != nil {
+				out[i].ids = append(out[i].ids, fi)
+			}
+		}
+	}
+	return out
+}
+
+// isHidden returns the hidden path that fi is (by identity), "" for none.
+func isHidden(hidden []hiddenState, fi os.FileInfo) string {
+	for _, h := range hidden {
+		for _, id := range h.ids {
+			if os.SameFile(fi, id) {
+				return h.given
+			}
+		}
+	}
+	return ""
+}
+
+// verifyHeld checks, when there are hidden paths, that none of the
+// directories a write walked to its file, held open, nor the file, is
+// hidden: wherever their names lead now, the file is where they are.
+func (j *Jail) verifyHeld(path string, c *created) error {
+	if len(j.hidden) == 0 {
+		return nil
+	}
+	hidden := j.hiddenNow()
+	for _, f := range append(c.dirs[:len(c.dirs):len(c.dirs)], c.f) {
+		fi, err := f.Stat()
+		if err != nil {
+			return fmt.Errorf("open %s: %w", path, err)
+		}
+		if h := isHidden(hidden, fi); h != "" {
+			return fmt.Errorf("open %s: it changed while being opened, and led into a hidden path: %w (%s)", path, ErrHidden, h)
+		}
+	}
+	return nil
 }
 
 // verifyOpen checks, when there are hidden paths, that the file f opened
@@ -448,7 +501,16 @@ func walk(path string) (string, *fs.PathError, error) {
 		if links > maxLinks {
 			return "", nil, fmt.Errorf("%s: %w", path, syscall.ELOOP)
 		}
+		if beforeReadlink != nil {
+			beforeReadlink(next)
+		}
 		target, err := os.Readlink(next)
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+			// No longer a symlink since Lstat: looked at again, as a
+			// link followed, so that a path changing all along ends.
+			rest = append([]string{c}, rest...)
+			continue
+		}
 		if err != nil {
 			return "", nil, err
 		}
@@ -492,6 +554,9 @@ func (j *Jail) OpenRead(path string) (*os.File, error) {
 	j.checked()
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := r.dir.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) { // a socket
+		return nil, fmt.Errorf("open %s: %w", path, ErrNotRegular)
+	}
 	if err != nil {
 		return nil, j.openError(path, err)
 	}
@@ -508,8 +573,9 @@ func (j *Jail) OpenRead(path string) (*os.File, error) {
 
 // WriteFile creates or truncates the regular file at path and writes data
 // to it, creating missing parent directories inside the root. Errors wrap
-// ErrReadOnly, ErrNotAbsolute, ErrOutside, ErrHidden or ErrNotRegular, or
-// are the system's.
+// ErrReadOnly, ErrNotAbsolute, ErrOutside, ErrHidden, ErrNotWritable,
+// ErrNotRegular or ErrChanged, or are the system's; a refused write leaves
+// nothing it made.
 func (j *Jail) WriteFile(path string, data []byte) error {
 	if j.readOnly {
 		return fmt.Errorf("write %s: %w", path, ErrReadOnly)
@@ -535,28 +601,26 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 		}
 	}
 	j.checked()
-	if d := filepath.Dir(rel); d != "." {
-		if err := dir.MkdirAll(d, 0o755); err != nil {
-			return j.openError(path, err)
-		}
-	}
-	// No O_TRUNC before the file is known to be a regular file.
-	f, err := dir.OpenFile(rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	c, err := create(dir, rel, p)
 	if err != nil {
 		if errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENXIO) {
 			return fmt.Errorf("write %s: %w", path, ErrNotRegular)
 		}
 		return j.openError(path, err)
 	}
-	if err := j.verifyOpen(path, f); err != nil {
-		f.Close()
-		return err
+	defer c.close()
+	f := c.f
+	err = j.verifyHeld(path, c)
+	if err == nil {
+		err = j.verifyOpen(path, f)
 	}
-	if wfile {
-		if err := j.verifyWritableFile(path, f); err != nil {
-			f.Close()
-			return err
-		}
+	if err == nil && wfile {
+		err = j.verifyWritableFile(path, f)
+	}
+	if err != nil { // refused: what this write made goes
+		f.Close()
+		c.undo()
+		return err
 	}
 	err = regular(f)
 	if err == nil {
@@ -651,6 +715,9 @@ func (j *Jail) openError(path string, err error) error {
 		if errors.Is(lerr, sentinel) {
 			return fmt.Errorf("open %s: %w", path, sentinel)
 		}
+	}
+	if errors.Is(err, ErrChanged) {
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	// os.Root refuses a path leading out of the root with an error of its
 	// own, not an errno: report it as what it is.

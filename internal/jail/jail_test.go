@@ -3,6 +3,7 @@ package jail_test
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -306,6 +307,12 @@ func TestJailErrors(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sock := filepath.Join(tr.root, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
 	j := newJail(t, []string{tr.root})
 	ro := newJail(t, []string{tr.root}, jail.WithReadOnly(true))
 	tests := []struct {
@@ -318,6 +325,8 @@ func TestJailErrors(t *testing.T) {
 		{"read a directory", func() error { return readErr(j, filepath.Join(tr.root, "sub")) }, jail.ErrNotRegular},
 		{"read a fifo", func() error { return readErr(j, fifo) }, jail.ErrNotRegular},
 		{"write a fifo", func() error { return j.WriteFile(fifo, []byte("x")) }, jail.ErrNotRegular},
+		{"read a socket", func() error { return readErr(j, sock) }, jail.ErrNotRegular},
+		{"write a socket", func() error { return j.WriteFile(sock, []byte("x")) }, jail.ErrNotRegular},
 		{"write a directory", func() error { return j.WriteFile(filepath.Join(tr.root, "sub"), []byte("x")) }, jail.ErrNotRegular},
 		{"write the root", func() error { return j.WriteFile(tr.root, []byte("x")) }, jail.ErrNotRegular},
 		{"write read-only", func() error { return ro.WriteFile(filepath.Join(tr.root, "file.txt"), []byte("x")) }, jail.ErrReadOnly},
