@@ -226,6 +226,15 @@ var reserved = map[string]bool{
 	"until": true, "esac": true, "time": true,
 }
 
+// compoundStart are the reserved words that start a compound command
+// (after coproc, which then may have a NAME before it).
+var compoundStart = map[string]bool{
+	"{": true, "while": true, "until": true, "if": true, "for": true, "case": true, "select": true, "[[": true,
+}
+
+// stripReserved returns the simple command s without the reserved words
+// that start it (see reserved), function NAME, and coproc [NAME] before a
+// compound command.
 func stripReserved(s string) string {
 	for s != "" {
 		w, rest, _ := strings.Cut(s, " ")
@@ -236,6 +245,16 @@ func stripReserved(s string) string {
 			}
 		case w == "function": // function NAME { BODY: the body is what runs
 			_, rest, _ = strings.Cut(rest, " ")
+		case w == "coproc": // coproc [NAME] COMPOUND: the compound is what runs
+			first, after, _ := strings.Cut(rest, " ")
+			second, _, _ := strings.Cut(after, " ")
+			switch {
+			case compoundStart[first]:
+			case compoundStart[second]:
+				rest = after
+			default:
+				return s // coproc CMD: a wrapper (see wrappers)
+			}
 		default:
 			return s
 		}
@@ -278,7 +297,7 @@ func (p *splitter) list(inSub bool) []string {
 			}
 			p.i++
 		case '(':
-			if p.peek(1) == '(' && c.b.Len() == 0 { // ((arithmetic)) command
+			if p.peek(1) == '(' && p.d.bash && arithCommand(c.b.String()) { // ((arithmetic)) command
 				p.i += 2
 				parts = append(parts, p.arith()...)
 				continue
@@ -347,6 +366,11 @@ func (p *splitter) list(inSub bool) []string {
 			if p.d.bash && !*p.unmodeled && p.subscript(&c, p.s[start:p.i]) {
 				*p.unmodeled = true
 			}
+			if p.subs > 0 && p.s[start:p.i] == "case" && c.atWordStart() && stripReserved(c.b.String()) == "" {
+				// A case pattern's ) does not close the $(…) or <(…)
+				// that holds it, which the ) reader here takes it for.
+				*p.unmodeled = true
+			}
 			c.write(p.s[start:p.i])
 		}
 	}
@@ -381,6 +405,15 @@ func (p *splitter) patternParen(c *cmdBuf) bool {
 	}
 	cmd := stripReserved(c.b.String())
 	return cmd == "[[" || strings.HasPrefix(cmd, "[[ ")
+}
+
+// arithCommand reports whether bash reads a (( after cmd, the command's
+// text so far, as its arithmetic command: where a command starts, also
+// after reserved words (if, while, !, {, then, time, …) and for. dash has
+// no (( command: to it, (( opens two subshells.
+func arithCommand(cmd string) bool {
+	cmd = stripReserved(cmd)
+	return cmd == "" || cmd == "for"
 }
 
 func special(b byte) bool {
@@ -552,6 +585,14 @@ scan:
 		case '\\':
 			p.skip(2)
 		case '\'':
+			if !p.d.bash {
+				// dash: a single quote is text in arithmetic, which
+				// ends at the first )) outside parentheses; the body
+				// split below would take it for a quote.
+				*p.unmodeled = true
+				p.i++
+				continue
+			}
 			p.single()
 		case '"':
 			p.double()

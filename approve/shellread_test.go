@@ -74,6 +74,35 @@ var shellReads = []shellRead{
 	{"parenthesis in a parameter in an assignment", "X=${x:-(} touch P", true, true, []string{"echo *"}, false},
 	{"brace after env", "env X={ touch P } echo hi", true, true, []string{"echo *"}, false},
 
+	// A shell line in $'…' or $"…" is another script to dash, which has
+	// neither: a $ and a plain quote, so $'(cmd)' is $(cmd) and $'#' $#.
+	{"ansi-c script", `bash -c $'(echo touch P)'`, false, true, []string{"echo *"}, false},
+	{"ansi-c eval", `eval $'(echo touch P)'`, false, true, []string{"echo *"}, false},
+	{"ansi-c comment script", `sh -c $'#;touch P'`, false, true, []string{"echo *"}, false},
+	{"locale script", `bash -c $"(echo touch P)"`, false, true, []string{"echo *"}, false},
+	// dash reads single quotes in $((…)) as text: the arithmetic ends at
+	// the first )).
+	{"quotes in arithmetic", `echo hi || echo $((echo ' )); touch P; echo ' ))'`, false, true, []string{"echo *"}, false},
+	// After a reserved word, (( is bash's arithmetic command, where << is
+	// a shift, not a here-document.
+	{"arithmetic after if", "if ((echo <<echo)); then echo hi; fi\ntouch P\necho", true, false, []string{"echo *"}, false},
+	{"arithmetic after !", "! ((1<<E))\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after {", "{ ((1<<E)); }\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after time", "time ((1<<E))\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after until", "until ((1<<E)); do :; done\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic for", "for ((i=0<<E;i<1;i++)); do echo hi; done\ntouch P\nE", true, false, []string{"echo *"}, false},
+	// A case pattern's ) does not end $(…).
+	{"case in a substitution", `echo "$(case a in a) touch P;; esac)"`, true, true, []string{"echo *"}, false},
+	{"case in a process substitution", `cat <(case a in a) touch P;; esac)`, true, false, []string{"cat *"}, false},
+	// coproc runs a compound command, named or not; bash expands braces
+	// in a command word.
+	{"coproc group", "coproc { touch P; }; wait", true, false, []string{"echo *", "wait"}, false},
+	{"named coproc group", "coproc NAME { touch P; }; wait", true, false, []string{"echo *", "wait"}, false},
+	{"coproc loop", "coproc while touch P; false; do :; done; wait", true, false, []string{"echo *", "wait", "false", ":"}, false},
+	{"brace expansion as the command", "{touch,P}", true, false, []string{"echo *"}, false},
+	{"brace expansion after env", "env {touch,P}", true, false, []string{"echo *"}, false},
+	{"brace expansion after an assignment", "X=1 {touch,P,Q}", true, false, []string{"echo *"}, false},
+
 	// Ordinary lines stay allowed.
 	{"go test", "go test ./...", false, false, []string{"go test *"}, true},
 	{"npm run", "npm run build -- --flag", false, false, []string{"npm run build *"}, true},
@@ -84,6 +113,11 @@ var shellReads = []shellRead{
 	{"continued string", "echo \"a \\\nb\" 'c \\\nd'", false, false, []string{"echo *"}, true},
 	{"assignment with braces and substitutions", "X=${HOME}/a Y=$(pwd) go test ./...", false, false, []string{"go test *", "pwd"}, true},
 	{"brace group", "{ go test ./...; }", false, false, []string{"go test *"}, true},
+	{"if test", "if [ -f x ]; then echo y; fi", false, false, []string{"[ *", "echo *"}, true},
+	{"arithmetic expansion", "echo $((1+2))", false, false, []string{"echo *", "1+2"}, true},
+	{"gofmt loop", `for f in *.go; do gofmt -l "$f"; done`, false, false, []string{"for *", "gofmt *"}, true},
+	{"brace argument", "echo {a,b}", false, false, []string{"echo *"}, true},
+	{"coproc echo", "coproc echo hi", false, false, []string{"coproc echo *"}, true},
 }
 
 // TestShellReads: allow lists allow a line only when they allow every
