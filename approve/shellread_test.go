@@ -1,6 +1,7 @@
 package approve_test
 
 import (
+	json "github.com/go-json-experiment/json/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,5 +186,38 @@ func TestRedirectionContinuations(t *testing.T) {
 		{".env joined in a double-quoted script", denyEnv, execReq("bash -c 'echo SECRET=1 > \".e\\\nnv\"'"), denyBy("d:1")},
 		{"target after a process substitution with a brace", denyEtc, execReq("cat <(echo {) > /etc/passwd"), denyBy("d:1")},
 		{"target after a parameter with a parenthesis", denyEtc, execReq("cat ${x:-(} > /etc/passwd"), denyBy("d:1")},
+	})
+}
+
+// TestRedirectionAfterDirectoryChange: a relative redirection target after
+// a cd (pushd, popd, source) is relative to a directory the rules cannot
+// know: it matches every deny path rule and no allow one. A request's
+// rawInput.workdir or rawInput.cwd is where its command runs.
+func TestRedirectionAfterDirectoryChange(t *testing.T) {
+	denyEtc := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/etc/**"}}}}
+	denySecrets := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"secrets/**"}}}}
+	allowHere := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"*"}, Path: []string{"**"}}}}
+	allowGo := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"cd *", "go test *"}}}}
+	argv := func(v any) approve.Request {
+		raw, _ := json.Marshal(v)
+		return approve.Request{Kind: "execute", RawInput: raw, Cwd: cwd}
+	}
+	runDecide(t, []decideCase{
+		{"cd then read", denyEtc, execReq("cd /etc && cat < passwd"), denyBy("d:1")},
+		{"cd then write", denySecrets, execReq("cd secrets && echo stolen > key"), denyBy("d:1")},
+		{"pushd then write", denySecrets, execReq("pushd secrets; echo stolen > key"), denyBy("d:1")},
+		{"cd in a loop", denyEtc, execReq("while cat < passwd; do cd /etc; done"), denyBy("d:1")},
+		{"cd in a script", denyEtc, execReq("bash -c 'cd /etc; cat < passwd'"), denyBy("d:1")},
+		{"builtin cd", denyEtc, execReq("builtin cd /etc; cat < passwd"), denyBy("d:1")},
+		{"source", denyEtc, execReq(". ./x.sh; cat < passwd"), denyBy("d:1")},
+		{"cd then absolute", denyEtc, execReq("cd /etc && cat < /tmp/x"), byDef(approve.Allow)},
+		{"cd then no redirection", allowGo, execReq("cd sub && go test ./..."), allowBy("a:1")},
+		{"cd not allowed by a path allow", allowHere, execReq("cd sub && go test ./... > out.txt"), byDef(approve.Deny)},
+		{"redirection without cd", allowHere, execReq("go test ./... > out.txt"), allowBy("a:1")},
+		{"codex workdir", denyEtc, argv(map[string]any{"command": []string{"bash", "-lc", "cat < passwd"}, "workdir": "/etc"}), denyBy("d:1")},
+		{"cwd field", denyEtc, argv(map[string]any{"command": "cat < passwd", "cwd": "/etc"}), denyBy("d:1")},
+		{"relative workdir", denySecrets, argv(map[string]any{"command": "echo x > key", "workdir": "secrets"}), denyBy("d:1")},
+		{"workdir elsewhere", denyEtc, argv(map[string]any{"command": "cat < passwd", "workdir": "/tmp"}), byDef(approve.Allow)},
+		{"unknown workdir", allowHere, argv(map[string]any{"command": "echo x > key", "workdir": "$HOME"}), byDef(approve.Deny)},
 	})
 }
