@@ -21,8 +21,9 @@ const maxDepth = 64
 // here-documents), process substitutions <(…) and >(…), and substitutions
 // inside ${…} are followed: the enclosing command keeps the substitution's
 // text, and each simple command inside it is returned as a command of its
-// own, after the enclosing one. The body of $((…)) and ((…)) is split as
-// commands too, since bash may read it as a subshell, so arithmetic shows
+// own, after the enclosing one. The body of $((…)) and ((…)) (bash's,
+// where a command starts, also after a reserved word and in for ((…));
+// to dash two subshells) is split as commands too, since bash may read it as a subshell, so arithmetic shows
 // up as a (harmless, but unallowed) command; so is the arithmetic of a
 // ${…} that is no constant, an array subscript or a substring's offset
 // and length (${a[i]}, ${x:i:n}), since a variable there may hold
@@ -39,7 +40,8 @@ const maxDepth = 64
 // space; quoted text is kept verbatim, quotes included. Comments (# at the
 // start of a word) are removed.
 // Leading reserved words (!, {, }, if, then, elif, else, fi, do, done,
-// while, until, esac, time [-p], and "function NAME") are removed, and
+// while, until, esac, time [-p], "function NAME", and "coproc [NAME]"
+// before a compound command) are removed, and
 // commands that consist of nothing else are dropped. Leading VAR=value
 // assignments are kept. Redirections stay part of the command (2>&1 does
 // not split), so the allow pattern "cat *" also matches `cat a >
@@ -60,7 +62,9 @@ const maxDepth = 64
 // << are text ([[ … ]] with a parenthesis in it, extglob patterns such as
 // @(…), an array subscript NAME[…] where an assignment may stand, $[…]),
 // bash 5.3's ${ cmd; }, a here-document delimiter with escapes in $'…'
-// and one of two lines. A line with one of them is also cut crudely at
+// and one of two lines, a single quote in $((…)) (text to dash, whose
+// arithmetic ends at the first ))) and a case in $(…) or <(…) (a
+// pattern's ) does not close it). A line with one of them is also cut crudely at
 // every operator, parenthesis, brace and newline, quotes or not (see
 // crudeSplit), and those pieces are returned too.
 //

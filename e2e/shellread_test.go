@@ -171,6 +171,14 @@ turns:
 	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "3\n" {
 		t.Errorf("ok.txt = %q, %v; want the allowed command run", got, err)
 	}
+	// codex's shell call runs in its rawInput.workdir.
+	writeFiles(t, dir, map[string]string{"req.json": `{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","title":"cat < passwd",` +
+		`"rawInput":{"command":["bash","-lc","cat < passwd"],"workdir":"/etc"}},` +
+		`"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}`})
+	ex := acprun(t, dir, "explain", "--deny", "path:/etc/**", "--allow", "execute", "--request", "req.json")
+	if ex.code != 1 || !strings.Contains(ex.stdout, "/etc/passwd") {
+		t.Errorf("explain a read of passwd in workdir /etc: exit %d, want 1 (denied, /etc/passwd)\n%s%s", ex.code, ex.stdout, ex.stderr)
+	}
 	for _, line := range []string{"bash -c $'(echo touch PWNED_1)'", "cd secrets && echo stolen > key"} {
 		ex := acprun(t, dir, "explain", "deny.yaml", "--kind", "execute", "--command", line)
 		if ex.code != 1 {
