@@ -87,7 +87,9 @@
 //     A command in which bash runs a variable's value as code is
 //     unresolvable: an indirection ${!x} (x may hold a[$(cmd)]; not the
 //     listings ${!prefix*}, ${!a[@]}), a prompt expansion ${x@P}, a shell
-//     line with escapes in $'…' (bash -c $'…'), or setting BASH_ENV, ENV,
+//     line with $'…' or $"…" (bash -c $'…': dash reads a $ and a plain
+//     quote, so another script), a brace expansion in the command word
+//     ({rm,x} is rm x to bash), or setting BASH_ENV, ENV,
 //     SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD, LD_AUDIT,
 //     LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after env, in
 //     export and the like). It matches every deny command pattern and no
@@ -105,7 +107,10 @@
 //     engine cannot know is unresolvable (PathSource.Unresolvable): a
 //     path that starts with ~ (~/x, ~user/x), wherever the call gives it,
 //     a redirection target that needs another expansion ($HOME/x, `…`, a
-//     glob) or a path whose links cannot be followed. It matches every
+//     glob), a relative one in a line that changes the directory (cd,
+//     pushd, popd, source, .) or a path whose links cannot be followed.
+//     Redirection targets are relative to rawInput.workdir or
+//     rawInput.cwd when the call gives one. It matches every
 //     deny path pattern and no allow one (fail closed). An allow rule
 //     needs every path to match; a deny rule one.
 //     A call without paths never matches a path rule. Relative patterns

@@ -167,6 +167,10 @@ func FuzzSplitCommands(f *testing.F) {
 		"echo \"$\\\n(a)\" ${x:-$\\\n(b)} `c $\\\n(d)` $(e # f \\\ng) 'h\\\ni' $'j\\\n' \"${k\\\n@P}\"",
 		"cat <\\\n<E\n$\\\n(a)\nE\ncat <<'F'\nb\\\nF\nc\ncat <<G\n$(d # \\\ne)\nG",
 		"X={ a } b; GOFLAGS={ c } go test; X=${x:-(} d; cat <(e {) > f; bash -c \"g \\#; h \\' \\\n i\"",
+		"bash -c $'(a)'; eval $\"(b)\"; sh -c $'#;c'; echo $((d ' )); e; ' ))",
+		"if ((a <<b)); then c; fi\nd\nb\nfor ((i=0<<E;;)); do :; done\n! ((1<<F))\ntime ((x))",
+		"echo \"$(case a in a) b;; (c) d;; esac)\" <(case x in y) z;; esac)",
+		"coproc { a; }; coproc N { b; }; coproc while c; do :; done; {d,e} f{g,h}",
 	} {
 		f.Add(s)
 	}

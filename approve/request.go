@@ -240,7 +240,10 @@ func PathSources(req Request) []PathSource { return pathsOf(req, decodeRaw(req.R
 // Then the files that the call's commands (commandsOf, and the scripts of
 // shell wrappers in them) redirect to or from: the targets of >, >>, >|,
 // <, <>, &>, &>> and >& (2>err.log too), but not 2>&1, here-documents or
-// /dev/null. Each path is cleaned and made absolute against req.Dir, else
+// /dev/null; they are relative to rawInput.workdir or rawInput.cwd when
+// the call gives one (see commandDir), and a relative one is unresolvable
+// when a command of the line changes the directory (see changesDir). Each
+// path is cleaned and made absolute against req.Dir, else
 // req.Cwd (when set), and followed by its resolution (req.Resolve) when
 // that differs; a path that starts with ~ (~, ~/x, ~user/x), wherever it
 // was found, and a redirection target that needs another expansion
@@ -265,7 +268,8 @@ func pathsOf(req Request, raw any) []PathSource {
 		}
 		return i
 	}
-	add := func(p, from string) {
+	// addIn adds the path p, found in from, relative to dir.
+	addIn := func(p, from, dir string) {
 		if strings.TrimSpace(p) == "" {
 			return
 		}
@@ -273,14 +277,14 @@ func pathsOf(req Request, raw any) []PathSource {
 			out[keep(p, from, "")].Unresolvable = true
 			return
 		}
-		given := cleanPath(p, base)
+		given := cleanPath(p, dir)
 		i := keep(given, from, "")
 		if req.Resolve == nil || out[i].Unresolvable || !path.IsAbs(given) {
 			return
 		}
 		if !filepath.IsAbs(p) {
 			// Uncleaned: the OS resolves lnk/.. from where lnk leads.
-			p = base + string(filepath.Separator) + p
+			p = dir + string(filepath.Separator) + p
 		}
 		resolved, err := req.Resolve(p)
 		if err != nil {
@@ -291,6 +295,7 @@ func pathsOf(req Request, raw any) []PathSource {
 			keep(resolved, from, given)
 		}
 	}
+	add := func(p, from string) { addIn(p, from, base) }
 	for _, p := range req.Locations {
 		add(p, "locations")
 	}
@@ -314,19 +319,74 @@ func pathsOf(req Request, raw any) []PathSource {
 	if _, ok := commandLine(raw); ok {
 		commandFrom = "rawInput.command"
 	}
-	for _, cmd := range commandsOf(req, raw) {
+	cmds := commandsOf(req, raw)
+	// The commands run in rawInput.workdir or rawInput.cwd when the call
+	// gives one; after a change of directory, in one the rules cannot know.
+	dir, known := commandDir(m, base)
+	known = known && !changesDir(cmds)
+	for _, cmd := range cmds {
 		units, _ := allowUnits(cmd)
 		for _, text := range append([]string{cmd}, units...) {
 			for _, target := range redirectTargets(text) {
-				if unresolvable(target) {
+				if unresolvable(target) || !known && !filepath.IsAbs(target) {
 					out[keep(target, commandFrom, "")].Unresolvable = true
 					continue
 				}
-				add(target, commandFrom)
+				addIn(target, commandFrom, dir)
 			}
 		}
 	}
 	return out
+}
+
+// commandDir returns the directory a call's commands run in, given its
+// decoded rawInput m and the directory of the call, base: the rawInput
+// field workdir (codex) or cwd, made absolute against base, when it has
+// one, else base. known is false when they name different directories,
+// or one that needs the shell's expansion (~, $HOME).
+func commandDir(m map[string]any, base string) (dir string, known bool) {
+	dir, known = base, true
+	given := ""
+	for _, f := range []string{"workdir", "cwd"} {
+		v, ok := m[f].(string)
+		if !ok || strings.TrimSpace(v) == "" {
+			continue
+		}
+		if unresolvable(v) || given != "" && cleanPath(v, base) != given {
+			return base, false
+		}
+		given = cleanPath(v, base)
+	}
+	if given != "" {
+		dir = given
+	}
+	return dir, true
+}
+
+// dirChangers are the commands after which a shell line goes on in
+// another directory: cd, pushd and popd, and source and ., whose script
+// may run cd.
+var dirChangers = map[string]bool{"cd": true, "pushd": true, "popd": true, "source": true, ".": true}
+
+// changesDir reports whether one of the simple commands cmds, or a
+// command they run (see denyForms: a wrapper's, a shell line's), changes
+// the directory, or may: one with too many forms to see them all, or an
+// unresolvable one. Where in the line it does is not looked at: a loop
+// runs what stands before it again after it.
+func changesDir(cmds []string) bool {
+	for _, cmd := range cmds {
+		forms, complete, unresolved := denyForms(cmd)
+		if !complete || unresolved != "" {
+			return true
+		}
+		for _, f := range forms {
+			ws := words(f)
+			if i := skipAssignments(ws); i < len(ws) && dirChangers[path.Base(dequote(ws[i]))] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kindOf returns the request's tool kind, "other" when missing.

@@ -21,8 +21,9 @@ const maxDepth = 64
 // here-documents), process substitutions <(…) and >(…), and substitutions
 // inside ${…} are followed: the enclosing command keeps the substitution's
 // text, and each simple command inside it is returned as a command of its
-// own, after the enclosing one. The body of $((…)) and ((…)) is split as
-// commands too, since bash may read it as a subshell, so arithmetic shows
+// own, after the enclosing one. The body of $((…)) and ((…)) (bash's,
+// where a command starts, also after a reserved word and in for ((…));
+// to dash two subshells) is split as commands too, since bash may read it as a subshell, so arithmetic shows
 // up as a (harmless, but unallowed) command; so is the arithmetic of a
 // ${…} that is no constant, an array subscript or a substring's offset
 // and length (${a[i]}, ${x:i:n}), since a variable there may hold
@@ -39,7 +40,8 @@ const maxDepth = 64
 // space; quoted text is kept verbatim, quotes included. Comments (# at the
 // start of a word) are removed.
 // Leading reserved words (!, {, }, if, then, elif, else, fi, do, done,
-// while, until, esac, time [-p], and "function NAME") are removed, and
+// while, until, esac, time [-p], "function NAME", and "coproc [NAME]"
+// before a compound command) are removed, and
 // commands that consist of nothing else are dropped. Leading VAR=value
 // assignments are kept. Redirections stay part of the command (2>&1 does
 // not split), so the allow pattern "cat *" also matches `cat a >
@@ -60,7 +62,9 @@ const maxDepth = 64
 // << are text ([[ … ]] with a parenthesis in it, extglob patterns such as
 // @(…), an array subscript NAME[…] where an assignment may stand, $[…]),
 // bash 5.3's ${ cmd; }, a here-document delimiter with escapes in $'…'
-// and one of two lines. A line with one of them is also cut crudely at
+// and one of two lines, a single quote in $((…)) (text to dash, whose
+// arithmetic ends at the first ))) and a case in $(…) or <(…) (a
+// pattern's ) does not close it). A line with one of them is also cut crudely at
 // every operator, parenthesis, brace and newline, quotes or not (see
 // crudeSplit), and those pieces are returned too.
 //
@@ -226,6 +230,15 @@ var reserved = map[string]bool{
 	"until": true, "esac": true, "time": true,
 }
 
+// compoundStart are the reserved words that start a compound command
+// (after coproc, which then may have a NAME before it).
+var compoundStart = map[string]bool{
+	"{": true, "while": true, "until": true, "if": true, "for": true, "case": true, "select": true, "[[": true,
+}
+
+// stripReserved returns the simple command s without the reserved words
+// that start it (see reserved), function NAME, and coproc [NAME] before a
+// compound command.
 func stripReserved(s string) string {
 	for s != "" {
 		w, rest, _ := strings.Cut(s, " ")
@@ -236,6 +249,16 @@ func stripReserved(s string) string {
 			}
 		case w == "function": // function NAME { BODY: the body is what runs
 			_, rest, _ = strings.Cut(rest, " ")
+		case w == "coproc": // coproc [NAME] COMPOUND: the compound is what runs
+			first, after, _ := strings.Cut(rest, " ")
+			second, _, _ := strings.Cut(after, " ")
+			switch {
+			case compoundStart[first]:
+			case compoundStart[second]:
+				rest = after
+			default:
+				return s // coproc CMD: a wrapper (see wrappers)
+			}
 		default:
 			return s
 		}
@@ -278,7 +301,7 @@ func (p *splitter) list(inSub bool) []string {
 			}
 			p.i++
 		case '(':
-			if p.peek(1) == '(' && c.b.Len() == 0 { // ((arithmetic)) command
+			if p.peek(1) == '(' && p.d.bash && arithCommand(c.b.String()) { // ((arithmetic)) command
 				p.i += 2
 				parts = append(parts, p.arith()...)
 				continue
@@ -347,6 +370,11 @@ func (p *splitter) list(inSub bool) []string {
 			if p.d.bash && !*p.unmodeled && p.subscript(&c, p.s[start:p.i]) {
 				*p.unmodeled = true
 			}
+			if p.subs > 0 && p.s[start:p.i] == "case" && c.atWordStart() && stripReserved(c.b.String()) == "" {
+				// A case pattern's ) does not close the $(…) or <(…)
+				// that holds it, which the ) reader here takes it for.
+				*p.unmodeled = true
+			}
 			c.write(p.s[start:p.i])
 		}
 	}
@@ -381,6 +409,15 @@ func (p *splitter) patternParen(c *cmdBuf) bool {
 	}
 	cmd := stripReserved(c.b.String())
 	return cmd == "[[" || strings.HasPrefix(cmd, "[[ ")
+}
+
+// arithCommand reports whether bash reads a (( after cmd, the command's
+// text so far, as its arithmetic command: where a command starts, also
+// after reserved words (if, while, !, {, then, time, …) and for. dash has
+// no (( command: to it, (( opens two subshells.
+func arithCommand(cmd string) bool {
+	cmd = stripReserved(cmd)
+	return cmd == "" || cmd == "for"
 }
 
 func special(b byte) bool {
@@ -552,6 +589,14 @@ scan:
 		case '\\':
 			p.skip(2)
 		case '\'':
+			if !p.d.bash {
+				// dash: a single quote is text in arithmetic, which
+				// ends at the first )) outside parentheses; the body
+				// split below would take it for a quote.
+				*p.unmodeled = true
+				p.i++
+				continue
+			}
 			p.single()
 		case '"':
 			p.double()

@@ -1,6 +1,7 @@
 package approve_test
 
 import (
+	json "github.com/go-json-experiment/json/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,35 @@ var shellReads = []shellRead{
 	{"parenthesis in a parameter in an assignment", "X=${x:-(} touch P", true, true, []string{"echo *"}, false},
 	{"brace after env", "env X={ touch P } echo hi", true, true, []string{"echo *"}, false},
 
+	// A shell line in $'…' or $"…" is another script to dash, which has
+	// neither: a $ and a plain quote, so $'(cmd)' is $(cmd) and $'#' $#.
+	{"ansi-c script", `bash -c $'(echo touch P)'`, false, true, []string{"echo *"}, false},
+	{"ansi-c eval", `eval $'(echo touch P)'`, false, true, []string{"echo *"}, false},
+	{"ansi-c comment script", `sh -c $'#;touch P'`, false, true, []string{"echo *"}, false},
+	{"locale script", `bash -c $"(echo touch P)"`, false, true, []string{"echo *"}, false},
+	// dash reads single quotes in $((…)) as text: the arithmetic ends at
+	// the first )).
+	{"quotes in arithmetic", `echo hi || echo $((echo ' )); touch P; echo ' ))'`, false, true, []string{"echo *"}, false},
+	// After a reserved word, (( is bash's arithmetic command, where << is
+	// a shift, not a here-document.
+	{"arithmetic after if", "if ((echo <<echo)); then echo hi; fi\ntouch P\necho", true, false, []string{"echo *"}, false},
+	{"arithmetic after !", "! ((1<<E))\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after {", "{ ((1<<E)); }\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after time", "time ((1<<E))\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic after until", "until ((1<<E)); do :; done\ntouch P\nE", true, false, []string{"echo *"}, false},
+	{"arithmetic for", "for ((i=0<<E;i<1;i++)); do echo hi; done\ntouch P\nE", true, false, []string{"echo *"}, false},
+	// A case pattern's ) does not end $(…).
+	{"case in a substitution", `echo "$(case a in a) touch P;; esac)"`, true, true, []string{"echo *"}, false},
+	{"case in a process substitution", `cat <(case a in a) touch P;; esac)`, true, false, []string{"cat *"}, false},
+	// coproc runs a compound command, named or not; bash expands braces
+	// in a command word.
+	{"coproc group", "coproc { touch P; }; wait", true, false, []string{"echo *", "wait"}, false},
+	{"named coproc group", "coproc NAME { touch P; }; wait", true, false, []string{"echo *", "wait"}, false},
+	{"coproc loop", "coproc while touch P; false; do :; done; wait", true, false, []string{"echo *", "wait", "false", ":"}, false},
+	{"brace expansion as the command", "{touch,P}", true, false, []string{"echo *"}, false},
+	{"brace expansion after env", "env {touch,P}", true, false, []string{"echo *"}, false},
+	{"brace expansion after an assignment", "X=1 {touch,P,Q}", true, false, []string{"echo *"}, false},
+
 	// Ordinary lines stay allowed.
 	{"go test", "go test ./...", false, false, []string{"go test *"}, true},
 	{"npm run", "npm run build -- --flag", false, false, []string{"npm run build *"}, true},
@@ -84,6 +114,11 @@ var shellReads = []shellRead{
 	{"continued string", "echo \"a \\\nb\" 'c \\\nd'", false, false, []string{"echo *"}, true},
 	{"assignment with braces and substitutions", "X=${HOME}/a Y=$(pwd) go test ./...", false, false, []string{"go test *", "pwd"}, true},
 	{"brace group", "{ go test ./...; }", false, false, []string{"go test *"}, true},
+	{"if test", "if [ -f x ]; then echo y; fi", false, false, []string{"[ *", "echo *"}, true},
+	{"arithmetic expansion", "echo $((1+2))", false, false, []string{"echo *", "1+2"}, true},
+	{"gofmt loop", `for f in *.go; do gofmt -l "$f"; done`, false, false, []string{"for *", "gofmt *"}, true},
+	{"brace argument", "echo {a,b}", false, false, []string{"echo *"}, true},
+	{"coproc echo", "coproc echo hi", false, false, []string{"coproc echo *"}, true},
 }
 
 // TestShellReads: allow lists allow a line only when they allow every
@@ -151,5 +186,38 @@ func TestRedirectionContinuations(t *testing.T) {
 		{".env joined in a double-quoted script", denyEnv, execReq("bash -c 'echo SECRET=1 > \".e\\\nnv\"'"), denyBy("d:1")},
 		{"target after a process substitution with a brace", denyEtc, execReq("cat <(echo {) > /etc/passwd"), denyBy("d:1")},
 		{"target after a parameter with a parenthesis", denyEtc, execReq("cat ${x:-(} > /etc/passwd"), denyBy("d:1")},
+	})
+}
+
+// TestRedirectionAfterDirectoryChange: a relative redirection target after
+// a cd (pushd, popd, source) is relative to a directory the rules cannot
+// know: it matches every deny path rule and no allow one. A request's
+// rawInput.workdir or rawInput.cwd is where its command runs.
+func TestRedirectionAfterDirectoryChange(t *testing.T) {
+	denyEtc := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/etc/**"}}}}
+	denySecrets := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"secrets/**"}}}}
+	allowHere := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"*"}, Path: []string{"**"}}}}
+	allowGo := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"cd *", "go test *"}}}}
+	argv := func(v any) approve.Request {
+		raw, _ := json.Marshal(v)
+		return approve.Request{Kind: "execute", RawInput: raw, Cwd: cwd}
+	}
+	runDecide(t, []decideCase{
+		{"cd then read", denyEtc, execReq("cd /etc && cat < passwd"), denyBy("d:1")},
+		{"cd then write", denySecrets, execReq("cd secrets && echo stolen > key"), denyBy("d:1")},
+		{"pushd then write", denySecrets, execReq("pushd secrets; echo stolen > key"), denyBy("d:1")},
+		{"cd in a loop", denyEtc, execReq("while cat < passwd; do cd /etc; done"), denyBy("d:1")},
+		{"cd in a script", denyEtc, execReq("bash -c 'cd /etc; cat < passwd'"), denyBy("d:1")},
+		{"builtin cd", denyEtc, execReq("builtin cd /etc; cat < passwd"), denyBy("d:1")},
+		{"source", denyEtc, execReq(". ./x.sh; cat < passwd"), denyBy("d:1")},
+		{"cd then absolute", denyEtc, execReq("cd /etc && cat < /tmp/x"), byDef(approve.Allow)},
+		{"cd then no redirection", allowGo, execReq("cd sub && go test ./..."), allowBy("a:1")},
+		{"cd not allowed by a path allow", allowHere, execReq("cd sub && go test ./... > out.txt"), byDef(approve.Deny)},
+		{"redirection without cd", allowHere, execReq("go test ./... > out.txt"), allowBy("a:1")},
+		{"codex workdir", denyEtc, argv(map[string]any{"command": []string{"bash", "-lc", "cat < passwd"}, "workdir": "/etc"}), denyBy("d:1")},
+		{"cwd field", denyEtc, argv(map[string]any{"command": "cat < passwd", "cwd": "/etc"}), denyBy("d:1")},
+		{"relative workdir", denySecrets, argv(map[string]any{"command": "echo x > key", "workdir": "secrets"}), denyBy("d:1")},
+		{"workdir elsewhere", denyEtc, argv(map[string]any{"command": "cat < passwd", "workdir": "/tmp"}), byDef(approve.Allow)},
+		{"unknown workdir", allowHere, argv(map[string]any{"command": "echo x > key", "workdir": "$HOME"}), byDef(approve.Deny)},
 	})
 }

@@ -55,6 +55,15 @@ var unresolvedLines = []string{
 	`bash -c $'echo x #\ntouch P'`,
 	`bash -c $'echo x\ntouch P'`,
 	`eval $'echo x\ntouch P'`,
+	// Any $'…' or $"…" in a shell line: dash reads it as a $ and a quote.
+	`bash -c $'echo a'`,
+	`bash -c $"echo a"`,
+	`eval echo $'a'`,
+	// A brace expansion in the command word: bash runs touch.
+	`{touch,P}`,
+	`X=1 {touch,P}`,
+	`env {touch,P}`,
+	`bash -c '{touch,P}'`,
 }
 
 // wrappedUnresolvedLines are unresolvable behind a wrapper that only deny
@@ -68,6 +77,8 @@ var wrappedUnresolvedLines = []string{
 	`xargs bash -c 'echo ${x@P}'`,
 	`sudo bash -c $'echo x #\ntouch P'`,
 	`watch -n 1 $'echo x\ntouch P'`,
+	`sudo {touch,P}`,
+	`nice bash -c $'echo a'`,
 }
 
 // arithmeticLines evaluate a variable's value as arithmetic, where
@@ -98,8 +109,8 @@ var resolvedLines = []string{
 	`FOO=1 PATH=/usr/bin echo hi`,
 	`bash -c 'echo ${x:-y}'`,
 	`echo $'a\tb'`,
-	`bash -c $'echo a'`,
 	`bash -c "echo $'\n'"`,
+	`echo {a,b} x{1..3}`,
 }
 
 func TestUnresolvedCommands(t *testing.T) {

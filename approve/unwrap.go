@@ -82,8 +82,11 @@ func unresolvedWhy(cmd string) string {
 	if name := codeVariable(ws); name != "" {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
-	if escapedShellLine(ws) {
-		return "it runs a shell line with escapes in $'…', which bash decodes and dash does not"
+	if dollarQuotedShellLine(ws) {
+		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
+	}
+	if w := braceCommand(ws); w != "" {
+		return "its command word " + w + " is a brace expansion, which bash expands into other words"
 	}
 	why := ""
 	unmodeled := false
@@ -97,11 +100,13 @@ func unresolvedWhy(cmd string) string {
 	return why
 }
 
-// escapedShellLine reports whether the simple command ws runs a shell
-// line (a shell wrapper, eval, or a wrapper that runs one: watch, flock,
-// env) and a word of it has backslash escapes in $'…': bash decodes them
-// (a \n ends a comment), dash does not, and dequote neither.
-func escapedShellLine(ws []string) bool {
+// dollarQuotedShellLine reports whether the simple command ws runs a
+// shell line (a shell wrapper, eval, or a wrapper that runs one: watch,
+// flock, env) and a word of it has $'…' or $"…": bash takes them for
+// quotes (decoding the escapes of $'…'), dash for a $ and a plain quote,
+// so bash -c $'(cmd)' runs (cmd) in bash and $(cmd) in dash, and
+// sh -c $'#;cmd' a comment in bash and $# then cmd in dash.
+func dollarQuotedShellLine(ws []string) bool {
 	i := skipAssignments(ws)
 	if i == len(ws) {
 		return false
@@ -114,30 +119,54 @@ func escapedShellLine(ws []string) bool {
 		}
 	}
 	for _, w := range ws[i+1:] {
-		if ansiEscapes(w) {
+		if dollarQuoted(w) {
 			return true
 		}
 	}
 	return false
 }
 
-// ansiEscapes reports whether the word w has a backslash inside $'…'.
-func ansiEscapes(w string) bool {
+// dollarQuoted reports whether the word w has an unquoted $'…' or $"…".
+func dollarQuoted(w string) bool {
 	for i := 0; i < len(w); i++ {
 		switch {
 		case w[i] == '\\':
 			i++
+		case w[i] == '$' && i+1 < len(w) && (w[i+1] == '\'' || w[i+1] == '"'):
+			return true
 		case w[i] == '\'', w[i] == '"':
 			i = skipQuoted(w, i) - 1
-		case w[i] == '$' && i+1 < len(w) && w[i+1] == '\'':
-			for i += 2; i < len(w) && w[i] != '\''; i++ {
-				if w[i] == '\\' {
-					return true
-				}
-			}
 		}
 	}
 	return false
+}
+
+// braceCommand returns the command word of the simple command ws (after
+// its assignments and an env that only sets variables) when it holds an
+// unquoted brace expansion, an unquoted { with a } after it: bash
+// expands {touch,x} into the words touch x, the command touch; dash runs
+// a program of that name. "" when it holds none.
+func braceCommand(ws []string) string {
+	i := skipAssignments(ws)
+	if i == len(ws) {
+		return ""
+	}
+	w := ws[i]
+	for k := 0; k < len(w); k++ {
+		switch w[k] {
+		case '\\':
+			k++
+		case '\'', '"', '`':
+			k = skipQuoted(w, k) - 1
+		case '$':
+			k = skipQuoting(w, k) - 1
+		case '{':
+			if strings.Contains(w[k+1:], "}") {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // codeVariable returns the first of codeVariables (or BASH_FUNC_*) that

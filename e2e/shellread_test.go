@@ -106,3 +106,83 @@ turns:
 		}
 	}
 }
+
+// TestTerminalShellReadsDialects: lines that bash and dash read as
+// different commands, or that hide a command from a simple reading, are
+// denied, and none runs: a script in $'…' (dash: $(…)), quotes in $((…))
+// (dash ends it at the first )), bash's (( after if (not two subshells),
+// a case in $(…), coproc { …; }, a brace expansion as the command, and a
+// redirection after cd.
+func TestTerminalShellReadsDialects(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"secrets/key": "orig\n",
+		"allow.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: "bash -c $'(echo touch PWNED_1)'", waitForExit: true}
+      - terminal: {command: "echo hi || echo $((echo ' )); touch PWNED_2; echo ' ))'", waitForExit: true}
+      - terminal:
+          command: |-
+            bash -c 'if ((echo <<echo)); then echo hi; fi
+            touch PWNED_3
+            echo'
+          waitForExit: true
+      - terminal: {command: "echo $((1+2)) > ok.txt", waitForExit: true}
+`,
+		"allow.yaml": `name: allow echo only
+agent: {command: [acprun, mock-agent, allow.mock.yaml]}
+permissions:
+  default: deny
+  allow:
+    - command: ["echo *", "1+2"]
+turns:
+  - prompt: hi
+    expect: {denied: 3}
+`,
+		"deny.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: "echo \"$(case a in a) touch PWNED_4;; esac)\"", waitForExit: true}
+      - terminal: {command: "bash -c 'coproc { touch PWNED_5; }; wait'", waitForExit: true}
+      - terminal: {command: "bash -c '{touch,PWNED_6}'", waitForExit: true}
+      - terminal: {command: "cd secrets && echo stolen > key", waitForExit: true}
+      - terminal: {command: "cd secrets && cat key > ../copy.txt", waitForExit: true}
+`,
+		"deny.yaml": `name: deny touch and secrets
+agent: {command: [acprun, mock-agent, deny.mock.yaml]}
+permissions:
+  default: allow
+  deny:
+    - command: "touch *"
+    - path: "secrets/**"
+turns:
+  - prompt: hi
+    expect: {denied: 5}
+`,
+	})
+	res := acprun(t, dir, "run", "allow.yaml", "deny.yaml", "-o", "res.json")
+	notRun(t, dir, "PWNED_1", "PWNED_2", "PWNED_3", "PWNED_4", "PWNED_5", "PWNED_6", "copy.txt")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "secrets", "key")); err != nil || string(got) != "orig\n" {
+		t.Errorf("secrets/key = %q, %v; want it unchanged", got, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "3\n" {
+		t.Errorf("ok.txt = %q, %v; want the allowed command run", got, err)
+	}
+	// codex's shell call runs in its rawInput.workdir.
+	writeFiles(t, dir, map[string]string{"req.json": `{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","title":"cat < passwd",` +
+		`"rawInput":{"command":["bash","-lc","cat < passwd"],"workdir":"/etc"}},` +
+		`"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}`})
+	ex := acprun(t, dir, "explain", "--deny", "path:/etc/**", "--allow", "execute", "--request", "req.json")
+	if ex.code != 1 || !strings.Contains(ex.stdout, "/etc/passwd") {
+		t.Errorf("explain a read of passwd in workdir /etc: exit %d, want 1 (denied, /etc/passwd)\n%s%s", ex.code, ex.stdout, ex.stderr)
+	}
+	for _, line := range []string{"bash -c $'(echo touch PWNED_1)'", "cd secrets && echo stolen > key"} {
+		ex := acprun(t, dir, "explain", "deny.yaml", "--kind", "execute", "--command", line)
+		if ex.code != 1 {
+			t.Errorf("explain %q: exit %d, want 1 (denied)\n%s%s", line, ex.code, ex.stdout, ex.stderr)
+		}
+	}
+}
