@@ -57,7 +57,7 @@ func TestAgentsListsBuiltins(t *testing.T) {
 		"goose goose acp - - built-in ",
 		"mock acprun mock-agent - - built-in ",
 		"opencode opencode acp - - built-in ",
-		"qwen npx -y @qwen-code/qwen-code --acp - OPENAI_API_KEY (not set) built-in ",
+		"qwen npx -y @qwen-code/qwen-code --acp --auth-type=openai - OPENAI_API_KEY (not set) built-in ",
 	}
 	if len(lines) != len(want)+1 {
 		t.Errorf("got %d agents, want %d:\n%s", len(lines)-1, len(want), r.stdout)
