@@ -57,7 +57,7 @@ func TestAgentsListsBuiltins(t *testing.T) {
 		"goose goose acp - - built-in ",
 		"mock acprun mock-agent - - built-in ",
 		"opencode opencode acp - - built-in ",
-		"qwen npx -y @qwen-code/qwen-code --acp - OPENAI_API_KEY (not set) built-in ",
+		"qwen npx -y @qwen-code/qwen-code --acp --auth-type=openai - OPENAI_API_KEY (not set) built-in ",
 	}
 	if len(lines) != len(want)+1 {
 		t.Errorf("got %d agents, want %d:\n%s", len(lines)-1, len(want), r.stdout)
@@ -389,7 +389,7 @@ func TestProbeFailures(t *testing.T) {
 		{"protocol version", []string{"probe", "--", acprunBin, "mock-agent", "v2.mock.yaml"}, 3,
 			"the agent speaks ACP protocol version 2", "agent info: future 9"},
 		{"authentication required", []string{"probe", "--", acprunBin, "mock-agent", "auth.mock.yaml"}, 3,
-			"the agent requires authentication (try --auth with one of: api-key); or log in once, by hand, with its terminal login (login)", "api-key API key [agent] — Uses MOCK_KEY"},
+			"the agent requires authentication (try --auth with one of: api-key); or log in once, by hand, with its terminal login (login: the agent's command with --login, in a terminal)", "api-key API key [agent] — Uses MOCK_KEY"},
 		{"timeout", []string{"probe", "--timeout", "1s", "--", acprunBin, "mock-agent", "hang.mock.yaml"}, 3,
 			"probe timed out after 1s", "auth methods: none"},
 	}

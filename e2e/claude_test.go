@@ -215,13 +215,16 @@ func modelPosts(model *testkit.AnthropicServer) []string {
 // with a Bash call that acprun's rule allows and that writes out.txt, and a
 // second turn of text. The fake served the script's three replies in
 // order, once each, to Claude Code's loop, and answered nothing else but
-// the HEAD Claude Code sends its base URL at start.
+// the HEAD Claude Code sends its base URL at start. The adapter matches the
+// expect.agent of the docs.
 func TestClaudeTwoTurns(t *testing.T) {
 	t.Parallel()
 	bin := claudeAgentBin(t)
 	dir := realTempDir(t)
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
-	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "")
+	// The agent expectation docs/results.md shows, which the adapter's
+	// agentInfo must match (else the scenario is invalid).
+	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "expect:\n  agent: {name: \"@zed-industries/claude-agent-acp\", version: {matches: '^0\\.23\\.'}}\n")
 	r := runClaudeScenario(t, dir, model, nil)
 	r.check(t, dir)
 	asked := modelPosts(model)

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -543,5 +544,37 @@ func TestEnforceModeSwitchReported(t *testing.T) {
 	}
 	if res.code != exitOK || sc.Status != report.StatusPassed || !slices.Equal(got, want) {
 		t.Errorf("exit %d, status %s, warnings of the switch %q\nwant exit 0, pass, and %q; stderr:\n%s", res.code, sc.Status, got, want, res.stderr)
+	}
+}
+
+// TestEnforceUnaskedModesOfBuiltins: acprun validate refuses the session
+// modes in which the built-in agents approve on their own — gemini's
+// autoEdit as its yolo, qwen's auto-edit and auto as its yolo, the newer
+// adapters' claude auto and codex agent-full-access — at the mode, with
+// permissions.enforce on; with enforce: false they are valid.
+func TestEnforceUnaskedModesOfBuiltins(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const why = `does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask`
+	for _, tc := range []struct{ agent, mode string }{
+		{"gemini", "yolo"}, {"gemini", "autoEdit"}, {"qwen", "yolo"}, {"qwen", "auto-edit"}, {"qwen", "auto"},
+		{"claude", "auto"}, {"codex", "agent-full-access"},
+	} {
+		src := "name: s\nagent: {name: " + tc.agent + ", mode: " + tc.mode + "}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+		writeFiles(t, dir, map[string]string{"s.yaml": src})
+		want := `s.yaml:2:` + fmt.Sprint(len("agent: {name: "+tc.agent+", mode: ")+1) + `: agent.mode: in mode "` + tc.mode + `" ` + tc.agent + ` ` + why
+		if res := acprun(t, dir, "validate", "s.yaml"); res.code != 2 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s in mode %s: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.agent, tc.mode, res.code, res.stderr, want)
+		}
+		writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(src, "default: deny", "default: deny, enforce: false", 1)})
+		if res := acprun(t, dir, "validate", "s.yaml"); res.code != 0 {
+			t.Errorf("%s in mode %s with enforce: false: exit %d, want 0\nstderr:\n%s", tc.agent, tc.mode, res.code, res.stderr)
+		}
+	}
+	for _, tc := range []struct{ agent, mode string }{{"gemini", "default"}, {"qwen", "default"}, {"qwen", "plan"}} {
+		writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {name: " + tc.agent + ", mode: " + tc.mode + "}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+		if res := acprun(t, dir, "validate", "s.yaml"); res.code != 0 {
+			t.Errorf("%s in mode %s: exit %d, want 0\nstderr:\n%s", tc.agent, tc.mode, res.code, res.stderr)
+		}
 	}
 }

@@ -237,6 +237,59 @@ read -r line
 	}
 }
 
+// TestAuthMethodLaunchArgs: an auth method whose _meta asks that the agent
+// be started with arguments (qwen-code's openai: --auth-type=openai), when
+// the agent's command lacks them, is said in the auth error — session/new
+// asking for authentication, or authenticate refused (the case of
+// --agent qwen --auth openai) — and is not said once the command has them.
+func TestAuthMethodLaunchArgs(t *testing.T) {
+	t.Parallel()
+	const methods = "authMethods: [{id: openai, name: Use OpenAI API key, _meta: {type: terminal, args: [--auth-type=openai]}}]\n" +
+		"authRequired: true\nturns: [{steps: [{text: hello}]}]\n"
+	const hint = `; its auth method "openai" says to start the agent with --auth-type=openai, which its command lacks`
+	for _, tc := range []struct {
+		name, args, script string
+		flags              []string
+		code               int
+		error              string
+	}{
+		{name: "session/new", script: methods, code: exitAgent,
+			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: openai` + hint +
+				`); it expects OPENAI_API_KEY (set) in its environment: jsonrpc error -32000: Authentication required`},
+		{name: "refused", script: methods + "authError: {code: -32603, message: Internal error}\n", flags: []string{"--auth", "openai"}, code: exitAgent,
+			error: `s.yaml:2:8: agent: --auth openai: authenticate "openai": the agent refused it` + hint + `; it expects OPENAI_API_KEY (set) in its environment: jsonrpc error -32603: Internal error`},
+		{name: "started with them", args: ", --auth-type=openai", script: methods, code: exitAgent,
+			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: openai); it expects OPENAI_API_KEY (set) in its environment: jsonrpc error -32000: Authentication required`},
+		{name: "started with them and authenticated", args: ", --auth-type=openai", script: methods, flags: []string{"--auth", "openai"}, code: exitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"wrap.sh":         `exec "$ACPRUN_BIN" mock-agent "$SCRIPT"` + "\n",
+				"agent.mock.yaml": tc.script,
+				"acprun.yaml": "agents:\n  qwen: {command: [sh, wrap.sh" + tc.args + "], env: {ACPRUN_BIN: " + acprunBin +
+					", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + "}}\n",
+				"s.yaml": "name: auth\nagent: qwen\npermissions: {default: deny}\nturns: [{prompt: one}]\n",
+			})
+			res := acprunEnv(t, dir, []string{"OPENAI_API_KEY=sk-e2e-not-to-be-seen"}, append([]string{"run", "s.yaml", "-o", "out.json"}, tc.flags...)...)
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", res.code, tc.code, res.stderr)
+			}
+			r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
+			if tc.error != "" && (r.Error != tc.error || r.ErrorCause != report.ErrorAuth) {
+				t.Errorf("error %q (cause %q),\nwant  %q (auth)", r.Error, r.ErrorCause, tc.error)
+			}
+			if tc.error != "" && !strings.Contains(res.stderr, tc.error) {
+				t.Errorf("stderr does not say %q:\n%s", tc.error, res.stderr)
+			}
+			if strings.Contains(res.stdout+res.stderr, "sk-e2e-not-to-be-seen") {
+				t.Errorf("the key's value is in the output")
+			}
+		})
+	}
+}
+
 // TestProtocolVersion2IsNotSpoken: an agent that answers initialize with
 // protocol version 2 is sent nothing more; the scenario is an
 // infrastructure error at its agent saying v2 is not supported yet, and

@@ -298,6 +298,9 @@ func (a *agent) clientCaps() acp.ClientCapabilities {
 func (a *agent) authenticate(_ context.Context, _ *acp.Request, p acp.AuthenticateRequest) (any, error) {
 	for _, m := range a.s.authMethods {
 		if m.ID == p.MethodID && m.Type != acp.AuthTypeTerminal {
+			if e := a.s.authError; e != nil {
+				return nil, &acp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
+			}
 			a.mu.Lock()
 			a.authenticated = true
 			a.mu.Unlock()

@@ -48,6 +48,7 @@ agentCapabilities:
 authMethods:
   - {id: key, name: API key, description: Set KEY}
   - {id: tui, name: Login, type: terminal, args: [login], env: {MODE: tui}}
+  - {id: openai, name: OpenAI, _meta: {type: terminal, args: [--auth-type=openai]}}
 `,
 			want: acp.InitializeResponse{
 				ProtocolVersion: 2,
@@ -61,6 +62,7 @@ authMethods:
 				AuthMethods: []acp.AuthMethod{
 					{ID: "key", Name: "API key", Description: "Set KEY"},
 					{ID: "tui", Name: "Login", Type: "terminal", Args: []string{"login"}, Env: map[string]string{"MODE": "tui"}},
+					{ID: "openai", Name: "OpenAI", Meta: json.RawMessage(`{"type":"terminal","args":["--auth-type=openai"]}`)},
 				},
 				AgentInfo: &acp.Implementation{Name: "fake", Title: "Fake", Version: "9"},
 			},
@@ -144,6 +146,28 @@ authMethods:
 		t.Fatalf("authenticate api-key: %v", err)
 	}
 	c.newSession("/w")
+}
+
+// TestAuthError: authError refuses an authenticate the agent would
+// accept, with its error, and sessions still require authentication; an
+// unknown method is refused as before.
+func TestAuthError(t *testing.T) {
+	c, _ := runMock(t, `authRequired: true
+authMethods: [{id: api-key, name: API key}]
+authError: {code: -32603, message: Internal error, data: {details: Missing API key}}
+`, nil)
+	c.initialize()
+	err := c.call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: "api-key"}, nil)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError || ae.Message != "Internal error" || string(ae.Data) != `{"details":"Missing API key"}` {
+		t.Errorf("authenticate api-key: %v; want the authError", err)
+	}
+	if err := c.call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: "nope"}, nil); codeOf(err) != acp.CodeInvalidParams {
+		t.Errorf("authenticate nope: %v; want code %d", err, acp.CodeInvalidParams)
+	}
+	if err := c.call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: "/w"}, nil); codeOf(err) != acp.CodeAuthRequired {
+		t.Errorf("session/new after the refused authenticate: %v; want code %d", err, acp.CodeAuthRequired)
+	}
 }
 
 func TestTurnSelection(t *testing.T) {

@@ -42,11 +42,13 @@ Top level
                               else -32601; without additionalDirectories a
                               session request that carries some is -32602)
     auth: {logout: true}
-  authMethods: [{id, name, description, type: agent|terminal, args, env}]
+  authMethods: [{id, name, description, type: agent|terminal, args, env, _meta}]
   authRequired: false         session/new, session/load and session/resume
                               answer -32000 (auth_required) until authenticate
                               succeeds with a listed non-terminal id; always:
                               even after it
+  authError: {code, message, data}  authenticate with a listed non-terminal
+                              id answers this error (refuses it)
   sessionId: mock-session-1   id of the first session/new; later ones get "-2", "-3"…
   modes: {currentModeId, availableModes: [{id, name, description}]}
                               session/set_mode rejects other ids with -32602

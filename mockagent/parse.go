@@ -110,6 +110,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 			}
 		},
 		"loadError": func(v *yaml.Node) { s.loadError = p.rpcError(v) },
+		"authError": func(v *yaml.Node) { s.authError = p.rpcError(v) },
 		"delay":     func(v *yaml.Node) { s.delays = p.delays(v) },
 		"onCancelRequest": func(v *yaml.Node) {
 			m, _ := p.oneOf(v, "onCancelRequest", string(cancelCancelled), string(cancelIgnore))
@@ -191,6 +192,7 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 			"description": set(&m.Description, p.str, "authMethods.description"),
 			"type":        set(&m.Type, oneOfAs[string](p, acp.AuthTypeAgent, acp.AuthTypeTerminal), "authMethods.type"),
 			"args":        set(&m.Args, p.strings, "authMethods.args"),
+			"_meta":       set(&m.Meta, p.rawObject, "authMethods._meta"),
 			"env": func(v *yaml.Node) {
 				m.Env = map[string]string{}
 				kvs, _ := p.entries(v, "authMethods.env")

@@ -28,7 +28,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "protocolVersion: 1\nturnz: []\n",
-			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
+			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
 		},
 		{
 			name: "control characters of a value escaped",
@@ -226,13 +226,13 @@ turns:
       - tool_call: {toolCallId: t, title: t, rawInput: *g}
 `,
 			want: []string{
-				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
 				`s.yaml:10:56: tool_call.rawInput: value too large (more than 1048576 nodes after expanding aliases)`,
 			},
 		},

@@ -43,6 +43,9 @@ type Script struct {
 	sessionsDir string
 	// loadError, when set, answers every session/load and session/resume.
 	loadError *rpcError
+	// authError, when set, answers an authenticate with a method it
+	// would accept.
+	authError *rpcError
 	turns     []*turn
 	fallback  *turn
 

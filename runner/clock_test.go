@@ -161,7 +161,8 @@ func startAgentInBubble(t *testing.T, dir string, agent func(ctx context.Context
 // startProc and openSession do, within ctx.
 func (b *bubbleRun) handshake(ctx context.Context) error {
 	r := b.r
-	hs := handshake{caps: r.sess.client.capabilities(), version: "test", auth: r.sc.Agent.Auth, authHint: authHint, wait: r.setupWait()}
+	hs := handshake{caps: r.sess.client.capabilities(), version: "test", auth: r.sc.Agent.Auth, authHint: authHint, wait: r.setupWait(),
+		authEnv: AuthEnv(r.sc.Agent, r.opts.Environ), command: r.sc.Agent.Command}
 	var err error
 	r.proc.init, err = hs.initialize(ctx, b.conn)
 	r.proc.bind.endPrelude()

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -36,6 +38,10 @@ type handshake struct {
 	// authEnv lists the variables the agent's registry entry expects for
 	// its credentials, each said set or not (see authEnv), for that error.
 	authEnv []string
+	// command is how the agent was started, for the errors about
+	// authentication: an auth method may ask for arguments it lacks (see
+	// launchHint).
+	command []string
 	// red redacts what the errors show of the agent's answers (see
 	// withData).
 	red *redact.Redactor
@@ -229,7 +235,8 @@ func (h *handshake) authenticate(call func(method string, params, result any) er
 	if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: h.auth}, nil); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) { // the agent refused it: timeouts and crashes are not about authentication
-			return &causeError{report.ErrorAuth, atPos(h.authPos, fmt.Errorf("authenticate %q: the agent refused it%s: %w", h.auth, h.envHint(), err))}
+			return &causeError{report.ErrorAuth, atPos(h.authPos, fmt.Errorf("authenticate %q: the agent refused it%s%s: %w",
+				h.auth, h.launchHint(res.init.AuthMethods, h.auth), h.envHint(), err))}
 		}
 		return fmt.Errorf("authenticate %q: %w", h.auth, err)
 	}
@@ -245,7 +252,7 @@ func checkAuthMethod(ms []acp.AuthMethod, id string) error {
 		if m.ID != id {
 			continue
 		}
-		if m.Type == "terminal" {
+		if m.Type == acp.AuthTypeTerminal {
 			return fmt.Errorf("auth method %q is a terminal login (type: terminal), which a client must not send in authenticate: log in once by running the agent's login in a terminal, or choose another method (it offers: %s)", id, authMethodIDs(ms))
 		}
 		return nil
@@ -256,4 +263,57 @@ func checkAuthMethod(ms []acp.AuthMethod, id string) error {
 // authMethodIDs lists the ids of ms, "none" when there are none.
 func authMethodIDs(ms []acp.AuthMethod) string {
 	return listOrNone(mapped(ms, func(m acp.AuthMethod) string { return m.ID }))
+}
+
+// metaLaunch is what an agent may say in an auth method's _meta in the
+// shape of a terminal method ({"type": "terminal", "args": [...]}): that
+// the agent must be started with args for the method to work, as
+// qwen-code's "openai" says of --auth-type=openai.
+type metaLaunch struct {
+	Type string   `json:"type"`
+	Args []string `json:"args"`
+}
+
+// launchArgs are the arguments m's _meta asks the agent be started with,
+// nil for none. The _meta is the agent's own, not the protocol's: it is a
+// hint for the errors, never a reason to refuse the method (it may still
+// be sent in authenticate), and one that does not parse says nothing.
+func launchArgs(m acp.AuthMethod) []string {
+	var l metaLaunch
+	if len(m.Meta) == 0 || json.Unmarshal(m.Meta, &l) != nil || l.Type != acp.AuthTypeTerminal {
+		return nil
+	}
+	return l.Args
+}
+
+// launchHint says which of ms (only the method id, unless id is "") ask
+// in their _meta that the agent be started with arguments its command
+// lacks: "; its auth method "openai" says to start the agent with
+// --auth-type=openai, which its command lacks", or "".
+func (h *handshake) launchHint(ms []acp.AuthMethod, id string) string {
+	var b strings.Builder
+	for _, m := range ms {
+		args := launchArgs(m)
+		if (id != "" && m.ID != id) || len(args) == 0 || hasArgs(h.command, args) {
+			continue
+		}
+		fmt.Fprintf(&b, "; its auth method %q says to start the agent with %s, which its command lacks",
+			m.ID, shorten(h.red, shellquote.Join(args), maxShownData))
+	}
+	return b.String()
+}
+
+// hasArgs reports whether args are in the arguments of command, in order
+// and side by side.
+func hasArgs(command, args []string) bool {
+	if len(command) == 0 {
+		return false
+	}
+	rest := command[1:]
+	for i := 0; i+len(args) <= len(rest); i++ {
+		if slices.Equal(rest[i:i+len(args)], args) {
+			return true
+		}
+	}
+	return false
 }

@@ -414,6 +414,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		authPos:  r.sc.Agent.AuthPos,
 		authHint: r.authHint(),
 		authEnv:  AuthEnv(r.sc.Agent, r.opts.Environ),
+		command:  r.sc.Agent.Command,
 		wait:     r.setupWait(),
 	}
 	p.init, err = hs.initialize(ctx, agent.Conn)

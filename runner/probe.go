@@ -195,6 +195,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		authOptional: true,
 		authHint:     "try --auth with",
 		authEnv:      AuthEnv(opts.Agent, opts.Environ),
+		command:      opts.Agent.Command,
 		cwd:          rep.Cwd,
 		opened: func(acp.NewSessionResponse) error {
 			before = h.count()

@@ -1098,6 +1098,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		unasked:    sc.Agent.UnaskedMode,
 		authHint:   r.authHint(),
 		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
+		command:    sc.Agent.Command,
 		wait:       r.setupWait(),
 		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
 		rootsPos:   sc.Client.RootsPos,

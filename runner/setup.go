@@ -13,6 +13,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -190,19 +191,23 @@ func isAuthError(err error) bool {
 func (h *handshake) authError(res *handshakeResult, method string, err error) error {
 	var ids, terminal []string
 	for _, m := range res.init.AuthMethods {
-		if m.Type == acp.AuthTypeTerminal {
-			terminal = append(terminal, m.ID)
-		} else {
+		switch {
+		case m.Type != acp.AuthTypeTerminal:
 			ids = append(ids, m.ID)
+		case len(m.Args) > 0:
+			terminal = append(terminal, fmt.Sprintf("%s: the agent's command with %s, in a terminal", m.ID, shorten(h.red, shellquote.Join(m.Args), maxShownData)))
+		default:
+			terminal = append(terminal, m.ID)
 		}
 	}
+	launch := h.launchHint(res.init.AuthMethods, "")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: the agent requires authentication", method)
 	switch {
 	case res.authenticated != "":
-		fmt.Fprintf(&b, " although acprun authenticated with %q first", res.authenticated)
+		fmt.Fprintf(&b, " although acprun authenticated with %q first%s", res.authenticated, launch)
 	case len(ids) > 0:
-		fmt.Fprintf(&b, " (%s one of: %s)", h.authHint, strings.Join(ids, ", "))
+		fmt.Fprintf(&b, " (%s one of: %s%s)", h.authHint, strings.Join(ids, ", "), launch)
 	case len(terminal) == 0:
 		b.WriteString(" and offers no auth method")
 	}

@@ -177,9 +177,14 @@ func TestProtocolVersion2(t *testing.T) {
 func TestAuthRequired(t *testing.T) {
 	t.Parallel()
 	const methods = "authMethods: [{id: api-key, name: API key}, {id: login, name: Login, type: terminal}]\n"
+	// launch is a method whose _meta asks that the agent be started with
+	// an argument, as qwen-code's openai does.
+	const launch = "authMethods: [{id: openai, name: OpenAI, _meta: {type: terminal, args: [--auth-type=openai]}}, {id: login, name: Login, type: terminal, args: [--login]}]\n"
+	const launchHint = `its auth method "openai" says to start the agent with --auth-type=openai, which its command lacks`
 	tests := []struct {
 		name, script, auth string
 		env                []string // acprun's environment
+		args               []string // added to the agent's command
 		sent               []string
 		error              string // "" for none
 	}{
@@ -193,6 +198,19 @@ func TestAuthRequired(t *testing.T) {
 			error: `session/new: the agent requires authentication although acprun authenticated with "api-key" first`},
 		{name: "a method not offered", script: methods, auth: "sso", sent: []string{"initialize"},
 			error: `s.yaml:2:8: agent: authenticate: the agent offers no auth method "sso" (it offers: api-key, login)`},
+		{name: "launch args", script: launch + "authRequired: true\n", sent: []string{"initialize", "session/new"},
+			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: openai; ` + launchHint +
+				`); or log in once, by hand, with its terminal login (login: the agent's command with --login, in a terminal); it expects MOCK_KEY (not set) in its environment: jsonrpc error -32000: Authentication required`},
+		{name: "launch args given", script: launch + "authRequired: true\n", args: []string{"--auth-type=openai"}, sent: []string{"initialize", "session/new"},
+			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: openai); or log in once, by hand`},
+		{name: "launch args, authenticated", script: launch + "authRequired: always\n", auth: "openai", sent: []string{"initialize", "authenticate", "session/new"},
+			error: `session/new: the agent requires authentication although acprun authenticated with "openai" first; ` + launchHint + `; or log in`},
+		{name: "launch args, refused", script: launch + "authRequired: true\nauthError: {code: -32603, message: Internal error}\n", auth: "openai",
+			sent:  []string{"initialize", "authenticate"},
+			error: `s.yaml:2:8: agent: authenticate "openai": the agent refused it; ` + launchHint + `; it expects MOCK_KEY (not set) in its environment: jsonrpc error -32603: Internal error`},
+		{name: "launch args given, refused", script: launch + "authRequired: true\nauthError: {code: -32603, message: Internal error}\n", auth: "openai",
+			args: []string{"--auth-type=openai"}, sent: []string{"initialize", "authenticate"},
+			error: `s.yaml:2:8: agent: authenticate "openai": the agent refused it; it expects MOCK_KEY (not set) in its environment: jsonrpc error -32603: Internal error`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +221,7 @@ func TestAuthRequired(t *testing.T) {
 				}
 				b := startInBubble(t, "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\n"+tt.script, src)
 				b.r.sc.Agent.AuthEnv = []string{"MOCK_KEY"}
+				b.r.sc.Agent.Command = append(b.r.sc.Agent.Command, tt.args...)
 				b.r.opts.Environ = tt.env
 				err := b.handshake(t.Context())
 				if err != nil {

@@ -76,17 +76,18 @@ var builtinAgents = []builtinEntry{
 		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"}, tempEnv: []string{"CLAUDE_CODE_TMPDIR"},
 		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
 			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
-			UnaskedModes:    []string{"bypassPermissions", "dontAsk"}}, // acceptEdits still asks: the ask rules outrank it
+			UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"}}, // acceptEdits still asks: the ask rules outrank it; auto: the newer adapters' "Claude handles permission decisions"
 		gateway: []GatewayTarget{anthropicTarget}},
 	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
 		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
-		state:   []string{"$CODEX_HOME|~/.codex"},
-		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access"}},
+		state: []string{"$CODEX_HOME|~/.codex"},
+		// agent-full-access is @agentclientprotocol/codex-acp's full-access.
+		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access"}},
 		gateway: []GatewayTarget{openAITarget}}, // its built-in openai provider reads OPENAI_BASE_URL
 	{name: "gemini", description: "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)",
 		command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, authEnv: []string{"GEMINI_API_KEY"},
 		state:   []string{"~/.gemini"},
-		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo"}},
+		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo", "autoEdit"}}, // autoEdit: "Auto-approves edit tools"
 		gateway: []GatewayTarget{{Env: "GOOGLE_GEMINI_BASE_URL", Upstream: "https://generativelanguage.googleapis.com", KeyEnv: "GEMINI_API_KEY"}}},
 	{name: "goose", description: "Block's goose in ACP mode (goose installed and configured)",
 		command: []string{"goose", "acp"},
@@ -104,12 +105,16 @@ var builtinAgents = []builtinEntry{
 		gateway: []GatewayTarget{ // its providers' options in the config document
 			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "anthropic", "options", "baseURL"}, Upstream: "https://api.anthropic.com/v1", KeyEnv: "ANTHROPIC_API_KEY"},
 			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "openai", "options", "baseURL"}, Upstream: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"}}},
-	{name: "qwen", description: "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)",
-		command: []string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, authEnv: []string{"OPENAI_API_KEY"},
+	// qwen reads OPENAI_API_KEY only when started with --auth-type=openai
+	// (its auth method "openai" says so in its _meta); started so, it
+	// needs no authenticate, which would also write the choice into the
+	// user's ~/.qwen/settings.json and delete a cached Qwen OAuth login.
+	{name: "qwen", description: "Qwen Code in ACP mode with its OpenAI-compatible auth (needs Node.js and OPENAI_API_KEY)",
+		command: []string{"npx", "-y", "@qwen-code/qwen-code", "--acp", "--auth-type=openai"}, authEnv: []string{"OPENAI_API_KEY"},
 		state: []string{"~/.qwen"},
 		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
 			Settings:     `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`,
-			UnaskedModes: []string{"yolo"}},
+			UnaskedModes: []string{"yolo", "auto-edit", "auto"}}, // auto-edit approves edits, auto lets a classifier approve
 		gateway: []GatewayTarget{openAITarget}}, // its OpenAI-compatible auth reads OPENAI_BASE_URL
 }
 

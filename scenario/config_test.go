@@ -340,7 +340,7 @@ turns: [{prompt: hi}]
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
 				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, Cwd: "/s", McpServers: mcp,
-				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access"}}},
+				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access"}}},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -423,7 +423,7 @@ turns: [{prompt: hi}]
 			Env: map[string]string{"MOCK": "1"}, Cwd: base + "/s", McpServers: json.RawMessage("[]")},
 		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, AuthEnv: []string{"GEMINI_API_KEY"}, Cwd: base + "/s",
 			McpServers:  json.RawMessage("[]"),
-			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo"}}},
+			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo", "autoEdit"}}},
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
@@ -689,7 +689,7 @@ func TestNamedAgentsList(t *testing.T) {
 	want = []string{"aaa=/cfg/acprun.yaml=a", "claude=built-in=npx -y @zed-industries/claude-agent-acp",
 		"codex=built-in=npx -y @zed-industries/codex-acp", "gemini=built-in=npx -y @google/gemini-cli --acp",
 		"goose=/cfg/acprun.yaml=my-goose", "mock=built-in=acprun mock-agent", "opencode=built-in=opencode acp",
-		"qwen=built-in=npx -y @qwen-code/qwen-code --acp"}
+		"qwen=built-in=npx -y @qwen-code/qwen-code --acp --auth-type=openai"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("config agents (-want +got):\n%s", diff)
 	}
@@ -748,7 +748,7 @@ func TestWalkSkipsConfigFiles(t *testing.T) {
 // claudeEnforcement is what permissions.enforce gives the claude agent.
 var claudeEnforcement = &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
 	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
-	UnaskedModes:    []string{"bypassPermissions", "dontAsk"}}
+	UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"}}
 
 func TestConfigAnswers(t *testing.T) {
 	cfg := loadConfig(t, "defaults:\n  answers: {branch: main}\n")

@@ -93,7 +93,7 @@
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
 //	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below, and
-//	                              # agent: {name: claude-code-acp, version: {matches: '^0\.5\.'}} (initialize's agentInfo)
+//	                              # agent: {name: "@zed-industries/claude-agent-acp", version: {matches: '^0\.23\.'}} (initialize's agentInfo)
 //	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
@@ -316,7 +316,8 @@
 // @zed-industries/claude-agent-acp), codex (npx -y @zed-industries/codex-acp,
 // auth openai-api-key), gemini (npx -y @google/gemini-cli --acp), goose
 // (goose acp), mock (acprun mock-agent, which needs its script in args),
-// opencode (opencode acp) and qwen (npx -y @qwen-code/qwen-code --acp). A
+// opencode (opencode acp) and qwen (npx -y @qwen-code/qwen-code --acp
+// --auth-type=openai, which makes it read OPENAI_API_KEY). A
 // config file adds agents and may replace built-in ones. An unknown name is
 // an error that suggests a close one or lists the known names.
 // ResolveAgent looks a name up; Scenario.WithAgent runs a scenario against

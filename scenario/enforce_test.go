@@ -130,7 +130,15 @@ func TestUnaskedModeProblem(t *testing.T) {
 		{name: "claude plan still asks", src: "agent: {name: claude, mode: plan}\n"},
 		{name: "enforce false", src: "agent: {name: claude, mode: bypassPermissions}\npermissions: {enforce: false}\n"},
 		{name: "codex full-access", src: "agent: {name: codex, mode: full-access}\n", mode: "full-access"},
+		{name: "codex agent-full-access", src: "agent: {name: codex, mode: agent-full-access}\n", mode: "agent-full-access"},
+		{name: "claude auto", src: "agent: {name: claude, mode: auto}\n", mode: "auto"},
 		{name: "qwen yolo", src: "agent: {name: qwen, mode: yolo}\n", mode: "yolo"},
+		{name: "qwen auto-edit", src: "agent: {name: qwen, mode: auto-edit}\n", mode: "auto-edit"},
+		{name: "qwen auto", src: "agent: {name: qwen, mode: auto}\n", mode: "auto"},
+		{name: "qwen default asks", src: "agent: {name: qwen, mode: default}\n"},
+		{name: "gemini yolo", src: "agent: {name: gemini, mode: yolo}\n", mode: "yolo"},
+		{name: "gemini autoEdit", src: "agent: {name: gemini, mode: autoEdit}\n", mode: "autoEdit"},
+		{name: "gemini default asks", src: "agent: {name: gemini, mode: default}\n"},
 		{name: "an agent acprun knows nothing of", src: "agent: {name: yolo, mode: yolo}\n"},
 		{name: "--mode", src: "agent: {name: claude, mode: default}\n", flagMode: "bypassPermissions", mode: "bypassPermissions"},
 	} {
@@ -178,7 +186,7 @@ func TestUnaskedMode(t *testing.T) {
 	if off.Agent.AsksNot("bypassPermissions") || off.Agent.UnaskedMode("agent.config.mode", "bypassPermissions") != "" {
 		t.Errorf("with enforce: false, bypassPermissions is a problem")
 	}
-	want2 := []string{"bypassPermissions", "dontAsk"}
+	want2 := []string{"bypassPermissions", "dontAsk", "auto"}
 	if !slices.Equal(s.Agent.UnaskedModes(), want2) || !slices.Equal(off.Agent.UnaskedModes(), want2) {
 		t.Errorf("UnaskedModes = %q, with enforce: false %q; want %q for both", s.Agent.UnaskedModes(), off.Agent.UnaskedModes(), want2)
 	}
