@@ -367,3 +367,32 @@ expect:
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
 }
+
+// TestWorkspaceGitDirectoryReplacedByAFile: an agent that replaces a
+// tracked directory by a file deleted the directory's files: the diff
+// shows them deleted and says nothing of files it cannot read.
+func TestWorkspaceGitDirectoryReplacedByAFile(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	writeFiles(t, repo, map[string]string{"docs/a.md": "one\n", "docs/b.md": "two\n"})
+	gitIn(t, repo, "add", "docs")
+	gitIn(t, repo, "commit", "-q", "-m", "docs")
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"rm -rf docs && echo see > docs\"\n",
+		"s.yaml":          "name: dirfile\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nworkspace: {git: ./repo}\npermissions: {default: deny}\nturns:\n  - prompt: go\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	ws := workspaceOf(t, scenarioNamed(t, out, "dirfile"))
+	if strings.Contains(ws.Diff, "cannot be read") || strings.Count(ws.Diff, "deleted file mode") != 2 {
+		t.Errorf("diff = %q; want docs/a.md and docs/b.md deleted, no note of files it cannot read", ws.Diff)
+	}
+	if !slices.Equal(ws.Deleted, []string{"docs/a.md", "docs/b.md"}) || !slices.Equal(ws.Created, []string{"docs"}) {
+		t.Errorf("deleted %q, created %q; want docs/a.md docs/b.md, docs", ws.Deleted, ws.Created)
+	}
+}

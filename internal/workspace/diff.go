@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -304,8 +305,10 @@ func (w *Workspace) leftOut(ctx context.Context, baseline snapshot, paths []stri
 		name := filepath.Join(w.Dir, filepath.FromSlash(p))
 		info, err := os.Lstat(name)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue // deleted: git says so
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ELOOP):
+			// Deleted (git says so), also when a directory of its path
+			// became a file or a link that leads nowhere.
+			continue
 		case err != nil:
 			unreadable = append(unreadable, p) // below a directory git cannot search
 			continue

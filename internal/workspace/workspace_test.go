@@ -1180,6 +1180,36 @@ func TestGitDiffOddFiles(t *testing.T) {
 // unreadable, or a directory above them unsearchable) are left out of the
 // diff, which its note says, and the rest of the diff stands; Changes
 // still lists everything. A tracked file git cannot see is no deletion.
+// TestGitDiffDirectoryReplaced: the files of a tracked directory the agent
+// replaced by a file, or by a link that leads nowhere, are deleted: the
+// diff shows them so and says nothing of files it cannot read.
+func TestGitDiffDirectoryReplaced(t *testing.T) {
+	t.Parallel()
+	for _, replace := range []string{"file", "link loop"} {
+		t.Run(replace, func(t *testing.T) {
+			t.Parallel()
+			repo, _, _ := newRepo(t)
+			write(t, filepath.Join(repo, "docs", "a.md"), "one\n", 0o644)
+			gitT(t, repo, "add", "docs")
+			gitT(t, repo, "commit", "--quiet", "-m", "docs")
+			w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+			must(t, os.RemoveAll(filepath.Join(w.Dir, "docs")))
+			if replace == "file" {
+				write(t, filepath.Join(w.Dir, "docs"), "see\n", 0o644)
+			} else {
+				must(t, os.Symlink("docs", filepath.Join(w.Dir, "docs")))
+			}
+			diff, _, _, err := w.Diff(t.Context(), 0)
+			if err != nil {
+				t.Fatalf("Diff() = %v", err)
+			}
+			if strings.Contains(diff, "cannot be read") || !strings.Contains(diff, "deleted file mode") || !strings.Contains(diff, "a/docs/a.md") {
+				t.Errorf("Diff() = %q; want docs/a.md deleted and no note of files it cannot read", diff)
+			}
+		})
+	}
+}
+
 func TestGitDiffUnreadable(t *testing.T) {
 	t.Parallel()
 	if !testkit.PermissionsBind(t) {
