@@ -53,6 +53,12 @@ turns: [{prompt: go}]
 				if !slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.HasPrefix(w, want) && strings.Contains(w, "refs/heads/feature") }) {
 					t.Errorf("attempt %d: warnings %q; want one beginning %q, naming refs/heads/feature", sc.Attempt, sc.Warnings, want)
 				}
+				// Side by side, the change may be another attempt's: the
+				// warning says so, and only then.
+				const others = "an attempt running at the same time on the same repository may have made it"
+				if beside := slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.Contains(w, others) }); beside != (tc.jobs != "1") {
+					t.Errorf("attempt %d with -j %s: warnings %q; want %q in them only with -j above 1", sc.Attempt, tc.jobs, sc.Warnings, others)
+				}
 			}
 			if !strings.Contains(res.stderr, "refs of the source repository changed while the agent ran") {
 				t.Errorf("the summary does not say that the refs changed:\n%s", res.stderr)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/acprun/acprun/internal/reap"
@@ -77,7 +78,17 @@ func (r *scenarioRun) warnRefChanges(ctx context.Context) {
 	if len(changed) > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: refs of the source repository changed while the agent ran: %s; "+
 			"a worktree shares its branches and tags with the source repository, so a commit the agent makes on a branch it checks out "+
-			"moves yours: check them (acprun does not undo the change; the run's other attempts still start at the commit the ref named when it started)",
-			strings.Join(changed, ", ")))
+			"moves yours: check them (acprun does not undo the change; the run's other attempts still start at the commit the ref named when it started)%s",
+			strings.Join(changed, ", "), r.besideOthers()))
 	}
+}
+
+// besideOthers is what a warning about the source repository of the
+// attempt's workspace adds when other attempts may have run beside it
+// (-j above 1): the change may be theirs.
+func (r *scenarioRun) besideOthers() string {
+	if r.opts.Parallel <= 1 {
+		return ""
+	}
+	return "; with -j " + strconv.Itoa(r.opts.Parallel) + ", an attempt running at the same time on the same repository may have made it"
 }

@@ -255,7 +255,7 @@ func (r *scenarioRun) recordChanges() {
 	if len(changed) > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: git files of the source repository changed while the agent ran: %s; "+
 			"an agent in a worktree writes the repository's config with `git config`, and a filter, hook or other command set there "+
-			"runs in your own git commands in that repository: check them (acprun does not undo the change)", listed(changed)))
+			"runs in your own git commands in that repository: check them (acprun does not undo the change)%s", listed(changed), r.besideOthers()))
 	}
 	r.warnRefChanges(ctx)
 }
