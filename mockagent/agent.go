@@ -501,7 +501,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptReques
 			case <-a.ctx.Done():
 				return
 			}
-			a.player(a.ctx, sess, nil, cancelIgnore).play(tr.after)
+			pl := a.player(a.ctx, sess, nil, cancelIgnore)
+			pl.prompt = text  // for a model step's {{prompt}}
+			pl.play(tr.after) // an ending (a model step's error answer) ends them: no turn to fail
 		})
 	}
 	if end.err != nil {
