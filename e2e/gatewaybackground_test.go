@@ -17,7 +17,8 @@ import (
 // unrecorded 1); recorded but not made, a warning says so (unplayed 1);
 // recorded after the last turn but made in the middle of a turn's
 // requests, it is played as recorded, with no warning. The mock agent's
-// after: model step makes it, before session/close is answered.
+// after: model step makes it once acprun has sent session/close (so has
+// read the last turn's answer), before session/close is answered.
 func TestGatewayBackgroundRequest(t *testing.T) {
 	underRace(t)
 	t.Parallel()

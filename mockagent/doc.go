@@ -248,9 +248,12 @@ A model over HTTP (the request an agent's SDK sends, e.g. to acprun's gateway)
                               header Acprun-Cancelled) counts as that cancel.
                               In a turn's after: steps it is a background
                               request (as an agent's title or suggestion
-                              request once the turn has answered): its text
-                              is said late, and an error answer ends the
-                              after: steps (no turn to fail)
+                              request once the turn has answered), sent once
+                              the client has sent the session's next message
+                              (its next prompt, or session/close, which
+                              waits for it): its text is said late, and an
+                              error answer ends the after: steps (no turn to
+                              fail)
     env: ANTHROPIC_BASE_URL     the variable holding BASE (default per api:
                                 ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
                                 OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL)

@@ -904,10 +904,11 @@ turns:
 // whether the recording has it or not: made but not recorded, it is
 // answered with an error and a warning; recorded but not made, a warning
 // says so; recorded after the last turn but made in the middle of a
-// turn's requests, or after an earlier turn, it gets its own answer and
-// shifts no other request's. The agent (the mock, whose session/close
-// waits for its after: steps) makes it before the scenario ends, every
-// run.
+// turn's requests, or after an earlier turn (it reaches the gateway during
+// the next one), it gets its own answer and shifts no other request's. The
+// agent (the mock, whose after: model step waits for the session's next
+// message, session/close waiting for it) makes it after acprun has read the
+// turn's answer and before the scenario ends, every run.
 func TestGatewayBackgroundRequests(t *testing.T) {
 	t.Parallel()
 	const (
