@@ -184,6 +184,28 @@ type session struct {
 	// after counts the session's after: steps still playing; session/close
 	// waits for them, so that nothing of the session follows its answer.
 	after sync.WaitGroup
+	// next, guarded by agent.mu, closes when the client sends the
+	// session's next session/prompt or session/close (see nextLocked).
+	next chan struct{}
+}
+
+// nextLocked returns a channel that closes when the client sends the
+// session's next session/prompt or session/close: by then it has read
+// every answer before. agent.mu is held.
+func (s *session) nextLocked() <-chan struct{} {
+	if s.next == nil {
+		s.next = make(chan struct{})
+	}
+	return s.next
+}
+
+// spokeLocked says that the client sent the session a session/prompt or
+// session/close (see nextLocked). agent.mu is held.
+func (s *session) spokeLocked() {
+	if s.next != nil {
+		close(s.next)
+		s.next = nil
+	}
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -405,6 +427,7 @@ func (a *agent) closeSession(ctx context.Context, _ *acp.Request, p acp.CloseSes
 		if sess.active != nil {
 			sess.active.cancel()
 		}
+		sess.spokeLocked()
 		delete(a.sessions, p.SessionID)
 	}
 	a.mu.Unlock()
@@ -466,6 +489,7 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptReques
 	}
 	sess.active = run
 	sess.turns++
+	sess.spokeLocked()
 	n := sess.turns
 	a.mu.Unlock()
 	acp.Async(ctx) // registered: later messages may go on while the turn plays
@@ -496,6 +520,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptReques
 	}
 	if len(tr.after) > 0 {
 		written := a.watchResponse(req.ID)
+		a.mu.Lock()
+		next := sess.nextLocked()
+		a.mu.Unlock()
 		sess.after.Add(1)
 		a.bg.Go(func() {
 			defer sess.after.Done()
@@ -504,7 +531,10 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptReques
 			case <-a.ctx.Done():
 				return
 			}
-			a.player(a.ctx, sess, nil, cancelIgnore).play(tr.after)
+			pl := a.player(a.ctx, sess, nil, cancelIgnore)
+			pl.prompt = text // for a model step's {{prompt}}
+			pl.next = next
+			pl.play(tr.after) // an ending (a model step's error answer) ends them: no turn to fail
 		})
 	}
 	if end.err != nil {

@@ -247,7 +247,15 @@ A model over HTTP (the request an agent's SDK sends, e.g. to acprun's gateway)
                               base URL variable. A cancel aborts the request;
                               acprun's gateway refusing the request of a turn
                               it cancelled (a budget, a replay divergence:
-                              header Acprun-Cancelled) counts as that cancel
+                              header Acprun-Cancelled) counts as that cancel.
+                              In a turn's after: steps it is a background
+                              request (as an agent's title or suggestion
+                              request once the turn has answered), sent once
+                              the client has sent the session's next message
+                              (its next prompt, or session/close, which
+                              waits for it): its text is said late, and an
+                              error answer ends the after: steps (no turn to
+                              fail)
     env: ANTHROPIC_BASE_URL     the variable holding BASE (default per api:
                                 ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
                                 OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL)
@@ -267,7 +275,8 @@ Misbehaviour
   spawnGrandchild: true       start "sleep 3600" (via /bin/sh, ignoring SIGTERM)
                               holding stdout and stderr; its pid goes to stderr
 Outside a turn (updatesBeforeSessionNew, load, after) permission, elicit, read,
-write, terminal, waitForCancel, stop, error and model are not allowed.
+write, terminal, waitForCancel, stop and error are not allowed, nor is model
+but in after.
 
 Sessions
   One agent process serves any number of sessions, one after another or side

@@ -150,6 +150,16 @@ func (st *modelStep) parse(p *parser, a action) {
 }
 
 func (st *modelStep) play(pl *player) *ending {
+	if pl.next != nil {
+		// A background request after the turn: made once the client has
+		// read the turn's answer (it sent the session's next message), so
+		// that it comes after the answer for the client too, every run.
+		select {
+		case <-pl.next:
+		case <-pl.a.ctx.Done():
+			return died()
+		}
+	}
 	base := os.Getenv(st.env)
 	if base == "" {
 		return st.fail("%s is unset: set it to the %s API's base URL (acprun's gateway sets it)", st.env, st.api.name)

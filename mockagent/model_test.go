@@ -422,3 +422,56 @@ func TestModelStepGatewayCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestModelStepAfter: a model step in a turn's after: steps asks the model
+// once the prompt is answered, as a real agent's background request (a
+// title, a prompt suggestion) does, with the turn's prompt for {{prompt}};
+// session/close answers once it is done, and its answer is said late. An
+// error answer ends the after: steps, with no turn to fail.
+func TestModelStepAfter(t *testing.T) {
+	c, _ := runMock(t, `agentCapabilities: {sessionCapabilities: {close: true}}
+turns:
+  - steps: [{text: answered}]
+    after:
+      - model: {api: anthropic, model: m, prompt: "title: {{prompt}}"}
+      - text: after
+`, nil)
+	srv, got := upstream(t, http.StatusOK, "text/event-stream", anthropicSSE)
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+	sid := c.start()
+	if res, err := c.prompt(sid, "go"); err != nil || res.StopReason != acp.StopEndTurn {
+		t.Fatalf("prompt = %+v, %v; want end_turn", res, err)
+	}
+	if err := c.call(acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid}, nil); err != nil {
+		t.Fatalf("session/close: %v", err)
+	}
+	select {
+	case r := <-got:
+		msgs := r.body.(map[string]any)["messages"].([]any)
+		if content := msgs[0].(map[string]any)["content"]; content != "title: go" {
+			t.Errorf("the after: request's prompt %q; want %q", content, "title: go")
+		}
+	default:
+		t.Fatal("session/close answered before the after: model step asked the model")
+	}
+	if got := describeAll(c.drain()); !cmp.Equal(got, []string{"text:answered", "text:Hi there", "text:after"}) {
+		t.Errorf("updates = %q; want the answer, then the model's text and after late", got)
+	}
+
+	c2, _ := runMock(t, `agentCapabilities: {sessionCapabilities: {close: true}}
+turns:
+  - after: [{model: {api: anthropic, model: m, prompt: t}}, {text: never}]
+`, nil)
+	bad, _ := upstream(t, http.StatusBadRequest, "application/json", `{"type":"error","error":{"type":"invalid_request_error","message":"diverged"}}`)
+	t.Setenv("ANTHROPIC_BASE_URL", bad.URL)
+	sid = c2.start()
+	if res, err := c2.prompt(sid, "go"); err != nil || res.StopReason != acp.StopEndTurn {
+		t.Fatalf("prompt = %+v, %v; want end_turn", res, err)
+	}
+	if err := c2.call(acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid}, nil); err != nil {
+		t.Fatalf("session/close: %v", err)
+	}
+	if got := describeAll(c2.drain()); len(got) != 0 {
+		t.Errorf("updates = %q; want none after the error answer", got)
+	}
+}

@@ -314,7 +314,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 	t := &turn{}
 	fs := fields{
 		"steps":      func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
-		"after":      func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
+		"after":      func(v *yaml.Node) { t.after = p.steps(v, afterSteps, false) },
 		"stopReason": set(&t.stopReason, p.nonEmpty, "stopReason"),
 		"error":      func(v *yaml.Node) { t.err = p.rpcError(v) },
 		"usage":      func(v *yaml.Node) { t.usage = p.usage(v) },

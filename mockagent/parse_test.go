@@ -80,6 +80,8 @@ func TestParseErrors(t *testing.T) {
       - model: anthropic
   - after:
       - model: {api: gemini, prompt: hi, model: m}
+load:
+  - model: {api: gemini, prompt: hi, model: m}
 `,
 			want: []string{
 				`s.yaml:3:22: model.api: unknown value "claude" (want one of: anthropic, openai-chat, openai-responses, gemini)`,
@@ -89,7 +91,7 @@ func TestParseErrors(t *testing.T) {
 				`s.yaml:5:54: model.model: must not be empty`,
 				`s.yaml:5:58: unknown key "base" in model (want one of: api, env, key, model, prompt, show, stream)`,
 				`s.yaml:6:16: model: want a mapping, got a string`,
-				`s.yaml:8:9: model step: only allowed in a turn's steps, not in after`,
+				`s.yaml:10:5: model step: only allowed in a turn's steps and after, not in load`,
 			},
 		},
 		{

@@ -38,6 +38,7 @@ type stepKind struct {
 	name     string
 	new      func() step
 	turnOnly bool // needs a running prompt turn
+	after    bool // with turnOnly: allowed in a turn's after: steps too
 	mods     bool // takes modifiers (the step's parse reads them)
 }
 
@@ -77,7 +78,7 @@ var stepKinds = []stepKind{
 	{name: "spawn", new: func() step { return &spawnStep{} }},
 	{name: "connect", new: func() step { return &connectStep{} }},
 	{name: "listen", new: func() step { return &listenStep{} }},
-	{name: "model", new: func() step { return &modelStep{} }, turnOnly: true},
+	{name: "model", new: func() step { return &modelStep{} }, turnOnly: true, after: true}, // after: a background request
 }
 
 // stepNames lists the keys of stepKinds, for messages.
@@ -88,6 +89,10 @@ func stepNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// afterSteps names a turn's after: steps, played once its prompt is
+// answered.
+const afterSteps = "after"
 
 // steps parses a list of steps. inTurn is false for steps played outside a
 // prompt turn (before session/new, on session/load, after a response).
@@ -132,8 +137,12 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	case kind == nil:
 		p.Errorf(yamlnode.Deref(n), "empty step (want one of: %s)", stepNames())
 		return nil
-	case kind.turnOnly && !inTurn:
-		p.Errorf(a.K, "%s step: only allowed in a turn's steps, not in %s", a.Key, what)
+	case kind.turnOnly && !inTurn && !(kind.after && what == afterSteps):
+		where := "a turn's steps"
+		if kind.after {
+			where += " and " + afterSteps
+		}
+		p.Errorf(a.K, "%s step: only allowed in %s, not in %s", a.Key, where, what)
 		return nil
 	}
 	a.what = a.Key + " step"

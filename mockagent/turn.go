@@ -37,6 +37,10 @@ type player struct {
 	// reply, when set, collects the text of the agent_message_chunks sent:
 	// the turn's reply, for the session's history.
 	reply *strings.Builder
+	// next, in a turn's after: steps, closes when the client sends the
+	// session's next message (see session.nextLocked): a model step waits
+	// for it. nil in a turn.
+	next <-chan struct{}
 }
 
 func (a *agent) player(ctx context.Context, sess *session, run *turnRun, mode cancelMode) *player {

@@ -698,4 +698,9 @@ type GatewayInfo struct {
 	Models   []string `json:"models,omitempty"`
 	// Unplayed is the number of recorded requests a replay did not serve.
 	Unplayed int `json:"unplayed,omitempty"`
+	// Unrecorded is the number of requests a replay found no recorded one
+	// for and no turn waited on (background requests, made while no turn
+	// ran or once its turn had answered): each was answered with an error
+	// and told by a warning, and failed no turn.
+	Unrecorded int `json:"unrecorded,omitempty"`
 }

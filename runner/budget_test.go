@@ -148,7 +148,7 @@ func TestBudgetCancelsInStreamOrder(t *testing.T) {
 		res, _ := s.Handle(context.Background(), req)
 		answer <- res
 	}()
-	s.sentCancel(tr) // as the runner does once session/cancel is written
+	s.sentCancel(tr, false) // as the runner does once session/cancel is written
 	got, ok := (<-answer).(acp.RequestPermissionResponse)
 	if !ok || got.Outcome.Outcome != acp.OutcomeCancelled {
 		t.Errorf("the permission request after the budget passed was answered %+v, want cancelled", got)

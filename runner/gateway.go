@@ -30,7 +30,8 @@ import (
 // gateway.Attempt while the scenario holds the process. The gateway
 // records, replays or meters the model requests; the usage it reads is the
 // turns' usage, its refusals are budgets passed, and a replay's
-// divergence fails the turn it happens in.
+// divergence fails the turn that waited on the request (one no turn waited
+// on is a warning).
 
 // errDivergence is the cause of a turn's context when a replayed model
 // request matched none of the cassette's.
@@ -305,6 +306,9 @@ func (r *scenarioRun) closeGateway() {
 	if n := info.Unplayed; n > 0 && r.gw.Divergence() == "" { // after a divergence, the failure says it
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
 	}
+	strays := r.sess.strayRequests() // the attempt is closed: no more come
+	info.Unrecorded = len(strays)
+	r.res.Warnings = append(r.res.Warnings, strays...)
 	r.res.Warnings = append(r.res.Warnings, unpricedWarnings(r.sc, sp)...)
 	switch {
 	case err != nil: // Close's only error: the recording not written
@@ -316,9 +320,6 @@ func (r *scenarioRun) closeGateway() {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %s, so the recording does not replace the cassette %s: what it kept is in %s",
 			r.cut, info.Cassette, r.gw.Written()))
 		info.Cassette = r.gw.Written()
-	}
-	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
-		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))
 	}
 }
 
@@ -498,6 +499,16 @@ func costPassed(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 // reports whether session/cancel is out, which the gateway's answer says
 // (gateway.CancelledHeader), so that an agent that reads the answer first
 // can end its turn on the cancel all the same: the mock agent does.
+//
+// A divergence fails the turn only if the turn waited on the request:
+// its session/cancel went out before its answer was read. A request that
+// diverged while no turn ran (before the first prompt, after a turn's
+// answer), or whose turn had answered by the time its cancel went out
+// (the answer was on its way as the request came), was answered with the
+// error after the turn had ended: no turn's outcome depended on it. It is
+// a stray: a warning (strayRequests), and false, so that the replay goes
+// on (a background request, such as claude's title or prompt suggestion
+// after its turn, made in one run and not in another, changes no verdict).
 func (r *scenarioRun) gatewayEvent(ev gateway.Event) bool {
 	t := r.gatewayStop(ev)
 	if t == nil {
@@ -507,18 +518,36 @@ func (r *scenarioRun) gatewayEvent(ev gateway.Event) bool {
 	case <-t.cancelSent:
 	case <-t.ended:
 	}
+	if ev.Kind == gateway.Diverged && r.sess.gatewayFailure(t) == "" {
+		r.sess.stray(ev.Message, fmt.Sprintf("turn %d had answered without it", t.rec.Index))
+		return false
+	}
 	return isClosed(t.cancelSent)
 }
 
 // gatewayStop records ev as the running turn's failure and cancels the
-// turn; it returns the turn, nil between turns.
+// turn; it returns the turn, nil when none runs (a divergence then is a
+// stray, see gatewayEvent).
 func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	s := r.sess
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.current()
 	if t == nil || t.answered || t.stop == nil {
-		return nil // between turns: told at the end (closeGateway), or the next turn's request is refused too
+		// A refusal between turns fails nothing: the next turn's request is
+		// refused too.
+		if ev.Kind == gateway.Diverged {
+			when := "before turn 1's prompt"
+			switch {
+			case t == nil:
+			case t.answered:
+				when = fmt.Sprintf("after turn %d had answered", t.rec.Index)
+			default: // its prompt is not sent before stop is set (watchGateway)
+				when = fmt.Sprintf("before turn %d's prompt", t.rec.Index)
+			}
+			s.strayLocked(ev.Message, "it came "+when)
+		}
+		return nil
 	}
 	switch ev.Kind {
 	case gateway.Refused:
@@ -530,7 +559,6 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 		t.stop(errBudget)
 	case gateway.Diverged:
 		t.gwFailure = cmp.Or(t.gwFailure, "gateway: "+ev.Message)
-		r.divergenceTold = true
 		t.stop(errDivergence)
 	}
 	return t
@@ -594,11 +622,38 @@ func (s *session) watchGateway(t *turnState, stop context.CancelCauseFunc, start
 	t.stop, t.gwStart = stop, start
 }
 
-// gatewayFailure is the gateway's failure of turn t, "" for none.
+// gatewayFailure is the gateway's failure of turn t, "" for none: the
+// replay's divergence it was cancelled for, if it waited on the request
+// (its session/cancel went out before its answer was read; see
+// gatewayEvent).
 func (s *session) gatewayFailure(t *turnState) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !isClosed(t.cancelSent) || t.answeredFirst {
+		return ""
+	}
 	return t.gwFailure
+}
+
+// stray keeps the warning of a replay's request that matched no recorded
+// one, msg, and that no turn waited on, as when says.
+func (s *session) stray(msg, when string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.strayLocked(msg, when)
+}
+
+// strayLocked is stray with s.mu held.
+func (s *session) strayLocked(msg, when string) {
+	s.strays = append(s.strays, fmt.Sprintf("gateway: %s; %s, so it fails no turn: the replay answered it with an error", msg, when))
+}
+
+// strayRequests are the warnings of the replay's requests that no turn
+// waited on and that matched no recorded one, in the order they came.
+func (s *session) strayRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.strays)
 }
 
 // budgetPassed reports whether turn t passed a budget while it ran.

@@ -229,9 +229,15 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 		want          error
 		wantCancelled bool
 	}{
-		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t) }, errBudget, true},
-		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t) }, errDivergence, true},
+		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t, false) }, errBudget, true},
+		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t, false) }, errDivergence, true},
 		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(context.Background(), t, turnOutcome{stopReason: "end_turn"}) }, errBudget, false},
+		// The turn's answer came before session/cancel went out, so before
+		// the gateway's answer to the request: the turn did not wait on it
+		// (a background request sent as the turn ended), and it is none of
+		// the turn's.
+		{"diverged, answered first", gateway.Diverged, func(s *session, t *turnState) { s.finish(context.Background(), t, turnOutcome{stopReason: "end_turn"}) }, errDivergence, false},
+		{"diverged, answer read before the cancel was written", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t, true) }, errDivergence, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -264,6 +270,29 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 				if got := r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "again"}); got != tt.wantCancelled {
 					t.Errorf("gatewayEvent again reported cancelled %v, want %v", got, tt.wantCancelled)
 				}
+				if tt.kind != gateway.Diverged {
+					return
+				}
+				// The turn fails for a divergence it waited on, and for
+				// no other: that one is a warning.
+				wantFailure, wantStrays := "gateway: over", []string(nil)
+				if !tt.wantCancelled {
+					wantFailure = ""
+					again := "turn 1 had answered without it"
+					if isClosed(turn.ended) {
+						again = "it came after turn 1 had answered"
+					}
+					wantStrays = []string{
+						"gateway: over; turn 1 had answered without it, so it fails no turn: the replay answered it with an error",
+						"gateway: again; " + again + ", so it fails no turn: the replay answered it with an error",
+					}
+				}
+				if got := s.gatewayFailure(turn); got != wantFailure {
+					t.Errorf("the turn's gateway failure %q, want %q", got, wantFailure)
+				}
+				if diff := gocmp.Diff(wantStrays, s.strayRequests()); diff != "" {
+					t.Errorf("stray requests (-want +got):\n%s", diff)
+				}
 			})
 		})
 	}
@@ -281,6 +310,41 @@ func TestGatewayEventBetweenTurns(t *testing.T) {
 	s.finish(t.Context(), turn, turnOutcome{stopReason: "end_turn"})
 	if r.gatewayEvent(gateway.Event{Kind: gateway.Refused, Message: "over"}) {
 		t.Error("gatewayEvent reported a cancel between turns")
+	}
+}
+
+// TestGatewayDivergenceOutsideTurns: a replay's request that matches no
+// recorded one while no turn runs (before the first prompt, after a
+// turn's answer: a background request) cancels nothing and fails no turn:
+// gatewayEvent reports false (the gateway goes on replaying), and the
+// request is kept for a warning that says when it came.
+func TestGatewayDivergenceOutsideTurns(t *testing.T) {
+	t.Parallel()
+	s := &session{}
+	r := &scenarioRun{sess: s}
+	if r.gatewayEvent(gateway.Event{Kind: gateway.Diverged, Message: "request 1: early"}) {
+		t.Error("gatewayEvent reported a cancel before the first turn")
+	}
+	turn := s.startTurn(1, "go", nil, false)
+	if r.gatewayEvent(gateway.Event{Kind: gateway.Diverged, Message: "request 2: before the prompt"}) {
+		t.Error("gatewayEvent reported a cancel before the turn's prompt")
+	}
+	s.watchGateway(turn, func(error) { t.Error("the turn was stopped") }, gateway.Spent{})
+	s.finish(t.Context(), turn, turnOutcome{stopReason: "end_turn"})
+	if r.gatewayEvent(gateway.Event{Kind: gateway.Diverged, Message: "request 3: late"}) {
+		t.Error("gatewayEvent reported a cancel after the turn's answer")
+	}
+	const fails = ", so it fails no turn: the replay answered it with an error"
+	want := []string{
+		"gateway: request 1: early; it came before turn 1's prompt" + fails,
+		"gateway: request 2: before the prompt; it came before turn 1's prompt" + fails,
+		"gateway: request 3: late; it came after turn 1 had answered" + fails,
+	}
+	if diff := gocmp.Diff(want, s.strayRequests()); diff != "" {
+		t.Errorf("stray requests (-want +got):\n%s", diff)
+	}
+	if got := s.gatewayFailure(turn); got != "" {
+		t.Errorf("the turn's gateway failure %q, want none", got)
 	}
 }
 
@@ -832,4 +896,91 @@ turns:
 	passed("replay a alone", run("replay", "a.yaml"))
 	passed("record a alone", run("record", "a.yaml"))
 	passed("replay a and b", run("replay", "a.yaml", "b.yaml"))
+}
+
+// TestGatewayBackgroundRequests: a model request no turn waits on (one
+// the agent makes after its last turn has answered, as claude asks for a
+// session title or a prompt suggestion) changes no verdict in a replay,
+// whether the recording has it or not: made but not recorded, it is
+// answered with an error and a warning; recorded but not made, a warning
+// says so; recorded after the last turn but made in the middle of a
+// turn's requests, or after an earlier turn (it reaches the gateway during
+// the next one), it gets its own answer and shifts no other request's. The
+// agent (the mock, whose after: model step waits for the session's next
+// message, session/close waiting for it) makes it after acprun has read the
+// turn's answer and before the scenario ends, every run.
+func TestGatewayBackgroundRequests(t *testing.T) {
+	t.Parallel()
+	const (
+		ask   = `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
+		title = `{model: {api: anthropic, model: claude-test, prompt: "title: second", show: none}}`
+	)
+	var (
+		plain      = closingAgent + "turns:\n  - steps: [" + ask + "]\n  - steps: [" + ask + "]\n"
+		titleAfter = closingAgent + "turns:\n  - steps: [" + ask + "]\n  - steps: [" + ask + "]\n    after: [" + title + "]\n"
+		titleFirst = closingAgent + "turns:\n  - steps: [" + ask + "]\n  - steps: [" + title + ", " + ask + "]\n"
+		titleEarly = closingAgent + "turns:\n  - steps: [" + ask + "]\n    after: [" + title + "]\n  - steps: [" + ask + "]\n"
+	)
+	up, _ := anthropicUpstream(t)
+	record := func(t *testing.T, script string) string {
+		dir := t.TempDir()
+		r := runOne(t, script, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
+		if r.Status != report.StatusPassed {
+			t.Fatalf("record: %s %q %q", r.Status, r.Failures, r.Error)
+		}
+		return dir
+	}
+	replay := func(t *testing.T, dir, script string) report.Result {
+		r := runOne(t, script, gatewayScenario("replay", dir, "http://127.0.0.1:1", "second", "")).Scenarios[0]
+		if r.Status != report.StatusPassed {
+			t.Errorf("replay: %s, failures %q, turns %+v", r.Status, r.Failures, r.Turns)
+		}
+		for _, tr := range r.Turns {
+			if tr.CancelCause != "" || len(tr.Failures) > 0 {
+				t.Errorf("replay: turn %d cancelCause %q, failures %q", tr.Index, tr.CancelCause, tr.Failures)
+			}
+		}
+		r.Warnings = slices.DeleteFunc(r.Warnings, func(w string) bool { return !strings.HasPrefix(w, "gateway: ") })
+		return r
+	}
+	t.Run("made, not recorded", func(t *testing.T) {
+		t.Parallel()
+		r := replay(t, record(t, plain), titleAfter)
+		want := []string{"gateway: request 3 (POST /v1/messages): not in the cassette (it has 2 requests); " +
+			"it came after turn 2 had answered, so it fails no turn: the replay answered it with an error"}
+		if diff := gocmp.Diff(want, r.Warnings); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+		if g := r.Gateway; g == nil || g.Requests != 3 || g.Unplayed != 0 || g.Unrecorded != 1 {
+			t.Errorf("gateway %+v, want 3 requests, 1 not recorded", g)
+		}
+	})
+	recorded := record(t, titleAfter)
+	t.Run("recorded, not made", func(t *testing.T) {
+		t.Parallel()
+		r := replay(t, recorded, plain)
+		if want := []string{"gateway: 1 recorded model request(s) were not asked for in this replay"}; !slices.Equal(r.Warnings, want) {
+			t.Errorf("warnings %q, want %q", r.Warnings, want)
+		}
+		if g := r.Gateway; g == nil || g.Requests != 2 || g.Unplayed != 1 || g.Unrecorded != 0 {
+			t.Errorf("gateway %+v, want 2 requests, 1 unplayed", g)
+		}
+	})
+	for name, script := range map[string]string{"made in the middle of a turn": titleFirst, "made after an earlier turn": titleEarly} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := replay(t, recorded, script)
+			if len(r.Warnings) > 0 {
+				t.Errorf("warnings %q, want none", r.Warnings)
+			}
+			if g := r.Gateway; g == nil || g.Requests != 3 || g.Unplayed != 0 || g.Unrecorded != 0 {
+				t.Errorf("gateway %+v, want the 3 recorded requests played", g)
+			}
+			for i, want := range []string{"echo: first", "echo: second"} {
+				if got := r.Turns[i].Text; got != want {
+					t.Errorf("turn %d text %q, want %q: the answers shifted", i+1, got, want)
+				}
+			}
+		})
+	}
 }

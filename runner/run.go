@@ -775,9 +775,7 @@ type scenarioRun struct {
 	// refuse them.
 	hidden []string
 	// gw is the attempt's share of the model gateway; nil without one.
-	// divergenceTold is set once a replay's divergence failed a turn.
-	gw             *gateway.Attempt
-	divergenceTold bool
+	gw *gateway.Attempt
 }
 
 // runScenario runs one job: one attempt of one scenario. transcripts are

@@ -87,6 +87,9 @@ type session struct {
 	// lineTail is closed once the last fs/* or terminal/* request to
 	// arrive is done (see line); nil before the first.
 	lineTail <-chan struct{}
+	// strays are the warnings of the replay's requests that matched no
+	// recorded one and that no turn waited on (see gatewayEvent).
+	strays []string
 }
 
 // setupState records what the agent did before the first turn.
@@ -159,9 +162,12 @@ type turnState struct {
 	cancelOnce   sync.Once
 	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
 	sentOnce     sync.Once
-	ended        chan struct{} // closed when the turn's answer has been taken
-	endOnce      sync.Once
-	inflight     sync.WaitGroup // requests of the turn still being answered
+	// answeredFirst: the prompt's answer had been read before
+	// session/cancel was written (set before cancelSent is closed).
+	answeredFirst bool
+	ended         chan struct{} // closed when the turn's answer has been taken
+	endOnce       sync.Once
+	inflight      sync.WaitGroup // requests of the turn still being answered
 	// hold is set while the runner checks the workspace the turn left
 	// (its files, its judge), and closed when the checks end: the agent's
 	// fs/* and terminal/* requests that come meanwhile wait for it, so
@@ -173,8 +179,9 @@ type turnState struct {
 	budget      *budgetWatch  // nil without a budget
 	// stop cancels the turn for the gateway (a budget, a divergence); nil
 	// without a gateway. gwStart is what the gateway had seen when the turn
-	// started; gwFailure is the replay's divergence that failed the turn
-	// ("" for none; a refusal is a budget passed, in budget).
+	// started; gwFailure is the replay's divergence the turn was cancelled
+	// for ("" for none; a refusal is a budget passed, in budget), its
+	// failure if it waited on the request (see gatewayFailure).
 	stop       context.CancelCauseFunc
 	gwStart    gateway.Spent
 	gwFailure  string
@@ -1155,11 +1162,18 @@ func (t *turnState) markCancelled() {
 // agent waiting for a command's exit that read the exit first would take it
 // for the command's own end and could finish its turn end_turn, so the
 // verdict would hang on which line won the race to the pipe.
-func (s *session) sentCancel(t *turnState) {
+// answeredFirst says that the prompt's answer had been read before the
+// cancel was written: the agent answered without it.
+func (s *session) sentCancel(t *turnState, answeredFirst bool) {
 	if s.client != nil {
 		s.client.killAll()
 	}
-	t.sentOnce.Do(func() { close(t.cancelSent) })
+	t.sentOnce.Do(func() {
+		s.mu.Lock()
+		t.answeredFirst = answeredFirst
+		s.mu.Unlock()
+		close(t.cancelSent)
+	})
 }
 
 // finish records how the turn ended and returns its record. It first waits

@@ -81,6 +81,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		out.usage = u // what the model reported, not what the agent says it did
 	}
 	gwFailure := r.sess.gatewayFailure(t)
+	if out.cancelCause == report.CauseDivergence && gwFailure == "" {
+		// The turn had answered before its cancel went out, so before the
+		// request that diverged was answered: it did not wait on it (a
+		// background request), and finished by itself (see gatewayEvent).
+		out.cancelCause = ""
+	}
 	graceCtx, cancelGrace := context.WithTimeout(context.Background(), lim.CancelGrace)
 	defer cancelGrace()
 	answersCtx, cancelAnswers := untilAbort(graceCtx, r.opts.Abort)
@@ -331,7 +337,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	if answeredFirst && isClosed(call.Done()) {
 		// The answer was handled already (a turn that passed a budget in
 		// the stream, see afterAwait): there is no turn left to cancel.
-		r.sess.sentCancel(t)
+		r.sess.sentCancel(t, true)
 		return true, call.Await(context.Background(), resp)
 	}
 	// cancelGrace bounds the whole: the write of session/cancel (after the
@@ -344,7 +350,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
 	defer cancelGrace()
 	err := r.agent.Conn.Notify(graceCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: meta})
-	r.sess.sentCancel(t)
+	r.sess.sentCancel(t, answeredFirst)
 	// The turn's context may be over (a timeout): the wait for an agent
 	// that closed its input is bounded by killGrace alone.
 	if err != nil && !errors.Is(err, acp.ErrClosed) && (!errors.Is(err, syscall.EPIPE) || r.stoppedReading(context.Background(), err)) {

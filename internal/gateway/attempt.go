@@ -40,7 +40,7 @@ type Attempt struct {
 	calls      []*call  // every admitted request, in order
 	models     []string // in first-use order
 	played     []bool   // replay: by recorded exchange
-	divergence string   // replay: the first divergence
+	divergence string   // replay: the divergence that ended it
 
 	closeOnce sync.Once
 	closeErr  error
@@ -130,7 +130,8 @@ func (p Price) cost(u Usage) float64 {
 		float64(u.CacheRead)*p.CacheRead + float64(u.CacheWrite)*p.CacheWrite) / 1e6
 }
 
-// Divergence is the first divergence of a replay; "" for none.
+// Divergence is the divergence that ended a replay (see replay): the
+// first for which the runner cancelled a turn; "" for none.
 func (a *Attempt) Divergence() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()

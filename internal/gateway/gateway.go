@@ -9,8 +9,9 @@
 //     summary and the response's events with their relative times) for the
 //     attempt's cassette, written by [Attempt.Close];
 //   - replay: answers from the cassette, with no network, matching each
-//     request to the recorded ones in order; a request that does not match
-//     is a divergence, answered with an error the agent does not retry;
+//     request to the first unplayed recorded one it equals; a request that
+//     does not match is a divergence, answered with an error the agent does
+//     not retry, which ends the replay when a turn waited on the request;
 //   - meter: forwards it, keeping nothing.
 //
 // In every mode the usage the provider reports in its answer (input,
@@ -150,8 +151,11 @@ type Config struct {
 	// OnEvent, if set, is told of refusals and divergences as they
 	// happen, from the request's goroutine; the request is answered once
 	// it returns (the runner returns once the turn's cancel is out). It
-	// reports whether the agent's turn was cancelled before that answer
-	// (session/cancel is out), which the answer then says (CancelledHeader).
+	// reports whether the agent's turn, still waiting for its answer, was
+	// cancelled before that answer (session/cancel is out), which the
+	// answer then says (CancelledHeader). A divergence it reports false
+	// for (no turn waited on the request) does not end the replay; without
+	// OnEvent every divergence does.
 	OnEvent func(Event) (cancelled bool)
 	// Now is the clock (tests); nil for time.Now.
 	Now func() time.Time

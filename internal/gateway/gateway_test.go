@@ -148,9 +148,73 @@ func TestReplayMatchesSwappedOrder(t *testing.T) {
 	}
 }
 
+// TestReplayBackgroundRequestAnyPlace: a request recorded after the
+// others (a background request the agent made once its last turn had
+// answered) that comes in the middle of the others in the replay gets its
+// own answer, and shifts no other request's: each request is matched to
+// the first unplayed recorded one it equals, wherever it is.
+func TestReplayBackgroundRequestAnyPlace(t *testing.T) {
+	cas := filepath.Join(t.TempDir(), "c.json")
+	ex := func(which string) exchange {
+		return exchange{request{Method: "POST", Path: "/v1/messages", Body: json.RawMessage(`{"messages":["` + which + `"]}`)}, response{Status: 200, ContentType: "application/json", Events: []event{{Data: `{"answer":"` + which + `"}`}}}}
+	}
+	writeCassetteFile(t, cas, &cassette{Version: 1, Exchanges: []exchange{ex("one"), ex("two"), ex("three"), ex("title")}})
+	s := startServer(t)
+	route := s.NewRoute("")
+	var ev events
+	a := open(t, Config{Mode: Replay, Cassette: cas, OnEvent: ev.add})
+	route.Bind(a)
+	for _, which := range []string{"one", "title", "two", "three"} {
+		got := send(t, "POST", route.URL(), "/v1/messages", `{"messages":["`+which+`"]}`, nil)
+		if got.status != 200 || got.body != `{"answer":"`+which+`"}` {
+			t.Errorf("%s: got %d %s", which, got.status, got.body)
+		}
+	}
+	if len(ev.list()) != 0 || a.Unplayed() != 0 {
+		t.Errorf("events %v, %d unplayed; want none", ev.list(), a.Unplayed())
+	}
+}
+
+// TestDivergenceNoTurnWaited: a request that matches no recorded one and
+// for which the runner cancelled no turn (OnEvent reports false: none was
+// running, or the one running had answered without it, as a background
+// request after the last turn) is answered with the divergence's error,
+// told once, and does not end the replay: the requests after it are
+// matched as before, and the attempt has no divergence.
+func TestDivergenceNoTurnWaited(t *testing.T) {
+	cas := filepath.Join(t.TempDir(), "c.json")
+	writeCassetteFile(t, cas, &cassette{Version: 1, Exchanges: []exchange{
+		{request{Method: "POST", Path: "/v1/messages", Body: json.RawMessage(`{"messages":["one"]}`)}, response{Status: 200, ContentType: "application/json", Events: []event{{Data: `{"n":1}`}}}},
+		{request{Method: "POST", Path: "/v1/messages", Body: json.RawMessage(`{"messages":["two"]}`)}, response{Status: 200, ContentType: "application/json", Events: []event{{Data: `{"n":2}`}}}},
+	}})
+	s := startServer(t)
+	route := s.NewRoute("")
+	var ev events // cancelled: false
+	a := open(t, Config{Mode: Replay, Cassette: cas, OnEvent: ev.add})
+	route.Bind(a)
+	if got := send(t, "POST", route.URL(), "/v1/messages", `{"messages":["one"]}`, nil); got.status != 200 {
+		t.Fatalf("request 1: %d %s", got.status, got.body)
+	}
+	stray := send(t, "POST", route.URL(), "/v1/messages", `{"messages":["title"]}`, nil)
+	want := `request 2 (POST /v1/messages): messages[0]: recorded "two", received "title"`
+	if stray.status != 400 || !strings.Contains(stray.body, "title") || stray.header.Get(CancelledHeader) != "" {
+		t.Errorf("request 2: %d %s (%s %q), want 400 naming it, without %[3]s", stray.status, stray.body, CancelledHeader, stray.header.Get(CancelledHeader))
+	}
+	if got := send(t, "POST", route.URL(), "/v1/messages", `{"messages":["two"]}`, nil); got.status != 200 || got.body != `{"n":2}` {
+		t.Errorf("request 3, recorded: %d %s; want its recorded answer", got.status, got.body)
+	}
+	if evs := ev.list(); len(evs) != 1 || evs[0] != (Event{Diverged, want}) {
+		t.Errorf("events %+v, want one Diverged %q", evs, want)
+	}
+	if d := a.Divergence(); d != "" || a.Unplayed() != 0 {
+		t.Errorf("Divergence() = %q, %d unplayed; want none", d, a.Unplayed())
+	}
+}
+
 // TestDivergence: a request that matches no recorded one is answered with
-// an error the agent does not retry, reported once, and every later
-// request of the attempt gets the same answer.
+// an error the agent does not retry, reported once, and, once the runner
+// cancelled its turn for it (OnEvent reports true), every later request of
+// the attempt gets the same answer.
 func TestDivergence(t *testing.T) {
 	cas := filepath.Join(t.TempDir(), "c.json")
 	writeCassetteFile(t, cas, &cassette{Version: 1, Exchanges: []exchange{
@@ -159,7 +223,7 @@ func TestDivergence(t *testing.T) {
 	}})
 	s := startServer(t)
 	route := s.NewRoute("")
-	var ev events
+	ev := events{cancelled: true}
 	a := open(t, Config{Mode: Replay, Cassette: cas, OnEvent: ev.add})
 	route.Bind(a)
 	if got := send(t, "POST", route.URL(), "/v1/messages", `{"messages":[{"role":"user","content":"one"}]}`, nil); got.status != 200 {
@@ -597,7 +661,9 @@ func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
 // runner cancelled before the answer (OnEvent reports it) carries
 // CancelledHeader, so that the agent can take it for that session/cancel;
 // one whose turn was not cancelled (between turns), and the answers after
-// a divergence, which are told to no one, do not.
+// a divergence, which are told to no one, do not. A divergence between
+// turns does not end the replay: the next request that matches none is
+// told too.
 func TestRefusalSaysCancelled(t *testing.T) {
 	s := startServer(t)
 	for _, tt := range []struct {
@@ -635,8 +701,12 @@ func TestRefusalSaysCancelled(t *testing.T) {
 					t.Errorf("after the divergence: %d, %s %q; want 400 without it", again.status, CancelledHeader, again.header.Get(CancelledHeader))
 				}
 			}
-			if n := len(ev.list()); n != 1 {
-				t.Errorf("%d events, want 1", n)
+			told := 1
+			if tt.mode == Replay && !tt.cancelled {
+				told = 2
+			}
+			if n := len(ev.list()); n != told {
+				t.Errorf("%d events, want %d", n, told)
 			}
 		})
 	}

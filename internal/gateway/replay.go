@@ -10,22 +10,32 @@ import (
 )
 
 // replay answers c from the cassette: the exchange it matches, or, when
-// it matches none, a divergence.
+// it matches none, a divergence. A divergence for which the runner
+// cancelled the agent's turn (OnEvent reports it; without OnEvent, every
+// one) is the attempt's: the replay has gone off its cassette, and every
+// later request gets its answer. One for which it cancelled none (no turn
+// was running, or the running one had answered without it: a request no
+// turn waited on, such as a background one after the last turn) is
+// answered with the same error, and the requests after it are matched as
+// before.
 func (a *Attempt) replay(ctx context.Context, w http.ResponseWriter, c *call) {
 	ex, msg, first := a.match(c)
 	if ex == nil {
 		cancelled := first && a.event(Diverged, msg) // told before it is answered, as a refusal is
+		if first && (cancelled || a.cfg.OnEvent == nil) {
+			a.diverge(msg)
+		}
 		answer(w, replyOf(provider.Invalid(c.api, msg)).told(cancelled))
 		return
 	}
 	a.play(ctx, w, c, ex)
 }
 
-// match finds the recorded exchange c plays: the next unplayed one if it
-// matches, else any later unplayed one that does (concurrent requests may
-// come in either order). When none does, it returns the divergence, and
-// first is true if it is the attempt's first (later requests all get the
-// first one).
+// match finds the recorded exchange c plays: the first unplayed one it
+// matches, the next or a later one (concurrent requests may come in
+// either order, and a background request in the middle of others). When
+// none does, it returns the divergence, and first is true unless the
+// attempt had diverged already (later requests all get that divergence).
 func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 	got := c.summary(a)
 	a.mu.Lock()
@@ -51,8 +61,17 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 	if closest != nil {
 		what = diffRequest(&closest.Request, &got, a.cfg.Messages)
 	}
-	a.divergence = fmt.Sprintf("request %d (%s %s): %s", c.n, c.method, c.path, what)
-	return nil, a.divergence, true
+	return nil, fmt.Sprintf("request %d (%s %s): %s", c.n, c.method, c.path, what), true
+}
+
+// diverge makes msg the attempt's divergence, unless it has one already
+// (two requests of a turn that diverged at once).
+func (a *Attempt) diverge(msg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.divergence == "" {
+		a.divergence = msg
+	}
 }
 
 // play streams the recorded answer of ex to w, metering it as c's; with
