@@ -13,6 +13,7 @@ import (
 	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
@@ -44,7 +45,13 @@ the word it is about. Every replay transcript a scenario plays
 read as acprun replay reads it, and every mock agent script (acprun
 mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) is opened as the mock
 agent opens it, as a run does before anything runs: one missing, not a file
-or that replay would refuse is an error at the word that names it. A ${VAR}
+or that replay would refuse is an error at the word that names it. Each
+directory a workspace copies (from) is walked, once however many scenarios
+copy it, and a .git file in it that names a git directory by its absolute
+path, or a symbolic link that leads outside it, is a warning at the
+workspace's source: what the agent does through them is not in its copy
+(a run warns in each attempt's results). An interrupt stops the walk
+(exit 130). A ${VAR}
 that is unset here is a warning: a run stops on it only when it selects a
 scenario that uses it.
 
@@ -85,6 +92,11 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	if !c.Strict {
 		warnings = append(warnings, scenario.UnsetWarnings(scs)...)
 	}
+	copied, werr := copyWarnings(ctx, scs)
+	if werr != nil {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted while the directories that workspaces copy were walked")}
+	}
+	warnings = append(warnings, copied...)
 	printWarnings(g, scs, scenario.SortWarnings(warnings))
 	if err != nil {
 		return usageError(g, nil, err)
@@ -106,6 +118,34 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 		turns += len(sc.Turns)
 	}
 	return output.Validated(g.Stdout, len(scs), turns, len(files))
+}
+
+// copyWarnings are the warnings about what the directories that the
+// workspaces of scs copy hold that leads out of each attempt's copy
+// (Workspace.PointerWarnings), at each scenario that copies one, as a run
+// gives them in each attempt's results. Each directory is walked once,
+// however many scenarios copy it (a scenario's load walks none); a
+// directory that cannot be read is left to the copy, whose error it is.
+// The error is ctx's, when it ended the walk.
+func copyWarnings(ctx context.Context, scs []*scenario.Scenario) ([]scenario.Warning, error) {
+	walked := map[string][]workspace.Pointer{}
+	var out []scenario.Warning
+	for _, sc := range scs {
+		w := sc.Workspace
+		if w == nil || w.From == "" {
+			continue
+		}
+		found, ok := walked[w.From]
+		if !ok {
+			found, _ = workspace.Pointers(ctx, w.From)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			walked[w.From] = found
+		}
+		out = append(out, w.PointerWarnings(found)...)
+	}
+	return out, nil
 }
 
 // strictErrors are the problems validate --strict finds beyond the

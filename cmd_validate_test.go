@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,5 +348,30 @@ func TestMadeLaterStrictErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("strictErrors (-want +got):\n%s", diff)
+	}
+}
+
+// TestValidateInterrupted: an interrupt stops validate's walk of the
+// directories that workspaces copy; validate then exits 130, saying it
+// was interrupted, and does not say the scenarios are valid.
+func TestValidateInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"src/a.txt": "a\n",
+		"m.yaml":    "turns: []\n",
+		"s.yaml":    "name: s\nagent: {command: [acprun, mock-agent, m.yaml]}\nworkspace: {from: src}\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	interrupt(errInterrupted)
+	var stdout, stderr bytes.Buffer
+	g := &globals{Stdout: &stdout, Stderr: &stderr}
+	err := (&validateCmd{Paths: []string{"s.yaml"}}).Run(ctx, g)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitInterrupted || ee.err == nil || !strings.Contains(ee.err.Error(), "interrupted") {
+		t.Errorf("Run = %#v; want exit %d saying interrupted", err, exitInterrupted)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout: %q; want nothing", stdout.String())
 	}
 }

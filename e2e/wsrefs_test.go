@@ -1,11 +1,15 @@
 package e2e_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/internal/workspace"
 )
 
 // TestWorkspaceGitRefPinnedPerRun: an agent that commits on the branch
@@ -124,5 +128,67 @@ turns: [{prompt: go}]
 		if !slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
 			t.Errorf("results' warnings %q; want one beginning %q", sc.Warnings, want)
 		}
+	}
+}
+
+// TestWorkspaceSourceWalkedByValidateOnly: loading scenarios does not
+// walk the directories their workspaces copy: list and run --dry-run
+// walk none, however many scenarios copy one. validate walks each once
+// (the walks are counted through workspace.EnvTestWalks) and warns at
+// every scenario that copies it; a run finds what it warns about while
+// it copies, and says it in the attempt's results.
+func TestWorkspaceSourceWalkedByValidateOnly(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	files := map[string]string{
+		"outside.txt":     "mine\n",
+		"src/a.txt":       "a\n",
+		"agent.mock.yaml": "turns:\n  - steps:\n      - text: done\n",
+	}
+	for _, name := range []string{"s1", "s2", "s3"} {
+		files[name+".yaml"] = "name: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nworkspace: {from: src}\npermissions: {default: deny}\nturns: [{prompt: go}]\n"
+	}
+	writeFiles(t, dir, files)
+	if err := os.Symlink("../outside.txt", filepath.Join(dir, "src", "out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	walks := filepath.Join(dir, "walks")
+	env := []string{workspace.EnvTestWalks + "=" + walks}
+	walked := func() []string {
+		data, err := os.ReadFile(walks)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return strings.Fields(string(data))
+	}
+	src := filepath.Join(dir, "src")
+	note := ": workspace " + src + ": the symbolic link out.txt (to " + filepath.Join(dir, "outside.txt") + ") leads outside it"
+	for _, args := range [][]string{{"list", "."}, {"list", "s1.yaml"}, {"run", "--dry-run", "."}} {
+		res := acprunEnv(t, dir, env, args...)
+		if res.code != 0 || strings.Contains(res.stderr, note) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant 0, no warning about the link", args, res.code, res.stderr)
+		}
+		if got := walked(); len(got) != 0 {
+			t.Errorf("%q walked %q; want nothing walked", args, got)
+		}
+	}
+	v := acprunEnv(t, dir, env, "validate", ".")
+	for _, name := range []string{"s1", "s2", "s3"} {
+		if want := name + ".yaml:3:19: warning" + note; v.code != 0 || !strings.Contains(v.stderr, want) {
+			t.Errorf("validate: exit %d, stderr:\n%s\nwant 0, a warning beginning %q", v.code, v.stderr, want)
+		}
+	}
+	if got := walked(); !slices.Equal(got, []string{src}) {
+		t.Errorf("validate walked %q; want %s once", got, src)
+	}
+	res, out := runResults(t, dir, "s2.yaml", "--workspace-dir", "ws")
+	if res.code != 0 || len(out.Scenarios) != 1 {
+		t.Fatalf("run: exit %d, %d results; want 0, 1\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	if want := "s2.yaml:3:19" + note; !slices.ContainsFunc(out.Scenarios[0].Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("run: results' warnings %q; want one beginning %q", out.Scenarios[0].Warnings, want)
+	}
+	if got := walked(); len(got) != 1 {
+		t.Errorf("run walked %q besides validate's walk; want nothing walked", got[1:])
 	}
 }

@@ -19,7 +19,10 @@ import (
 const diffLimit = 256 << 10
 
 // makeWorkspace makes the job's own workspace and returns the scenario as
-// the attempt sees it: its cwd, client roots and commands in the copy. The
+// the attempt sees it: its cwd, client roots and commands in the copy.
+// What a copy keeps that leads out of it (a .git file that names a git
+// directory, links to outside its source) is warned about in the
+// attempt's results. The
 // scenario itself is shared by every attempt and never changed. The git
 // commands run for it carry the scenario's mark, as everything the
 // scenario starts does: the run's guard kills them if acprun is killed.
@@ -39,6 +42,9 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	if ws.Fallback != "" {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace: git worktree add failed (%s); cloned instead", sc.Workspace.Pos, ws.Fallback))
 	}
+	// What the copy keeps that leads out of it, found as it was made: a
+	// scenario's load does not walk the source (validate does).
+	r.res.Warnings = append(r.res.Warnings, mapped(sc.Workspace.PointerWarnings(ws.Pointers), scenario.Warning.String)...)
 	r.res.Workspace = &report.WorkspaceResult{
 		Path: ws.Dir, Kept: true, Source: sc.Workspace.Source(), Kind: ws.Kind, Ref: sc.Workspace.Ref, Commit: ws.Commit,
 		Created: []string{}, Modified: []string{}, Deleted: []string{},

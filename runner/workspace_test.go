@@ -461,3 +461,40 @@ func TestChangeSummaryWithoutDiff(t *testing.T) {
 		t.Errorf("summary = %q; want why the diff is missing, then the lists", got)
 	}
 }
+
+// TestWorkspaceCopyPointersWarned: each attempt whose workspace copies a
+// directory that holds a .git file naming a git directory by its
+// absolute path, or a link that leads outside it, warns about them in
+// its results, at the workspace's source, as the copy found them (the
+// scenario's load does not look).
+func TestWorkspaceCopyPointersWarned(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"outside.txt":   "mine\n",
+		"fixture/.git":  "gitdir: /main/.git/worktrees/wt\n",
+		"fixture/a.txt": "a\n",
+		"a.mock.yaml":   "turns:\n  - steps:\n      - text: done\n",
+		"s.yaml":        "name: w\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {}\nworkspace: {from: fixture}\nturns: [{prompt: hi}]\n",
+	})
+	fixture := filepath.Join(dir, "fixture")
+	if err := os.Symlink("../outside.txt", filepath.Join(fixture, "out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	at := filepath.Join(dir, "s.yaml") + ":4:19: workspace " + fixture + ": "
+	want := []string{
+		at + "its .git file names the git directory /main/.git/worktrees/wt: git in each attempt's copy works on that repository " +
+			"(its index, branches and refs, and the work tree it names), not on a copy, and what the agent commits there is not among the attempt's changes; " +
+			"give workspace: {git: " + fixture + "} for a checkout of its own",
+		at + "the symbolic link out.txt (to " + filepath.Join(dir, "outside.txt") + ") leads outside it, and so does its copy: what the agent writes through it lands there, " +
+			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)",
+	}
+	rep := runDir(t, dir, Options{Repeat: 2})
+	if len(rep.Scenarios) != 2 {
+		t.Fatalf("%d results; want 2", len(rep.Scenarios))
+	}
+	for _, r := range rep.Scenarios {
+		if d := cmp.Diff(want, r.Warnings); r.Status != report.StatusPassed || d != "" {
+			t.Errorf("attempt %d: %s (%q), warnings (-want +got):\n%s", r.Attempt, r.Status, r.Error, d)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
-	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
@@ -49,9 +48,6 @@ type fileParser struct {
 	gatewayTiming bool
 	// turnTimeoutFlag is LoadOptions.TurnTimeout.
 	turnTimeoutFlag time.Duration
-	// pointers holds what each directory a workspace copies holds that
-	// leads out of its copy (workspace.Pointers), by path: walked once.
-	pointers map[string][]workspace.Pointer
 	// spelled holds the spellings of the secret values read so far (see
 	// secretValue), for the agent being read to take (Agent.Spelled).
 	spelled []string
@@ -111,7 +107,14 @@ func (p *fileParser) unsetVars(probs Errors) {
 // error's are (see yamlnode.Reader.At), saying where the value is written
 // when pos is an alias's.
 func (p *fileParser) warnf(pos Pos, format string, args ...any) {
-	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...)) + pos.Origin.Note()})
+	p.warns = append(p.warns, warning(pos, format, args...))
+}
+
+// warning is the warning at pos that format says with args, made
+// printable, and noting where the value at pos is written when that is
+// elsewhere (Origin).
+func warning(pos Pos, format string, args ...any) Warning {
+	return Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...)) + pos.Origin.Note()}
 }
 
 // mapping is a checked mapping: its known keys, in order.

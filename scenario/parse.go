@@ -233,7 +233,6 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	}
 	p.checkSession(s)
 	p.checkWorkspaceCwd(s)
-	p.checkWorkspaceCopy(s)
 	p.enforce(s)
 	p.finishGateway(s)
 	if s.Expect.Pos == (Pos{}) {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -89,34 +88,29 @@ func (p *fileParser) checkWorkspaceCwd(s *Scenario) {
 	}
 }
 
-// checkWorkspaceCopy warns about what a directory a workspace copies
-// holds that leads out of each attempt's copy (workspace.Pointers): a .git
-// file that names a git directory by its absolute path (a linked
-// worktree's), through which git in the copy works on that repository,
-// and symbolic links that lead outside the directory, whose copies lead
-// there too. What the agent does through them is real, and not among the
-// attempt's changes. Links into the directory lead into the copy, and are
-// not warned about.
-func (p *fileParser) checkWorkspaceCopy(s *Scenario) {
-	w := s.Workspace
+// PointerWarnings are the warnings about found, what the directory that
+// w copies holds that leads out of each attempt's copy
+// (workspace.Pointers, or a copy's Workspace.Pointers): a .git file that
+// names a git directory by its absolute path (a linked worktree's),
+// through which git in the copy works on that repository, and symbolic
+// links that lead outside the directory, whose copies lead there too.
+// What the agent does through them is real, and not among the attempt's
+// changes. Links into the directory lead into the copy, and are not
+// warned about. They are at the workspace's source: validate says them,
+// and a run in each attempt's results. Loading a scenario does not look
+// for them: it would walk the whole directory.
+func (w *Workspace) PointerWarnings(found []workspace.Pointer) []Warning {
 	if w == nil || w.From == "" {
-		return
-	}
-	found, ok := p.pointers[w.From]
-	if !ok {
-		found, _ = workspace.Pointers(context.Background(), w.From) // a directory it cannot read is the copy's error
-		if p.pointers == nil {
-			p.pointers = map[string][]workspace.Pointer{}
-		}
-		p.pointers[w.From] = found
+		return nil
 	}
 	pos := cmp.Or(w.SourcePos, w.Pos)
+	var out []Warning
 	var links []string
 	for _, f := range found {
 		if f.Git {
-			p.warnf(pos, "workspace %s: its %s file names the git directory %s: git in each attempt's copy works on that repository "+
+			out = append(out, warning(pos, "workspace %s: its %s file names the git directory %s: git in each attempt's copy works on that repository "+
 				"(its index, branches and refs, and the work tree it names), not on a copy, and what the agent commits there is not among the attempt's changes; "+
-				"give workspace: {git: %s} for a checkout of its own", w.From, f.Path, f.Target, filepath.Join(w.From, filepath.FromSlash(path.Dir(f.Path))))
+				"give workspace: {git: %s} for a checkout of its own", w.From, f.Path, f.Target, filepath.Join(w.From, filepath.FromSlash(path.Dir(f.Path)))))
 			continue
 		}
 		links = append(links, fmt.Sprintf("%s (to %s)", f.Path, f.Target))
@@ -124,16 +118,17 @@ func (p *fileParser) checkWorkspaceCopy(s *Scenario) {
 	const named = 3
 	switch n := len(links); {
 	case n == 1:
-		p.warnf(pos, "workspace %s: the symbolic link %s leads outside it, and so does its copy: what the agent writes through it lands there, "+
-			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, links[0])
+		out = append(out, warning(pos, "workspace %s: the symbolic link %s leads outside it, and so does its copy: what the agent writes through it lands there, "+
+			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, links[0]))
 	case n > 1:
 		list := links
 		if n > named {
 			list = append(slices.Clone(links[:named]), fmt.Sprintf("%d more", n-named))
 		}
-		p.warnf(pos, "workspace %s: the symbolic links %s lead outside it, and so do their copies: what the agent writes through them lands there, "+
-			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, joinWords(list, "and"))
+		out = append(out, warning(pos, "workspace %s: the symbolic links %s lead outside it, and so do their copies: what the agent writes through them lands there, "+
+			"not in the attempt's copy, and is not among its changes (links into the directory lead into the copy)", w.From, joinWords(list, "and")))
 	}
+	return out
 }
 
 // workspaceDir reads the directory of a workspace, given by key (for the

@@ -7,14 +7,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/scenario"
 )
 
 // TestWorkspaceCopyPointersWarn: a directory to copy that holds a .git
 // file naming a git directory by its absolute path (a linked worktree),
 // or symbolic links that lead outside it, is warned about at the
-// workspace's source, once for the links (the first three named); links
-// into it are not, nor is a git source.
+// workspace's source (PointerWarnings), once for the links (the first
+// three named); links into it are not. Loading the scenario does not
+// walk the directory, and warns about none of it.
 func TestWorkspaceCopyPointersWarn(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -52,12 +54,20 @@ func TestWorkspaceCopyPointersWarn(t *testing.T) {
 		{"{from: plain}", nil},
 	} {
 		src := "name: x\nagent: {command: [a]}\npermissions: {}\nworkspace: " + tt.ws + "\nturns: [{prompt: hi}]\n"
-		_, warns, err := scenario.LoadBytes(file, []byte(src), opts)
+		scs, warns, err := scenario.LoadBytes(file, []byte(src), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 0 {
+			t.Errorf("workspace: %s: LoadBytes warned %q; want no warning: loading walks no directory", tt.ws, warns)
+		}
+		w := scs[0].Workspace
+		found, err := workspace.Pointers(t.Context(), w.From)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, w := range warns {
+		for _, w := range w.PointerWarnings(found) {
 			got = append(got, w.String())
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -26,7 +26,7 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
-	if err := copyTree(ctx, src, filepath.Clean(from), dir); err != nil {
+	if w.Pointers, err = copyTree(ctx, src, filepath.Clean(from), dir); err != nil {
 		_ = w.remove()
 		return nil, placeError(fmt.Errorf("workspace: copy %s: %w", from, err), shared)
 	}
@@ -43,18 +43,20 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 var copying func(rel string)
 
 // copyTree copies the tree at src (symlinks resolved; given is the path it
-// was given by, cleaned) into the existing, empty directory dst. dst
-// itself keeps its mode. A symbolic link that leads into the source leads
-// into the copy (see copyLink). The source is read through an os.Root and
-// each file checked once open to be the one listed: an agent that can
+// was given by, cleaned) into the existing, empty directory dst, and
+// returns the pointers it copied, as Pointers lists them (found as it
+// goes: the source is walked once). dst itself keeps its mode. A
+// symbolic link that leads into the source leads into the copy (see
+// copyLink). The source is read through an os.Root and each file
+// checked once open to be the one listed: an agent that can
 // write in the source (a scenario's whose cwd holds it, running beside
 // this one) and swaps a directory or file for a symlink while it is
 // copied (to ~/.ssh) cannot have acprun copy what the link leads to into
 // the workspace: the copy fails instead.
-func copyTree(ctx context.Context, src, given, dst string) error {
+func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, error) {
 	root, err := os.OpenRoot(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer root.Close()
 	type dirTimes struct {
@@ -63,6 +65,7 @@ func copyTree(ctx context.Context, src, given, dst string) error {
 		mtime time.Time
 	}
 	var dirs []dirTimes // in walk order: parents before their children
+	var pointers []Pointer
 	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -81,6 +84,7 @@ func copyTree(ctx context.Context, src, given, dst string) error {
 		if copying != nil {
 			copying(rel)
 		}
+		link := ""
 		switch mode := info.Mode(); {
 		case mode.IsDir():
 			// Writable until its children are in; its own mode comes last.
@@ -89,33 +93,39 @@ func copyTree(ctx context.Context, src, given, dst string) error {
 			}
 			dirs = append(dirs, dirTimes{target, mode & modeBits, info.ModTime()})
 		case mode&fs.ModeSymlink != 0:
-			link, err := root.Readlink(rel)
-			if err != nil {
+			if link, err = root.Readlink(rel); err != nil {
 				return err
 			}
 			to, _ := copyLink(src, given, dst, rel, link)
-			return os.Symlink(to, target)
+			if err := os.Symlink(to, target); err != nil {
+				return err
+			}
 		case mode.IsRegular():
-			return copyFile(root, rel, target, info)
+			if err := copyFile(root, rel, target, info); err != nil {
+				return err
+			}
 		default:
 			// Sockets, FIFOs and devices: nothing a fixture needs, and
 			// opening a FIFO would block.
 		}
+		if p, ok := pointerAt(root, src, given, rel, info.Mode().Type(), link); ok {
+			pointers = append(pointers, p)
+		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
 		if err := os.Chtimes(d.path, time.Time{}, d.mtime); err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.Chmod(d.path, d.mode); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return pointers, nil
 }
 
 // copyFile copies the regular file rel of root, whose information is

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -30,15 +31,25 @@ type Pointer struct {
 	Git    bool   // a .git file; else a symbolic link
 }
 
+// EnvTestWalks names a file to which each call of Pointers appends the
+// directory it walks, a line each: a test seam, to count the walks.
+const EnvTestWalks = "ACPRUN_TEST_WALKS"
+
 // Pointers lists the pointers of the directory from (an absolute path),
 // in the order of a walk of it (lexical, parents first). It reads what a
 // copy of it reads, nothing of the files' contents but the .git files';
 // what it cannot read (a directory without permission) it skips, as the
-// copy would fail on it anyway. ctx stops it.
+// copy would fail on it anyway. ctx stops it. A copy finds them as it
+// copies (Workspace.Pointers): Pointers is for a check that makes none.
 func Pointers(ctx context.Context, from string) ([]Pointer, error) {
 	src, err := source("from", from)
 	if err != nil {
 		return nil, err
+	}
+	if name := os.Getenv(EnvTestWalks); name != "" {
+		if err := appendLine(name, from); err != nil {
+			return nil, err
+		}
 	}
 	root, err := os.OpenRoot(src)
 	if err != nil {
@@ -54,23 +65,36 @@ func Pointers(ctx context.Context, from string) ([]Pointer, error) {
 		if err != nil {
 			return nil // skipped
 		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := root.Readlink(rel)
-			if err != nil {
+		link := ""
+		if d.Type()&fs.ModeSymlink != 0 {
+			if link, err = root.Readlink(rel); err != nil {
 				return nil
 			}
-			if target, outside := copyLink(src, given, "", rel, link); outside {
-				out = append(out, Pointer{Path: rel, Target: target})
-			}
-		case d.Type().IsRegular() && d.Name() == ".git":
-			if dir := gitFileDir(root, rel); filepath.IsAbs(dir) {
-				out = append(out, Pointer{Path: rel, Target: dir, Git: true})
-			}
+		}
+		if p, ok := pointerAt(root, src, given, rel, d.Type(), link); ok {
+			out = append(out, p)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// pointerAt is the Pointer that the entry rel (slash-separated) of the
+// source is, when it is one: root is the source opened, src and given as
+// for copyLink, typ the entry's type and link, for a symbolic link, its
+// target. It is how Pointers and a copy (copyTree) tell one.
+func pointerAt(root *os.Root, src, given, rel string, typ fs.FileMode, link string) (Pointer, bool) {
+	switch {
+	case typ&fs.ModeSymlink != 0:
+		if target, outside := copyLink(src, given, "", rel, link); outside {
+			return Pointer{Path: rel, Target: target}, true
+		}
+	case typ.IsRegular() && path.Base(rel) == ".git":
+		if dir := gitFileDir(root, rel); filepath.IsAbs(dir) {
+			return Pointer{Path: rel, Target: dir, Git: true}, true
+		}
+	}
+	return Pointer{}, false
 }
 
 // gitFileDir is the git directory that the .git file rel of root names
@@ -163,4 +187,15 @@ func lexicalRel(p, dir string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// appendLine appends line and a newline to the file name, created when
+// missing (see EnvTestWalks).
+func appendLine(name, line string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line + "\n")
+	return errors.Join(err, f.Close())
 }

@@ -90,7 +90,7 @@ func TestCopyRebasesLinks(t *testing.T) {
 // TestPointers: Pointers lists what leads out of a directory to copy
 // once copied: the links to outside it and a .git file that names a git
 // directory outside it; not a link into it, nor a .git file that names
-// one inside.
+// one inside. A copy finds the same as it copies (Workspace.Pointers).
 func TestPointers(t *testing.T) {
 	t.Parallel()
 	_, alias, outside := linkFixture(t)
@@ -103,5 +103,9 @@ func TestPointers(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Pointers() (-want +got):\n%s", d)
+	}
+	w := create(t, workspace.Spec{From: alias}, tempDir(t))
+	if d := cmp.Diff(want, w.Pointers); d != "" {
+		t.Errorf("the copy's Pointers (-want +got):\n%s", d)
 	}
 }

@@ -64,6 +64,10 @@ type Workspace struct {
 	// Fallback says why a worktree could not be added to a non-bare
 	// repository, so that it was cloned instead; "" otherwise.
 	Fallback string
+	// Pointers, for a copy, are what it holds that leads out of it, as
+	// Pointers lists them for its source: found as it was copied, in the
+	// order of a walk. None for git workspaces.
+	Pointers []Pointer
 	// Shared is the directory Dir is made in, inside the parent given to
 	// Create: the same for every workspace made there, by this run and
 	// others, earlier or at the same time, so that hiding it from an
