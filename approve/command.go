@@ -126,31 +126,96 @@ var reservedWords = map[string]bool{
 var ruleLine = shellquote.Quoter{Keep: shellquote.Literal + "*~^", KeepNonASCII: true}
 
 // words splits a simple command (as returned by SplitCommands) into words
-// at unquoted blanks, as the shells do: quotes, backslash escapes and
+// as the shells do: at unquoted blanks, and before an unquoted redirection
+// operator (<, >, >>, &>, <<, >&, <>, >|, …), which, in both bash and
+// dash, ends the word before it unless that word is a file descriptor
+// number (2>x) or bash's {NAME}; a redirection and the target written
+// against it are one word (>/dev/null). So `cd>/dev/null /etc` is the
+// words cd, >/dev/null and /etc. Quotes, backslash escapes and
 // substitutions ($(…), ${…}, `…`, <(…), >(…)) stay inside their word. Any
 // other { or ( is a byte of its word: { is a reserved word only where a
 // command starts, so `X={ a } b` is the words X={, a, } and b.
 func words(s string) []string {
 	var out []string
-	start := 0
+	for _, w := range wordSpans(s) {
+		out = append(out, s[w[0]:w[1]])
+	}
+	return out
+}
+
+// cutWord returns the first word of s (see words) and the text after it,
+// its leading blanks removed.
+func cutWord(s string) (w, rest string) {
+	spans := wordSpans(s)
+	if len(spans) == 0 {
+		return "", ""
+	}
+	end := spans[0][1]
+	return s[spans[0][0]:end], strings.TrimLeft(s[end:], " \t\n")
+}
+
+// wordSpans returns where the words of s (see words) start and end.
+func wordSpans(s string) [][2]int {
+	var out [][2]int
+	start := -1    // of the word being read, -1 between words
+	redir := false // the word being read starts with a redirection operator
+	end := func(i int) {
+		if start >= 0 && i > start {
+			out = append(out, [2]int{start, i})
+		}
+		start = -1
+	}
 	for i := 0; i < len(s); {
 		switch ch := s[i]; {
 		case ch == ' ' || ch == '\t' || ch == '\n':
-			if i > start {
-				out = append(out, s[start:i])
-			}
+			end(i)
 			i++
-			start = i
 		case (ch == '<' || ch == '>') && i+1 < len(s) && s[i+1] == '(':
+			if start < 0 {
+				start, redir = i, false
+			}
 			i = skipParens(s, i+1)
+		case ch == '<' || ch == '>' || ch == '&' && i+1 < len(s) && s[i+1] == '>':
+			if start >= 0 && (redir || !fdPrefix(s[start:i])) {
+				end(i)
+			}
+			if start < 0 {
+				start = i
+			}
+			redir = true
+			i += redirectionOperator(s[i:])
 		default:
+			if start < 0 {
+				start, redir = i, false
+			}
 			i = skipQuoting(s, i)
 		}
 	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
+	end(len(s))
 	return out
+}
+
+// fdPrefix reports whether w, written right before a redirection
+// operator, is the file descriptor it redirects: a number, or bash's
+// {NAME}.
+func fdPrefix(w string) bool {
+	if isDigits(w) {
+		return true
+	}
+	name, ok := strings.CutPrefix(w, "{")
+	name, ok2 := strings.CutSuffix(name, "}")
+	return ok && ok2 && name != "" && isAssignment(name+"=")
+}
+
+// redirectionOperator returns the length of the redirection operator
+// that s starts with (<<<, <<-, <<, &>>, &>, >>, >|, >&, <>, <&, > or <).
+func redirectionOperator(s string) int {
+	for _, op := range []string{"<<<", "<<-", "&>>", "<<", "&>", ">>", ">|", ">&", "<>", "<&"} {
+		if strings.HasPrefix(s, op) {
+			return len(op)
+		}
+	}
+	return 1
 }
 
 // dequote removes shell quoting from s as the shells do: outside quotes a

@@ -241,17 +241,19 @@ var compoundStart = map[string]bool{
 // compound command.
 func stripReserved(s string) string {
 	for s != "" {
-		w, rest, _ := strings.Cut(s, " ")
+		w, rest := cutWord(s)
 		switch {
 		case reserved[w]:
-			if w == "time" && strings.HasPrefix(rest+" ", "-p ") {
-				rest = strings.TrimPrefix(strings.TrimPrefix(rest, "-p"), " ")
+			if w == "time" {
+				if opt, after := cutWord(rest); opt == "-p" {
+					rest = after
+				}
 			}
 		case w == "function": // function NAME { BODY: the body is what runs
-			_, rest, _ = strings.Cut(rest, " ")
+			_, rest = cutWord(rest)
 		case w == "coproc": // coproc [NAME] COMPOUND: the compound is what runs
-			first, after, _ := strings.Cut(rest, " ")
-			second, _, _ := strings.Cut(after, " ")
+			first, after := cutWord(rest)
+			second, _ := cutWord(after)
 			switch {
 			case compoundStart[first]:
 			case compoundStart[second]:

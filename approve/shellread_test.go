@@ -104,6 +104,31 @@ var shellReads = []shellRead{
 	{"brace expansion after env", "env {touch,P}", true, false, []string{"echo *"}, false},
 	{"brace expansion after an assignment", "X=1 {touch,P,Q}", true, false, []string{"echo *"}, false},
 
+	// An unquoted < or > ends a word: the command word before it is the
+	// program, a reserved word before it is still reserved.
+	{"redirection against the command word", "touch>/dev/null P", true, true, []string{"echo *"}, false},
+	{"input redirection against the command word", "touch</dev/null P", true, true, []string{"echo *"}, false},
+	{"redirection against !", "!>/dev/null touch P", true, true, []string{"echo *"}, false},
+	{"redirection against {", "{>/dev/null touch P; }", true, true, []string{"echo *"}, false},
+	{"redirection against if", "if>/dev/null touch P; then :; fi", true, true, []string{"echo *", ":"}, false},
+	{"redirection against the command after an assignment", "X=1 touch>/dev/null P", true, true, []string{"echo *"}, false},
+	{"redirection against the program in a script", "bash -c 'touch>/dev/null P'", true, true, []string{"echo *"}, false},
+	// The crude split of a construct the splitter does not follow reads
+	// the line with its continuations removed.
+	{"continuation in a crudely split script", "bash -c '[[ x =~ (#) ]]; tou\\\nch P'", true, true, []string{"echo *", "[[ *"}, false},
+	// zsh's parameter flags, =(…) and glob qualifiers run code: a zsh
+	// script with them is unresolvable.
+	{"zsh eval flag", "zsh -c \"echo \\${(e)\\${:-'\\$(touch P)'}}\"", true, true, []string{"echo *"}, false},
+	{"zsh process substitution", "zsh -c 'echo =(touch P)'", true, true, []string{"echo *"}, false},
+	// Shell options with an argument come before -c.
+	{"bash -O before -c", "bash -O extglob -c 'touch P'", true, true, []string{"echo *"}, false},
+	{"bash +O before -c", "bash +O extglob -c 'touch P'", true, true, []string{"echo *"}, false},
+	{"bash --rcfile before -c", "bash --rcfile /dev/null -c 'touch P'", true, true, []string{"echo *"}, false},
+	// test -v evaluates an array subscript.
+	{"[ -v with a substitution in a subscript", "if [ -v 'a[$(touch P)]' ]; then echo y; fi", true, false, []string{"[ *", "echo *"}, false},
+	{"test -v with backquotes in a subscript", "test -v 'a[`touch P`]'", true, false, []string{"test *"}, false},
+	{"[[ -v with a substitution in a subscript", "[[ -v 'a[$(touch P)]' ]]", true, false, []string{"[[ *"}, false},
+
 	// Ordinary lines stay allowed.
 	{"go test", "go test ./...", false, false, []string{"go test *"}, true},
 	{"npm run", "npm run build -- --flag", false, false, []string{"npm run build *"}, true},
@@ -119,6 +144,13 @@ var shellReads = []shellRead{
 	{"gofmt loop", `for f in *.go; do gofmt -l "$f"; done`, false, false, []string{"for *", "gofmt *"}, true},
 	{"brace argument", "echo {a,b}", false, false, []string{"echo *"}, true},
 	{"coproc echo", "coproc echo hi", false, false, []string{"coproc echo *"}, true},
+	{"redirection against a word", "echo hi>out.txt 2>/dev/null", false, false, []string{"echo *"}, true},
+	{"make quiet", "make 2>/dev/null", false, false, []string{"make *"}, true},
+	{"go test piped", "go test ./... 2>&1 | tail", false, false, []string{"go test *", "tail"}, true},
+	{"bash -O unwrapped", "bash -O extglob -c 'go test ./...'", false, false, []string{"go test *"}, true},
+	{"bash --rcfile unwrapped", "bash --norc --rcfile /dev/null -lc 'go test ./...'", false, false, []string{"go test *"}, true},
+	{"zsh script", "zsh -lc 'go test ./... && go vet ./...'", false, false, []string{"go *"}, true},
+	{"[ -v with a plain subscript", "[ -v 'a[1]' ] && echo y", false, false, []string{"[ *", "echo *"}, true},
 }
 
 // TestShellReads: allow lists allow a line only when they allow every
@@ -146,6 +178,11 @@ func TestShellReads(t *testing.T) {
 // TestShellReadsAgainstShells: the shells run touch P where shellReads say
 // they do.
 func TestShellReadsAgainstShells(t *testing.T) {
+	_, err := exec.LookPath("zsh")
+	haveZsh := err == nil
+	if !haveZsh {
+		t.Log("no zsh: its rows are not run")
+	}
 	for _, sh := range []string{"bash", "dash"} {
 		bin, err := exec.LookPath(sh)
 		if err != nil {
@@ -155,6 +192,9 @@ func TestShellReadsAgainstShells(t *testing.T) {
 		for _, c := range shellReads {
 			if !strings.Contains(c.line, "touch P") {
 				continue // run only what touches P in a new directory
+			}
+			if strings.HasPrefix(c.line, "zsh ") && !haveZsh {
+				continue
 			}
 			dir := t.TempDir()
 			cmd := exec.Command(bin, "-c", c.line)
@@ -210,6 +250,14 @@ func TestRedirectionAfterDirectoryChange(t *testing.T) {
 		{"cd in a script", denyEtc, execReq("bash -c 'cd /etc; cat < passwd'"), denyBy("d:1")},
 		{"builtin cd", denyEtc, execReq("builtin cd /etc; cat < passwd"), denyBy("d:1")},
 		{"source", denyEtc, execReq(". ./x.sh; cat < passwd"), denyBy("d:1")},
+		{"cd against a redirection", denyEtc, execReq("cd>/dev/null /etc && cat < passwd"), denyBy("d:1")},
+		{"cd against an input redirection", denyEtc, execReq("cd</dev/null /etc && cat < passwd"), denyBy("d:1")},
+		{"cd after a brace against a redirection", denyEtc, execReq("{>/dev/null cd /etc; }; cat < passwd"), denyBy("d:1")},
+		{"cd after if against a redirection", denyEtc, execReq("if>/dev/null cd /etc; then cat < passwd; fi"), denyBy("d:1")},
+		{"cd after ! against a redirection", denyEtc, execReq("!>/dev/null cd /etc; cat < passwd"), denyBy("d:1")},
+		{"cd against a redirection not allowed by a path allow", allowHere, execReq("cd>/dev/null /tmp && echo pwned > key"), byDef(approve.Deny)},
+		{"redirection against a word allowed", allowHere, execReq("echo hi>out.txt"), allowBy("a:1")},
+		{"npm build log allowed", allowHere, execReq("npm run build > build.log"), allowBy("a:1")},
 		{"cd then absolute", denyEtc, execReq("cd /etc && cat < /tmp/x"), byDef(approve.Allow)},
 		{"cd then no redirection", allowGo, execReq("cd sub && go test ./..."), allowBy("a:1")},
 		{"cd not allowed by a path allow", allowHere, execReq("cd sub && go test ./... > out.txt"), byDef(approve.Deny)},
@@ -219,5 +267,21 @@ func TestRedirectionAfterDirectoryChange(t *testing.T) {
 		{"relative workdir", denySecrets, argv(map[string]any{"command": "echo x > key", "workdir": "secrets"}), denyBy("d:1")},
 		{"workdir elsewhere", denyEtc, argv(map[string]any{"command": "cat < passwd", "workdir": "/tmp"}), byDef(approve.Allow)},
 		{"unknown workdir", allowHere, argv(map[string]any{"command": "echo x > key", "workdir": "$HOME"}), byDef(approve.Deny)},
+	})
+}
+
+// TestRedirectionEndsWord: deny patterns see the command whose word a
+// redirection is written against.
+func TestRedirectionEndsWord(t *testing.T) {
+	deny := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"rm *", "git push *"}}}}
+	runDecide(t, []decideCase{
+		{"rm", deny, execReq("rm>/dev/null -f victim"), denyBy("d:1")},
+		{"!", deny, execReq("!>/dev/null rm -f victim"), denyBy("d:1")},
+		{"{", deny, execReq("{>/dev/null rm -f victim; }"), denyBy("d:1")},
+		{"sudo", deny, execReq("sudo>/dev/null rm -f victim"), denyBy("d:1")},
+		{"git push", deny, execReq("git push>/dev/null origin main"), denyBy("d:1")},
+		{"fd number", deny, execReq("rm 2>/dev/null -f victim"), denyBy("d:1")},
+		{"&>", deny, execReq("rm&>/dev/null -f victim"), denyBy("d:1")},
+		{"git pull", deny, execReq("git pull>/dev/null origin main"), byDef(approve.Allow)},
 	})
 }
