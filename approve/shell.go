@@ -77,6 +77,9 @@ func SplitCommands(line string) []string {
 		parts = append(parts, p.list(false)...)
 	}
 	if unmodeled {
+		// Cut as the shells read it, its continuations removed (r\<newline>m
+		// is rm), and as written (a comment may end at a kept one).
+		parts = append(parts, crudeSplit(join(line).s)...)
 		parts = append(parts, crudeSplit(line)...)
 	}
 	// Drop repeats: a command matters once, whether it runs once or often.
