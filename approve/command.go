@@ -13,62 +13,135 @@ import (
 // options) yields its script; arguments after the script (which the script
 // sees as $0, $1, …) are appended as a line of their own, so a policy sees
 // them too. Any other argv is joined with shell quoting, so that splitting
-// the line gives back one command.
+// the line gives back one command; so is a shell wrapper whose reading is
+// uncertain (see shellWhy), which then stays unresolvable.
 func argvLine(argv []string) string {
-	if script, ok := wrapperScript(argv); ok {
+	if script, ok := wrapperScript(argv); ok && shellWhy(argv) == "" {
 		return script
 	}
 	return QuoteArgv(argv)
 }
 
+// shells are the shells whose -c script is read, by name.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
 // wrapperScript returns the script of a shell wrapper argv (sh, bash, zsh,
 // dash or ksh, also given as a path, with -c among its options), with the
 // arguments after it, which it sees as $0, $1, …, as a line of their own.
 func wrapperScript(argv []string) (string, bool) {
-	if len(argv) == 0 {
+	if len(argv) == 0 || !shells[path.Base(argv[0])] {
 		return "", false
 	}
-	switch path.Base(argv[0]) {
-	case "sh", "bash", "zsh", "dash", "ksh":
-		script, extra, ok := shellScript(argv[1:])
-		if ok && len(extra) > 0 {
-			script += "\n" + QuoteArgv(extra)
-		}
-		return script, ok
+	script, extra, ok, _ := shellScript(argv[1:])
+	if ok && len(extra) > 0 {
+		script += "\n" + QuoteArgv(extra)
 	}
-	return "", false
+	return script, ok
+}
+
+// shellWhy returns why the shell wrapper argv (unquoted) is read with
+// uncertainty, "" when it is not or is no shell: an option before its
+// script that shellScript does not know (it may take the next word), or a
+// zsh or ksh script that is not plain (see zshWhy).
+func shellWhy(argv []string) string {
+	if len(argv) == 0 || !shells[path.Base(argv[0])] {
+		return ""
+	}
+	script, _, ok, unknown := shellScript(argv[1:])
+	switch name := path.Base(argv[0]); {
+	case unknown != "":
+		return "its shell option " + unknown + " is unknown: what it runs is uncertain"
+	case ok && (name == "zsh" || name == "ksh"):
+		if why := zshWhy(script); why != "" {
+			return "it runs a " + name + " script with " + why + ", which " + name + " reads otherwise than bash"
+		}
+	}
+	return ""
+}
+
+// zshWhy returns what makes a zsh or ksh script other than plain, "" when
+// nothing does. Such a script is read as bash reads it only when plain:
+// without a ( other than that of $(…), <(…) or >(…) (zsh's parameter
+// flags ${(e)…} and ${(P)…}, =(…), glob qualifiers *(e:…:), ksh's and
+// zsh's patterns run code or differ), without a { other than that of ${…}
+// (zsh's short loops: while true { rm x }), a ${~…} or $~ (GLOB_SUBST), a
+// [[ (if [[ … ]] rm x is a short if), and without setopt, unsetopt,
+// emulate, options[…], repeat, noglob or nocorrect, which change how
+// the rest is read or run a command bash does not see.
+func zshWhy(script string) string {
+	for i := 0; i < len(script); i++ {
+		switch c := script[i]; {
+		case c == '(' && (i == 0 || strings.IndexByte("$<>", script[i-1]) < 0 || i >= 2 && script[i-2:i] == "<<"):
+			return "a parenthesis"
+		case c == '{' && (i == 0 || script[i-1] != '$'):
+			return "a brace"
+		case c == '~' && i > 0 && (script[i-1] == '$' || i >= 2 && script[i-2:i] == "${"):
+			return "a ~ expansion"
+		case c == '[' && i+1 < len(script) && script[i+1] == '[':
+			return "[["
+		}
+	}
+	for _, w := range []string{"setopt", "emulate", "options[", "repeat", "noglob", "nocorrect"} {
+		if strings.Contains(script, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`
 // given the arguments after the shell's name: the first argument after -c
-// that is not an option (-x, +x, --long, -o name) is the script.
-func shellScript(args []string) (script string, extra []string, ok bool) {
+// that is not an option (-x, +x, -o name, -O name, +O name, --login,
+// --rcfile FILE, --init-file FILE) is the script. unknown is the first
+// option it does not know, which may take the next word: then it does not
+// know where the script is (ok is false).
+func shellScript(args []string) (script string, extra []string, ok bool, unknown string) {
 	seenC := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-o" || a == "+o":
-			i++ // takes an option name
 		case a == "--":
 			if seenC && i+1 < len(args) {
-				return args[i+1], args[i+2:], true
+				return args[i+1], args[i+2:], true, ""
 			}
-			return "", nil, false
+			return "", nil, false, ""
 		case isLongOption(a):
-			// --login, --norc, ...
+			name, _, hasVal := strings.Cut(a[2:], "=")
+			switch {
+			case shellLongArg[name] && !hasVal:
+				i++ // --rcfile FILE
+			case shellLongArg[name], shellLongFlag[name]:
+			default:
+				return "", nil, false, a
+			}
 		case isOptionCluster(a):
 			if a[0] == '-' && strings.Contains(a[1:], "c") {
 				seenC = true
 			}
+			// -o and -O (+o, +O) take an option name each.
+			i += strings.Count(a[1:], "o") + strings.Count(a[1:], "O")
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			return "", nil, false, a
 		default:
 			if seenC {
-				return a, args[i+1:], true
+				return a, args[i+1:], true, ""
 			}
-			return "", nil, false
+			return "", nil, false, ""
 		}
 	}
-	return "", nil, false
+	return "", nil, false, ""
 }
+
+// shellLongFlag and shellLongArg are bash's long options, without and
+// with an argument.
+var (
+	shellLongFlag = map[string]bool{
+		"login": true, "noprofile": true, "norc": true, "posix": true, "noediting": true, "restricted": true,
+		"verbose": true, "debug": true, "debugger": true, "dump-po-strings": true, "dump-strings": true,
+		"help": true, "version": true, "pretty-print": true,
+	}
+	shellLongArg = map[string]bool{"rcfile": true, "init-file": true}
+)
 
 const asciiLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 

@@ -285,3 +285,29 @@ func TestRedirectionEndsWord(t *testing.T) {
 		{"git pull", deny, execReq("git pull>/dev/null origin main"), byDef(approve.Allow)},
 	})
 }
+
+// TestShellWrapperUncertain: a shell wrapper with an option before its
+// script that is not known, and a zsh script that zsh reads otherwise
+// than bash, are unresolvable: no allow rule allows them, every deny
+// command rule denies them.
+func TestShellWrapperUncertain(t *testing.T) {
+	allow := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *", "go *"}}}}
+	deny := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"git push *"}}}}
+	argv := func(v ...string) approve.Request {
+		raw, _ := json.Marshal(map[string]any{"command": v})
+		return approve.Request{Kind: "execute", RawInput: raw, Cwd: cwd}
+	}
+	runDecide(t, []decideCase{
+		{"unknown long option", allow, execReq("bash --weird -c 'echo hi'"), byDef(approve.Deny)},
+		{"unknown long option denied", deny, execReq("bash --weird -c 'echo hi'"), denyBy("d:1")},
+		{"unknown option", allow, execReq("sh -5 -c 'echo hi'"), byDef(approve.Deny)},
+		{"zsh argv with a flag", allow, argv("/bin/zsh", "-lc", "echo ${(e)${:-'$(rm -f victim)'}}"), byDef(approve.Deny)},
+		{"zsh argv with a flag denied", deny, argv("/bin/zsh", "-lc", "echo ${(P)x}"), denyBy("d:1")},
+		{"zsh short loop", allow, argv("zsh", "-c", "while true { rm x }"), byDef(approve.Deny)},
+		{"zsh globsubst", allow, argv("zsh", "-c", "echo $~x"), byDef(approve.Deny)},
+		{"zsh noglob", allow, argv("zsh", "-c", "noglob echo x"), byDef(approve.Deny)},
+		{"zsh plain argv", allow, argv("/bin/zsh", "-lc", "go test ./... && echo \"$(go env GOPATH)\" ${HOME}"), allowBy("a:1")},
+		{"ZDOTDIR", allow, execReq("ZDOTDIR=. zsh -c 'echo hi'"), byDef(approve.Deny)},
+		{"bash long options", allow, argv("bash", "--noprofile", "--norc", "-O", "extglob", "-c", "echo hi"), allowBy("a:1")},
+	})
+}

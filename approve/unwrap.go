@@ -64,6 +64,7 @@ func allowUnits(cmd string) (units []string, unresolved string) {
 var codeVariables = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
 	"PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_AUDIT": true, "LD_LIBRARY_PATH": true,
+	"ZDOTDIR": true,
 }
 
 // declarations are the builtins whose NAME=value arguments set variables.
@@ -84,6 +85,14 @@ func unresolvedWhy(cmd string) string {
 	}
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
+	}
+	if i := skipAssignments(ws); i < len(ws) {
+		if why := shellWhy(dequoteAll(ws[i:])); why != "" {
+			return why
+		}
+	}
+	if testSubscript(ws) {
+		return "it tests a variable (-v) whose array subscript holds a command substitution, which bash runs"
 	}
 	if w := braceCommand(ws); w != "" {
 		return "its command word " + w + " is a brace expansion, which bash expands into other words"
@@ -136,6 +145,31 @@ func dollarQuoted(w string) bool {
 			return true
 		case w[i] == '\'', w[i] == '"':
 			i = skipQuoted(w, i) - 1
+		}
+	}
+	return false
+}
+
+// testSubscript reports whether the simple command ws is a test ([, test
+// or [[, also after its assignments) with a -v whose operand has an array
+// subscript holding $( or a backquote: bash evaluates the subscript, the
+// substitution in it included, even when the word quotes it.
+func testSubscript(ws []string) bool {
+	i := skipAssignments(ws)
+	if i == len(ws) {
+		return false
+	}
+	switch dequote(ws[i]) {
+	case "[", "test", "[[":
+	default:
+		return false
+	}
+	for k := i + 1; k+1 < len(ws); k++ {
+		if op := dequote(ws[k]); op != "-v" {
+			continue
+		}
+		if v := dequote(ws[k+1]); strings.Contains(v, "[") && (strings.Contains(v, "`") || strings.Contains(v, "$(")) {
+			return true
 		}
 	}
 	return false
