@@ -91,6 +91,10 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 	if !slices.ContainsFunc(matcherKeys, func(k string) bool { return m.has[k] != nil }) {
 		p.Errorf(n, "rule has no matcher: give at least one of kind, tool, title, command, path or input")
 	}
+	if list != approve.Deny && m.has["path"] != nil && m.has["kind"] == nil && m.has["command"] == nil && m.has["tool"] == nil {
+		p.warnf(p.pos(m.has["path"]), "an allow rule with a path and no kind, command or tool also allows any command "+
+			"whose redirections stay under it (`rm -rf ~ > src/log`); add kind: [read, edit] or a command")
+	}
 	var match, noMatch []*yaml.Node
 	if examples != nil {
 		match, noMatch = p.examples(examples)
