@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,6 +184,108 @@ turns:
 		ex := acprun(t, dir, "explain", "deny.yaml", "--kind", "execute", "--command", line)
 		if ex.code != 1 {
 			t.Errorf("explain %q: exit %d, want 1 (denied)\n%s%s", line, ex.code, ex.stdout, ex.stderr)
+		}
+	}
+}
+
+// TestTerminalRedirectionAgainstWord: a redirection written against a word
+// ends it, as in bash and dash: `cd>/dev/null DIR` changes the directory
+// (its relative targets are unresolvable, so a path allow does not allow
+// them) and `rm>/dev/null x` runs rm (denied by rm *); neither runs, and
+// `echo hi>out.txt` stays allowed.
+func TestTerminalRedirectionAgainstWord(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	outside := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"victim": "keep\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: "cd>/dev/null ` + outside + ` && echo pwned > key", waitForExit: true}
+      - terminal: {command: "rm>/dev/null -f victim", waitForExit: true}
+      - terminal: {command: "!>/dev/null rm -f victim", waitForExit: true}
+      - terminal: {command: "echo hi>out.txt", waitForExit: true}
+`,
+		"s.yaml": `name: redirection against a word
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: deny
+  allow:
+    - {command: "*", path: "**"}
+  deny:
+    - command: "rm *"
+turns:
+  - prompt: hi
+    expect: {denied: 3}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	notRun(t, outside, "key")
+	if _, err := os.Stat(filepath.Join(dir, "victim")); err != nil {
+		t.Errorf("victim: %v; want it kept (rm was denied)", err)
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != "hi\n" {
+		t.Errorf("out.txt = %q, %v; want the allowed command run", got, err)
+	}
+	cs := creates(t, out.Scenarios[0])
+	want := []struct{ decision, rule string }{{"deny", ""}, {"deny", "s.yaml:8"}, {"deny", "s.yaml:8"}, {"allow", "s.yaml:6"}}
+	if len(cs) != len(want) {
+		t.Fatalf("terminal/create records = %+v, want %d", cs, len(want))
+	}
+	for i, w := range want {
+		if cs[i].Decision != w.decision || cs[i].Rule != w.rule {
+			t.Errorf("terminal/create %d (%q): %s by %q, want %s by %q (%s)", i+1, cs[i].Command, cs[i].Decision, cs[i].Rule, w.decision, w.rule, cs[i].Refused)
+		}
+	}
+}
+
+// TestTerminalZshFlags: zsh's parameter flag (e) runs code, so a zsh script
+// with one is unresolvable: `echo *` does not allow it, given as a line or
+// as an argv, and it does not run.
+func TestTerminalZshFlags(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Skip("no zsh")
+	}
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"victim":  "keep\n",
+		"victim2": "keep\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: zsh, args: ["-c", "echo ${(e)${:-'$(rm -f victim)'}}"], waitForExit: true}
+      - terminal: {command: "zsh -c \"echo \\${(e)\\${:-'\\$(rm -f victim2)'}}\"", waitForExit: true}
+      - terminal: {command: zsh, args: ["-lc", "echo plain > ok.txt"], waitForExit: true}
+`,
+		"s.yaml": `name: zsh flags
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: deny
+  allow:
+    - command: "echo *"
+turns:
+  - prompt: hi
+    expect: {denied: 2}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	for _, f := range []string{"victim", "victim2"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v; want it kept (the zsh script was denied)", f, err)
+		}
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "plain\n" {
+		t.Errorf("ok.txt = %q, %v; want the plain zsh script run", got, err)
+	}
+	for i, c := range creates(t, out.Scenarios[0])[:2] {
+		if c.Decision != "deny" || !strings.Contains(c.Refused, "zsh") {
+			t.Errorf("terminal/create %d (%q): %s (%s), want denied as an unresolvable zsh script", i+1, c.Command, c.Decision, c.Refused)
 		}
 	}
 }
