@@ -58,7 +58,9 @@
 //     without an `env` that only sets variables, and a shell wrapper
 //     (`bash -lc 'SCRIPT'`, `sh -c "…"`, any sh, bash, zsh, dash or ksh
 //     with -c, or `eval …`), written as a string or as an argv, is
-//     replaced by the commands of its script (each with the wrapper's
+//     replaced by the commands of its script (a zsh or ksh script only when
+//     it is plain, see zshWhy; else, like a wrapper with an option before
+//     its script that is not known, it is unresolvable) (each with the wrapper's
 //     redirections), nested wrappers too: every one of them must be
 //     allowed. So "go test *" allows `FOO=1 go test ./...`,
 //     `env GOOS=linux go test ./...` and `bash -lc 'go test ./...'`, but not
