@@ -59,36 +59,6 @@ func shellWhy(argv []string) string {
 	return ""
 }
 
-// zshWhy returns what makes a zsh or ksh script other than plain, "" when
-// nothing does. Such a script is read as bash reads it only when plain:
-// without a ( other than that of $(…), <(…) or >(…) (zsh's parameter
-// flags ${(e)…} and ${(P)…}, =(…), glob qualifiers *(e:…:), ksh's and
-// zsh's patterns run code or differ), without a { other than that of ${…}
-// (zsh's short loops: while true { rm x }), a ${~…} or $~ (GLOB_SUBST), a
-// [[ (if [[ … ]] rm x is a short if), and without setopt, unsetopt,
-// emulate, options[…], repeat, noglob or nocorrect, which change how
-// the rest is read or run a command bash does not see.
-func zshWhy(script string) string {
-	for i := 0; i < len(script); i++ {
-		switch c := script[i]; {
-		case c == '(' && (i == 0 || strings.IndexByte("$<>", script[i-1]) < 0 || i >= 2 && script[i-2:i] == "<<"):
-			return "a parenthesis"
-		case c == '{' && (i == 0 || script[i-1] != '$'):
-			return "a brace"
-		case c == '~' && i > 0 && (script[i-1] == '$' || i >= 2 && script[i-2:i] == "${"):
-			return "a ~ expansion"
-		case c == '[' && i+1 < len(script) && script[i+1] == '[':
-			return "[["
-		}
-	}
-	for _, w := range []string{"setopt", "emulate", "options[", "repeat", "noglob", "nocorrect"} {
-		if strings.Contains(script, w) {
-			return w
-		}
-	}
-	return ""
-}
-
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`
 // given the arguments after the shell's name: the first argument after -c
 // that is not an option (-x, +x, -o name, -O name, +O name, --login,

@@ -310,4 +310,53 @@ func TestShellWrapperUncertain(t *testing.T) {
 		{"ZDOTDIR", allow, execReq("ZDOTDIR=. zsh -c 'echo hi'"), byDef(approve.Deny)},
 		{"bash long options", allow, argv("bash", "--noprofile", "--norc", "-O", "extglob", "-c", "echo hi"), allowBy("a:1")},
 	})
+	// What zsh reads as bash does is plain, however it is quoted: codex
+	// on macOS sends every command as /bin/zsh -lc. Parentheses, braces,
+	// [[ and zsh's words in quotes, in escapes, in comments, in quoted
+	// here-documents or inside other words, and $((…)), are text or
+	// bash's; an unquoted one, a flag or ~ in double quotes or an unquoted
+	// here-document, and the words in a command's place are not.
+	plain := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"*"}}}}
+	var cases []decideCase
+	for _, script := range []string{
+		`git commit -m "feat(api): add endpoint"`,
+		`python3 -c 'print(1)'`,
+		`go test -run "Test(A|B)" ./...`,
+		`rg -n 'func (s \*Server)' .`,
+		`git log --format='%h (%an)' -5`,
+		"python3 - <<'PY'\nprint(x)\nPY",
+		"cat > main.go <<'EOF'\nfunc main() {}\nEOF",
+		"cat > main.go <<-\"EOF\"\n\tfunc main() {}\n\tEOF\necho done",
+		`awk '{print $1}' f`,
+		`jq '.items[] | {name}' d.json`,
+		`find . -name '*.go' -exec grep -l foo {} +`,
+		`git rev-parse --abbrev-ref @{u}`,
+		`git stash show -p stash@{0}`,
+		`echo $((1+2))`,
+		`git commit -m "remove repeated code"`,
+		`git log --grep=repeat`,
+		`ls src/emulated`,
+		`echo done # (a comment) { [[`,
+		`echo \( \{`,
+		"cat <<EOF\n(literal) {text} [[x]]\nEOF",
+	} {
+		cases = append(cases, decideCase{"zsh plain: " + script, plain, argv("/bin/zsh", "-lc", script), allowBy("a:1")})
+	}
+	for _, script := range []string{
+		`echo (x)`,
+		`ls *(e:'rm -f x':)`,
+		`echo =(rm x)`,
+		`echo "${(e)x}"`,
+		`echo "$~x"`,
+		"cat <<EOF\n${(e)x}\nEOF",
+		`if [[ -f x ]] rm x`,
+		`while true { rm x }`,
+		`x=1; setopt globsubst; echo $x`,
+		`true && noglob rm *`,
+		`if true; then repeat 2 rm x; fi`,
+		`options[globsubst]=on`,
+	} {
+		cases = append(cases, decideCase{"zsh not plain: " + script, plain, argv("/bin/zsh", "-lc", script), byDef(approve.Deny)})
+	}
+	runDecide(t, cases)
 }

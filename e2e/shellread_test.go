@@ -244,7 +244,8 @@ turns:
 
 // TestTerminalZshFlags: zsh's parameter flag (e) runs code, so a zsh script
 // with one is unresolvable: `echo *` does not allow it, given as a line or
-// as an argv, and it does not run.
+// as an argv, and it does not run. Parentheses, braces and [[ in quotes
+// are text: such a script is allowed and runs.
 func TestTerminalZshFlags(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("zsh"); err != nil {
@@ -259,6 +260,7 @@ func TestTerminalZshFlags(t *testing.T) {
       - terminal: {command: zsh, args: ["-c", "echo ${(e)${:-'$(rm -f victim)'}}"], waitForExit: true}
       - terminal: {command: "zsh -c \"echo \\${(e)\\${:-'\\$(rm -f victim2)'}}\"", waitForExit: true}
       - terminal: {command: zsh, args: ["-lc", "echo plain > ok.txt"], waitForExit: true}
+      - terminal: {command: zsh, args: ["-lc", "echo 'feat(api): {x}' \"[[y]] (z)\" > ok2.txt"], waitForExit: true}
 `,
 		"s.yaml": `name: zsh flags
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -282,6 +284,10 @@ turns:
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "plain\n" {
 		t.Errorf("ok.txt = %q, %v; want the plain zsh script run", got, err)
+	}
+	// Parentheses, braces and [[ in quotes are text to zsh as to bash.
+	if got, err := os.ReadFile(filepath.Join(dir, "ok2.txt")); err != nil || string(got) != "feat(api): {x} [[y]] (z)\n" {
+		t.Errorf("ok2.txt = %q, %v; want the zsh script with quoted parentheses run", got, err)
 	}
 	for i, c := range creates(t, out.Scenarios[0])[:2] {
 		if c.Decision != "deny" || !strings.Contains(c.Refused, "zsh") {
