@@ -52,6 +52,9 @@ func shellWhy(argv []string) string {
 	case unknown != "":
 		return "its shell option " + unknown + " is unknown: what it runs is uncertain"
 	case ok && (name == "zsh" || name == "ksh"):
+		if why := zshOptionsWhy(argv[1:]); why != "" {
+			return "it runs " + name + " with " + why + ", which changes how " + name + " reads its script"
+		}
 		if why := zshWhy(script); why != "" {
 			return "it runs a " + name + " script with " + why + ", which " + name + " reads otherwise than bash"
 		}

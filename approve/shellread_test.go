@@ -339,6 +339,9 @@ func TestShellWrapperUncertain(t *testing.T) {
 		`echo done # (a comment) { [[`,
 		`echo \( \{`,
 		"cat <<EOF\n(literal) {text} [[x]]\nEOF",
+		`set -euo pipefail; go test ./...`,
+		`[ "$a" = "$b" ] && echo same`,
+		"x=$((1<<2)); cat <<'E'\n(text)\nE",
 	} {
 		cases = append(cases, decideCase{"zsh plain: " + script, plain, argv("/bin/zsh", "-lc", script), allowBy("a:1")})
 	}
@@ -355,8 +358,27 @@ func TestShellWrapperUncertain(t *testing.T) {
 		`true && noglob rm *`,
 		`if true; then repeat 2 rm x; fi`,
 		`options[globsubst]=on`,
+		// A # after the ) of $(…) is the word's, no comment; an escaped '
+		// in $'…'; a << inside ${…} is no here-document; setopt where its
+		// command's place is not plain to see, and set -o; =cmd.
+		`echo $(echo x)# ; echo ${(e):-"\$(touch PWNED)"}`,
+		`echo $'\' ' ; echo ${(e):-"\$(touch PWNED)"}`,
+		"echo ${x#<<\"E\"}\necho ${(e):-\"\\$(touch PWNED)\"}",
+		`A=1 setopt globsubst; echo $y`,
+		`>/dev/null setopt globsubst; echo $y`,
+		`set -o globsubst; echo $y`,
+		`set -G; echo $y`,
+		`echo hi; =rm victim`,
 	} {
 		cases = append(cases, decideCase{"zsh not plain: " + script, plain, argv("/bin/zsh", "-lc", script), byDef(approve.Deny)})
 	}
+	// zsh's options on its command line change how it reads its script:
+	// -i reads no comments, -o globsubst runs glob qualifiers of values.
+	cases = append(cases,
+		decideCase{"zsh -o globsubst", plain, argv("zsh", "-o", "globsubst", "-c", "echo $1", "echo", "/(e.eval x.)"), byDef(approve.Deny)},
+		decideCase{"zsh -i", plain, argv("zsh", "-ic", "echo hi # ; touch P"), byDef(approve.Deny)},
+		decideCase{"zsh --emulate", plain, argv("zsh", "--emulate", "sh", "-c", "echo hi"), byDef(approve.Deny)},
+		decideCase{"zsh -o pipefail", plain, argv("zsh", "-o", "pipefail", "-lc", "echo hi"), allowBy("a:1")},
+		decideCase{"zsh -f -l", plain, argv("/bin/zsh", "-f", "-lc", "echo hi"), allowBy("a:1")})
 	runDecide(t, cases)
 }

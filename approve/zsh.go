@@ -20,11 +20,13 @@ func zshWhy(script string) string {
 }
 
 // zshScan is zshWhy's reading of a script s, at i; heredocs are the
-// here-documents whose bodies start at the next line.
+// here-documents whose bodies start at the next line; nested counts the
+// ${…} and $((…)) the reading is in, where << is no here-document.
 type zshScan struct {
 	s        string
 	i        int
 	heredocs []zshHeredoc
+	nested   int
 }
 
 // zshHeredoc is a here-document to skip: its delimiter, whether its body
@@ -35,8 +37,16 @@ type zshHeredoc struct {
 	quoted, tab bool
 }
 
-// zshWords are the words that change how zsh reads or runs the rest.
+// zshWords are the words that change how zsh reads or runs the rest,
+// wherever they stand (a command's place is not always plain to see:
+// A=1 setopt x, >/dev/null setopt x).
 var zshWords = map[string]bool{"setopt": true, "unsetopt": true, "emulate": true, "repeat": true, "noglob": true, "nocorrect": true}
+
+// zshSetLetters and zshSetNames are the options of set that leave the
+// rest of a script read as bash reads it.
+const zshSetLetters = "euxvo"
+
+var zshSetNames = map[string]bool{"pipefail": true, "errexit": true, "nounset": true, "xtrace": true, "verbose": true}
 
 // zshBreaks are the bytes that end an unquoted word.
 const zshBreaks = " \t\n;&|()<>"
@@ -55,7 +65,11 @@ func (z *zshScan) scan() string {
 			if why := z.double(); why != "" {
 				return why
 			}
-		case c == '#' && wordStart:
+		case c == '$' && (strings.HasPrefix(s[z.i:], "$'") || strings.HasPrefix(s[z.i:], `$"`)):
+			return "a $'…' string" // its escapes are zsh's own
+		case c == '#' && (z.i == 0 || strings.IndexByte(" \t\n;&|", s[z.i-1]) >= 0):
+			// A comment only where a word surely starts: after the ) of
+			// $(…) a # is the word's.
 			for z.i < len(s) && s[z.i] != '\n' {
 				z.i++
 			}
@@ -64,14 +78,21 @@ func (z *zshScan) scan() string {
 			if why := z.bodies(); why != "" {
 				return why
 			}
-		case strings.HasPrefix(s[z.i:], "<<") && !strings.HasPrefix(s[z.i:], "<<<"):
+		case z.nested == 0 && strings.HasPrefix(s[z.i:], "<<") && !strings.HasPrefix(s[z.i:], "<<<"):
 			z.heredoc()
 		case c == '$' && strings.HasPrefix(s[z.i:], "$(("):
 			z.i += 3 // arithmetic: its parentheses are zsh's and bash's alike
+			z.nested++
 		case c == '$':
 			if why := zshDollar(s[z.i:]); why != "" {
 				return why
 			}
+			if strings.HasPrefix(s[z.i:], "${") {
+				z.nested++
+			}
+			z.i++
+		case z.nested > 0 && (c == '}' || strings.HasPrefix(s[z.i:], "))")):
+			z.nested--
 			z.i++
 		case c == '(' && (z.i == 0 || strings.IndexByte("$<>", s[z.i-1]) < 0):
 			return "a parenthesis"
@@ -85,10 +106,14 @@ func (z *zshScan) scan() string {
 				return "a brace"
 			case w == "[[":
 				return "[["
-			case zshWords[w] && z.commandAt():
+			case zshWords[w]:
 				return w
-			case strings.HasPrefix(w, "options[") && z.commandAt():
+			case strings.HasPrefix(w, "options["):
 				return "options["
+			case len(w) > 1 && w[0] == '=':
+				return "an = expansion" // zsh's =cmd is the path of cmd
+			case w == "set" && !z.plainSet():
+				return "set"
 			}
 			z.i++ // what follows in the word is read too ($~x)
 		default:
@@ -98,20 +123,29 @@ func (z *zshScan) scan() string {
 	return ""
 }
 
-// commandAt reports whether the word at i may be a command's first: at
-// the start, after a separator, or after a reserved word that a command
-// follows.
-func (z *zshScan) commandAt() bool {
-	before := strings.TrimRight(z.s[:z.i], " \t")
-	if before == "" || strings.IndexByte(";&|(\n{", before[len(before)-1]) >= 0 {
-		return true
+// plainSet reports whether the set command at i sets only options that
+// leave the rest read as bash reads it (set -euo pipefail).
+func (z *zshScan) plainSet() bool {
+	end := len(z.s)
+	if j := strings.IndexAny(z.s[z.i:], ";&|\n"); j >= 0 {
+		end = z.i + j
 	}
-	prev := before[strings.LastIndexAny(before, zshBreaks)+1:]
-	switch prev {
-	case "then", "do", "else", "elif", "if", "while", "until", "!", "time", "nocorrect", "noglob", "command", "builtin", "exec":
-		return true
+	words := strings.Fields(z.s[z.i:end])[1:]
+	for k := 0; k < len(words); k++ {
+		w := words[k]
+		if w == "--" || w[0] != '-' && w[0] != '+' {
+			return true // its arguments: $1…
+		}
+		if strings.Trim(w[1:], zshSetLetters) != "" {
+			return false
+		}
+		for range strings.Count(w, "o") {
+			if k++; k >= len(words) || !zshSetNames[words[k]] {
+				return false
+			}
+		}
 	}
-	return false
+	return true
 }
 
 // skipTo moves past the next c after the one at i.
@@ -226,3 +260,32 @@ func (z *zshScan) bodies() string {
 	z.heredocs = z.heredocs[:0]
 	return ""
 }
+
+// zshOptionsWhy returns the first option of the zsh or ksh command line
+// args (up to its script) that may change how the script is read (-o
+// globsubst, -i, whose interactive shell reads no comments), "" when
+// none does: letters of zshArgLetters and set's plain -o names alone.
+func zshOptionsWhy(args []string) string {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a == "--" || a == "--login" || a == "--no-rcs":
+			continue
+		case a == "" || a[0] != '-' && a[0] != '+':
+			return "" // the script
+		case strings.HasPrefix(a, "--") || strings.Trim(a[1:], zshArgLetters) != "":
+			return "the option " + a
+		}
+		for range strings.Count(a, "o") {
+			if k++; k >= len(args) || !zshSetNames[args[k]] {
+				return "the option " + a
+			}
+		}
+	}
+	return ""
+}
+
+// zshArgLetters are the letters of zsh's and ksh's command line that
+// leave a script read as bash reads it: -c, -l (login), -f (no rc
+// files), and those of zshSetLetters.
+const zshArgLetters = "clf" + zshSetLetters
