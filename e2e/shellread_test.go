@@ -255,10 +255,12 @@ func TestTerminalZshFlags(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"victim":  "keep\n",
 		"victim2": "keep\n",
+		"victim3": "keep\n",
 		"agent.mock.yaml": `turns:
   - steps:
       - terminal: {command: zsh, args: ["-c", "echo ${(e)${:-'$(rm -f victim)'}}"], waitForExit: true}
       - terminal: {command: "zsh -c \"echo \\${(e)\\${:-'\\$(rm -f victim2)'}}\"", waitForExit: true}
+      - terminal: {command: zsh, args: ["-lc", "echo $(echo x)# ; echo ${(e):-'$(rm -f victim3)'}"], waitForExit: true}
       - terminal: {command: zsh, args: ["-lc", "echo plain > ok.txt"], waitForExit: true}
       - terminal: {command: zsh, args: ["-lc", "echo 'feat(api): {x}' \"[[y]] (z)\" > ok2.txt"], waitForExit: true}
 `,
@@ -270,11 +272,11 @@ permissions:
     - command: "echo *"
 turns:
   - prompt: hi
-    expect: {denied: 2}
+    expect: {denied: 3}
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	for _, f := range []string{"victim", "victim2"} {
+	for _, f := range []string{"victim", "victim2", "victim3"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v; want it kept (the zsh script was denied)", f, err)
 		}
@@ -289,7 +291,7 @@ turns:
 	if got, err := os.ReadFile(filepath.Join(dir, "ok2.txt")); err != nil || string(got) != "feat(api): {x} [[y]] (z)\n" {
 		t.Errorf("ok2.txt = %q, %v; want the zsh script with quoted parentheses run", got, err)
 	}
-	for i, c := range creates(t, out.Scenarios[0])[:2] {
+	for i, c := range creates(t, out.Scenarios[0])[:3] {
 		if c.Decision != "deny" || !strings.Contains(c.Refused, "zsh") {
 			t.Errorf("terminal/create %d (%q): %s (%s), want denied as an unresolvable zsh script", i+1, c.Command, c.Decision, c.Refused)
 		}
