@@ -186,3 +186,27 @@ func FuzzSplitCommands(f *testing.F) {
 		}
 	})
 }
+
+// FuzzZshScript: any zsh script given as codex gives it (/bin/zsh -lc
+// SCRIPT) is decided without a panic, and the same way twice.
+func FuzzZshScript(f *testing.F) {
+	for _, s := range []string{
+		`echo "$(cat <<'EOF'` + "\nx (y)\nEOF\n)\"",
+		`echo ${x:-$(echo a))<<'E';}`,
+		`echo $((echo hi) ) <<E`,
+		`echo *<->(e:x:)`,
+		`echo "$(case x in a) echo;; esac)"`,
+		"cat <<-E\n\t$(x)\n\tE",
+		`echo $'\' ' "unclosed`,
+	} {
+		f.Add(s)
+	}
+	p := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *"}}}}
+	f.Fuzz(func(t *testing.T, script string) {
+		raw, _ := json.Marshal(map[string]any{"command": []string{"/bin/zsh", "-lc", script}})
+		req := approve.Request{Kind: "execute", RawInput: raw, Cwd: "/work"}
+		if a, b := p.Decide(req), p.Decide(req); a.Verdict != b.Verdict || a.Reason != b.Reason {
+			t.Errorf("decided %s (%s), then %s (%s)", a.Verdict, a.Reason, b.Verdict, b.Reason)
+		}
+	})
+}

@@ -340,6 +340,9 @@ func TestShellWrapperUncertain(t *testing.T) {
 		`echo \( \{`,
 		"cat <<EOF\n(literal) {text} [[x]]\nEOF",
 		`set -euo pipefail; go test ./...`,
+		"git commit -m \"$(cat <<'EOF'\nfeat(x): y {z}\nEOF\n)\"",
+		`diff <(ls a) <(ls b) | cat -`,
+		`echo "$(go env GOPATH)/bin" ${HOME:-/tmp} $((2*3))`,
 		`[ "$a" = "$b" ] && echo same`,
 		"x=$((1<<2)); cat <<'E'\n(text)\nE",
 	} {
@@ -369,6 +372,16 @@ func TestShellWrapperUncertain(t *testing.T) {
 		`set -o globsubst; echo $y`,
 		`set -G; echo $y`,
 		`echo hi; =rm victim`,
+		// A glob qualifier after zsh's <-> number pattern; a ) the
+		// reading cannot match ($((cmd) ), a )) inside ${…}); the
+		// precommand modifier -; a case in $(…), whose ) ends it early.
+		`echo >a1; echo *<->(echo ";/usr/bin/t?u?h PWNED;c")`,
+		"echo $((echo hi) ) <<E\n'\nE\necho ${x:=\"*(e:touch PWNED:)\"} $~x ''",
+		"echo ${x:-$(echo a))<<'echo x';}\necho ${y:=\"*(e:touch PWNED:)\"} $~y\necho x",
+		`echo hi; - rm -rf d`,
+		`echo "$(case x in a) echo *(e:'touch P':);; esac)"`,
+		"cat <<E\n$(=rm x)\nE",
+		`echo "unclosed`,
 	} {
 		cases = append(cases, decideCase{"zsh not plain: " + script, plain, argv("/bin/zsh", "-lc", script), byDef(approve.Deny)})
 	}

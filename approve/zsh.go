@@ -20,13 +20,17 @@ func zshWhy(script string) string {
 }
 
 // zshScan is zshWhy's reading of a script s, at i; heredocs are the
-// here-documents whose bodies start at the next line; nested counts the
-// ${…} and $((…)) the reading is in, where << is no here-document.
+// here-documents whose bodies start at the next line; stack holds the
+// contexts the reading is in, innermost last: '(' a command
+// substitution $(…) or a process substitution <(…), 'a' an arithmetic
+// expansion $((…)), '{' a parameter expansion ${…}, '"' double quotes,
+// '`' backquotes. Where it cannot follow the script as zsh does, it says
+// so: the script is not plain.
 type zshScan struct {
 	s        string
 	i        int
 	heredocs []zshHeredoc
-	nested   int
+	stack    []byte
 }
 
 // zshHeredoc is a here-document to skip: its delimiter, whether its body
@@ -54,19 +58,71 @@ const zshBreaks = " \t\n;&|()<>"
 func (z *zshScan) scan() string {
 	s := z.s
 	for z.i < len(s) {
-		c := s[z.i]
-		wordStart := z.i == 0 || strings.IndexByte(zshBreaks, s[z.i-1]) >= 0
+		c, t := s[z.i], z.top()
+		// In every context.
 		switch {
 		case c == '\\':
 			z.i += 2
-		case c == '\'':
-			z.skipTo('\'')
-		case c == '"':
-			if why := z.double(); why != "" {
+			continue
+		case t == '"' && c == '"', t == '`' && c == '`':
+			z.pop(1)
+			continue
+		case c == '`':
+			z.push('`', 1)
+			continue
+		case strings.HasPrefix(s[z.i:], "$(("):
+			z.push('a', 3)
+			continue
+		case strings.HasPrefix(s[z.i:], "$("):
+			z.push('(', 2)
+			continue
+		case c == '$':
+			if why := zshDollar(s[z.i:]); why != "" {
 				return why
 			}
-		case c == '$' && (strings.HasPrefix(s[z.i:], "$'") || strings.HasPrefix(s[z.i:], `$"`)):
-			return "a $'…' string" // its escapes are zsh's own
+			switch {
+			case strings.HasPrefix(s[z.i:], "${"):
+				z.push('{', 2)
+				continue
+			case t != '"' && (strings.HasPrefix(s[z.i:], "$'") || strings.HasPrefix(s[z.i:], `$"`)):
+				return "a $'…' string" // its escapes are zsh's own
+			}
+			z.i++
+			continue
+		case t == '"':
+			z.i++ // text
+			continue
+		}
+		// In code, ${…} and $((…)).
+		switch {
+		case t == 'a' && (c == '\'' || c == '"'):
+			return "a quote in an arithmetic expansion"
+		case c == '\'':
+			z.skipTo('\'')
+			continue
+		case c == '"':
+			z.push('"', 1)
+			continue
+		case t == 'a' && strings.HasPrefix(s[z.i:], "))"):
+			z.pop(2)
+			continue
+		case t == '(' && c == ')', t == '{' && c == '}':
+			z.pop(1)
+			continue
+		case (t == 'a' || t == '{') && c == ')':
+			return "a ) it cannot follow"
+		case c == '(' && z.substitution():
+			z.push('(', 1)
+			continue
+		case c == '(':
+			return "a parenthesis"
+		case t == 'a' || t == '{':
+			z.i++ // no words, comments or here-documents there
+			continue
+		}
+		// In code.
+		wordStart := z.i == 0 || strings.IndexByte(zshBreaks, s[z.i-1]) >= 0
+		switch {
 		case c == '#' && (z.i == 0 || strings.IndexByte(" \t\n;&|", s[z.i-1]) >= 0):
 			// A comment only where a word surely starts: after the ) of
 			// $(…) a # is the word's.
@@ -78,50 +134,78 @@ func (z *zshScan) scan() string {
 			if why := z.bodies(); why != "" {
 				return why
 			}
-		case z.nested == 0 && strings.HasPrefix(s[z.i:], "<<") && !strings.HasPrefix(s[z.i:], "<<<"):
+		case strings.HasPrefix(s[z.i:], "<<") && !strings.HasPrefix(s[z.i:], "<<<"):
 			z.heredoc()
-		case c == '$' && strings.HasPrefix(s[z.i:], "$(("):
-			z.i += 3 // arithmetic: its parentheses are zsh's and bash's alike
-			z.nested++
-		case c == '$':
-			if why := zshDollar(s[z.i:]); why != "" {
-				return why
-			}
-			if strings.HasPrefix(s[z.i:], "${") {
-				z.nested++
-			}
-			z.i++
-		case z.nested > 0 && (c == '}' || strings.HasPrefix(s[z.i:], "))")):
-			z.nested--
-			z.i++
-		case c == '(' && (z.i == 0 || strings.IndexByte("$<>", s[z.i-1]) < 0):
-			return "a parenthesis"
 		case wordStart:
-			end := z.i
-			for end < len(s) && strings.IndexByte(zshBreaks+`"'\`, s[end]) < 0 {
-				end++
-			}
-			switch w := s[z.i:end]; {
-			case w == "{":
-				return "a brace"
-			case w == "[[":
-				return "[["
-			case zshWords[w]:
-				return w
-			case strings.HasPrefix(w, "options["):
-				return "options["
-			case len(w) > 1 && w[0] == '=':
-				return "an = expansion" // zsh's =cmd is the path of cmd
-			case w == "set" && !z.plainSet():
-				return "set"
+			if why := z.word(); why != "" {
+				return why
 			}
 			z.i++ // what follows in the word is read too ($~x)
 		default:
 			z.i++
 		}
 	}
+	if len(z.stack) > 0 {
+		return "a quote or an expansion it cannot follow to its end"
+	}
 	return ""
 }
+
+// word returns what makes the word at i, in code, other than plain.
+func (z *zshScan) word() string {
+	s := z.s
+	end := z.i
+	for end < len(s) && strings.IndexByte(zshBreaks+`"'\$`+"`", s[end]) < 0 {
+		end++
+	}
+	switch w := s[z.i:end]; {
+	case w == "{":
+		return "a brace"
+	case w == "[[":
+		return "[["
+	case zshWords[w]:
+		return w
+	case strings.HasPrefix(w, "options["):
+		return "options["
+	case len(w) > 1 && w[0] == '=':
+		return "an = expansion" // zsh's =cmd is the path of cmd
+	case w == "set" && !z.plainSet():
+		return "set"
+	case w == "case" && len(z.stack) > 0:
+		return "a case in a command substitution" // its patterns' ) end it early
+	case w == "-" && z.commandAt():
+		return "the precommand modifier -"
+	}
+	return ""
+}
+
+// commandAt reports whether the word at i is surely a command's first:
+// at the start or after a separator.
+func (z *zshScan) commandAt() bool {
+	before := strings.TrimRight(z.s[:z.i], " \t")
+	return before == "" || strings.IndexByte(";&|(\n`", before[len(before)-1]) >= 0
+}
+
+// substitution reports whether the ( at i opens a process substitution:
+// < or > at a word's start before it.
+func (z *zshScan) substitution() bool {
+	i, s := z.i, z.s
+	return i >= 1 && (s[i-1] == '<' || s[i-1] == '>') && (i == 1 || strings.IndexByte(" \t\n;&|(", s[i-2]) >= 0)
+}
+
+// top is the innermost context, 0 for none; push enters context c at i,
+// which it moves past the n bytes that open it; pop leaves the innermost
+// context, past the n bytes that close it.
+func (z *zshScan) top() byte {
+	if len(z.stack) == 0 {
+		return 0
+	}
+	return z.stack[len(z.stack)-1]
+}
+
+func (z *zshScan) push(c byte, n int) { z.stack = append(z.stack, c); z.i += n }
+
+func (z *zshScan) pop(n int) { z.stack = z.stack[:len(z.stack)-1]; z.i += n }
 
 // plainSet reports whether the set command at i sets only options that
 // leave the rest read as bash reads it (set -euo pipefail).
@@ -155,26 +239,6 @@ func (z *zshScan) skipTo(c byte) {
 		return
 	}
 	z.i = len(z.s)
-}
-
-// double reads the double-quoted text at i, up to its end, and returns
-// what in it makes the script other than plain.
-func (z *zshScan) double() string {
-	s := z.s
-	for z.i++; z.i < len(s); z.i++ {
-		switch s[z.i] {
-		case '\\':
-			z.i++
-		case '"':
-			z.i++
-			return ""
-		case '$':
-			if why := zshDollar(s[z.i:]); why != "" {
-				return why
-			}
-		}
-	}
-	return ""
 }
 
 // zshDollar returns what the expansion s starts makes other than plain:
@@ -247,8 +311,16 @@ func (z *zshScan) bodies() string {
 				break
 			}
 			if !h.quoted {
+				// Expansions, but no command, unless substituted: one is
+				// not followed there.
 				for j := range len(line) {
-					if line[j] == '$' && (j == 0 || line[j-1] != '\\') {
+					if j > 0 && line[j-1] == '\\' {
+						continue
+					}
+					if line[j] == '`' || strings.HasPrefix(line[j:], "$(") {
+						return "a command substitution in a here-document"
+					}
+					if line[j] == '$' {
 						if why := zshDollar(line[j:]); why != "" {
 							return why
 						}
