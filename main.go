@@ -347,8 +347,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, abort, stop := notifyInterrupts(g.signalled, g.exitAtOnce)
 	defer stop()
 	g.Abort = abort
-	if err := notUTF8Arg(args); err != nil { // before kong reads it otherwise
-		fmt.Fprintf(stderr, "acprun: %v\n", g.redactor(nil).Error(err))
+	if err := notUTF8Arg(args, g.redactor(nil)); err != nil { // before kong reads it otherwise
+		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
 	root := &cli{}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/pathtext"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
 )
 
@@ -15,10 +16,12 @@ import (
 // under another name, a prompt sent other than typed; and results, being
 // JSON, could not record such a name anyway. The argument is shown with
 // its bad bytes escaped (\xe9), around the first when it is long.
-func notUTF8Arg(args []string) error {
+// It is redacted by red whole before it is cut: a cut through a secret
+// would leave its start, which red no longer recognizes.
+func notUTF8Arg(args []string, red *redact.Redactor) error {
 	for _, a := range args {
 		if !utf8.ValidString(a) {
-			return fmt.Errorf("the argument \"%s\" is not valid UTF-8: acprun takes names and text in UTF-8 only (its results are JSON); rename the file, or give the text in UTF-8", aroundBadByte(a))
+			return fmt.Errorf("the argument \"%s\" is not valid UTF-8: acprun takes names and text in UTF-8 only (its results are JSON); rename the file, or give the text in UTF-8", aroundBadByte(red.String(a)))
 		}
 	}
 	return nil

@@ -40,6 +40,15 @@ func TestRefusesArgumentsNotUTF8(t *testing.T) {
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
 		t.Errorf("files were written: %v", entries)
 	}
+	// A secret the cut around the bad byte would go through is redacted
+	// whole first: no part of it shows.
+	secret := "sk-ant-" + strings.Repeat("S3cr3t", 9)
+	t.Setenv("ANTHROPIC_API_KEY", secret)
+	var stdout, stderr bytes.Buffer
+	run([]string{"run", "--prompt", "key " + secret + strings.Repeat("b", 10) + "\xe9"}, strings.NewReader(""), &stdout, &stderr)
+	if want := `"key [REDACTED]` + strings.Repeat("b", 10) + `\xe9"`; !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "S3cr3t") {
+		t.Errorf("stderr %q; want %s in it and no part of the secret", stderr.String(), want)
+	}
 }
 
 // TestRefusesWorkDirNotUTF8: run and probe refuse a working directory

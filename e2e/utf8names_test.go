@@ -51,6 +51,12 @@ func TestNamesNotUTF8(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, want)
 		}
 	}
+	// A secret the cut around the bad byte goes through shows no part.
+	secret := "sk-ant-" + strings.Repeat("S3cr3t", 9)
+	r = acprunEnv(t, dir, []string{"ANTHROPIC_API_KEY=" + secret}, "run", "--agent", "mock", "--prompt", "key "+secret+"bbbbbbbbbb\xe9")
+	if r.code != 2 || !strings.Contains(r.stderr, `"key [REDACTED]bbbbbbbbbb\xe9"`) || strings.Contains(r.stderr, "S3cr3t") {
+		t.Errorf("a secret in an argument that is not UTF-8: exit %d, stderr %q; want 2, the secret redacted whole", r.code, r.stderr)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
