@@ -221,3 +221,43 @@ func TestImportRulesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// raceExit is the package whose import ends a -race test binary without
+// the race runtime's second of sleep.
+const raceExit = module + "/internal/raceexit"
+
+// jsonSchema is the JSON Schema library the tests validate with.
+const jsonSchema = "github.com/santhosh-tekuri/jsonschema/v6"
+
+// TestEveryTestBinaryEndsWithoutTheRaceSleep checks that the test binary
+// of every package with tests depends on internal/raceexit: one left out
+// adds a second to `go test -race ./...`. And runner's, which starts again
+// as the mock agent hundreds of times, does not link the JSON Schema
+// library, whose package init is most of such a start.
+func TestEveryTestBinaryEndsWithoutTheRaceSleep(t *testing.T) {
+	out, err := exec.Command("go", "list", "-test", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	binaries := 0
+	for line := range strings.Lines(string(out)) {
+		pkg, deps, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if !strings.HasSuffix(pkg, ".test") {
+			continue
+		}
+		binaries++
+		if pkg == module+"/runner.test" && slices.Contains(strings.Fields(deps), jsonSchema) {
+			t.Errorf("the tests of runner link %s, whose init compiles its metaschemas every time the test binary starts again as the mock agent: validate through internal/acpschema/acpvalidate", jsonSchema)
+		}
+		if !slices.Contains(strings.Fields(deps), raceExit) {
+			t.Errorf("the tests of %s do not import %s: add `_ %q` to one of its test files", strings.TrimSuffix(pkg, ".test"), raceExit, raceExit)
+		}
+	}
+	if binaries < 10 {
+		t.Fatalf("go list named %d test binaries: the check saw nothing", binaries)
+	}
+}

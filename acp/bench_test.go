@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
+
 	"github.com/acprun/acprun/acp"
 )
 

@@ -311,7 +311,7 @@ func TestCIVersionFromGit(t *testing.T) {
 		bin := filepath.Join(filepath.Dir(clone), name)
 		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
 		cmd.Dir = clone
-		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=true")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=true", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build in a git clone: %v\n%s", err, out)
 		}

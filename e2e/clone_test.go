@@ -18,7 +18,7 @@ func TestSchemaTestsNeedNothingBesideTheModule(t *testing.T) {
 		t.Skip("builds and runs the schema tests of a copy of the module")
 	}
 	clone := filepath.Join(t.TempDir(), "acprun")
-	for _, name := range []string{"go.mod", "go.sum", "acp", filepath.Join("internal", "acpschema")} {
+	for _, name := range []string{"go.mod", "go.sum", "acp", filepath.Join("internal", "acpschema"), filepath.Join("internal", "raceexit")} {
 		copyTree(t, filepath.Join(root, name), filepath.Join(clone, name))
 	}
 	cmd := exec.Command("go", "test", "-count=1", "-run", "Schema|Transcript|Validate", "./internal/acpschema/", "./acp/")

@@ -189,10 +189,13 @@ func runMeasured(t *testing.T, bin, dir string, args ...string) (result, int64) 
 
 // plainBinary is acprun built without the race detector, for the runs whose
 // volume the race detector would slow past CI's budget; built on first use.
-// Built with -trimpath, as a release is: its compiled packages do not
-// depend on where the source is, so TestCIVersionFromGit's builds in a
-// clone only link (mockagent's tests build acprun the same way).
-func plainBinary() (string, error) { return testkit.Build("github.com/acprun/acprun", "-trimpath") }
+// Built static (CGO_ENABLED=0) as the README builds it, and with -trimpath
+// as a release is: its compiled packages do not depend on where the source
+// is, so TestCIVersionFromGit's builds in a clone only link (mockagent's
+// tests build acprun the same way).
+func plainBinary() (string, error) {
+	return testkit.BuildStatic("github.com/acprun/acprun", "-trimpath")
+}
 
 // realTempDir is a new test directory with its symlinks resolved, as
 // the paths acprun records (workspaces, client requests) are.

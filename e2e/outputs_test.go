@@ -28,6 +28,13 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
+	// The run that holds the outputs is the one whose goroutines race (its
+	// signal, its outputs): the other runs, which refuse before they start
+	// anything or end at once, run the plain build.
+	plainRun := func(args ...string) result {
+		r, _ := runBinary(t, acprunBin, dir, nil, args...)
+		return r
+	}
 	writeFiles(t, dir, map[string]string{
 		"hang.mock.yaml": "turns:\n  - steps: [{text: working}, {hang: true}]\n",
 		"hi.mock.yaml":   "turns: [{steps: [{text: hi}]}]\n",
@@ -37,7 +44,7 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 		"out.xml":        "previous\n",
 		"out.html":       "previous\n",
 	})
-	if r := acprun(t, dir, "run", "hi.yaml", "-q", "-o", "shard.json"); r.code != 0 {
+	if r := plainRun("run", "hi.yaml", "-q", "-o", "shard.json"); r.code != 0 {
 		t.Fatalf("the run of the results merge reads: exit %d\n%s", r.code, r.stderr)
 	}
 	flags := []string{"-o", "--junit", "--html", "--events"}
@@ -63,28 +70,28 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 		{[]string{"probe", "-o", lock, "--", "acprun", "mock-agent", "hi.mock.yaml"}, "acprun: -o " + lock + ": " + reserved},
 		{[]string{"schema", "-o", lock}, "acprun: -o " + lock + ": " + reserved},
 	} {
-		if r := acprun(t, dir, tt.args...); r.code != 2 || r.stderr != tt.want {
+		if r := plainRun(tt.args...); r.code != 2 || r.stderr != tt.want {
 			t.Errorf("%s given the lock file of the first run's -o: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", tt.args[0], r.code, r.stderr, tt.want)
 		}
 	}
 	for _, held := range flags {
 		file := files[held]
 		for _, flag := range flags {
-			r := acprun(t, dir, "run", "hi.yaml", flag, file)
+			r := plainRun("run", "hi.yaml", flag, file)
 			if want := fmt.Sprintf("acprun: %s %s: %s", flag, file, busy); r.code != 2 || r.stderr != want {
 				t.Errorf("a second run with %s %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and:\n%s", flag, file, held, r.code, r.stderr, want)
 			}
 		}
-		if r := acprun(t, dir, "merge", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: merge: -o "+file+": "+busy {
+		if r := plainRun("merge", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: merge: -o "+file+": "+busy {
 			t.Errorf("merge -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
 		}
-		if r := acprun(t, dir, "probe", "-o", file, "--", "acprun", "mock-agent", "hi.mock.yaml"); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy || r.stdout != "" {
+		if r := plainRun("probe", "-o", file, "--", "acprun", "mock-agent", "hi.mock.yaml"); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy || r.stdout != "" {
 			t.Errorf("probe -o %s (the first run's %s): exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stdout, r.stderr)
 		}
-		if r := acprun(t, dir, "report", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: report: -o "+file+": "+busy {
+		if r := plainRun("report", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: report: -o "+file+": "+busy {
 			t.Errorf("report -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
 		}
-		if r := acprun(t, dir, "schema", "-o", file); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy {
+		if r := plainRun("schema", "-o", file); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy {
 			t.Errorf("schema -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
 		}
 	}
@@ -106,7 +113,7 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 			t.Errorf("events line %d is %q; want the first run's events alone, from its scenario_started", i+1, line)
 		}
 	}
-	if r := acprun(t, dir, append([]string{"run", "hi.yaml"}, outputs...)...); r.code != 0 {
+	if r := plainRun(append([]string{"run", "hi.yaml"}, outputs...)...); r.code != 0 {
 		t.Errorf("a run once the first has ended: exit %d; want 0\n%s", r.code, r.stderr)
 	}
 }

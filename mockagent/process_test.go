@@ -30,7 +30,7 @@ func TestMain(m *testing.M) { testkit.Main(m, nil) }
 // (so parser tests and fuzz workers do not pay for the build).
 func acprun(t *testing.T) string {
 	t.Helper()
-	bin, err := testkit.Build("github.com/acprun/acprun", "-trimpath") // as e2e's plain build: one compile for both
+	bin, err := testkit.BuildStatic("github.com/acprun/acprun", "-trimpath") // as e2e's plain build: one compile for both
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/acpschema"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -89,7 +88,7 @@ func TestAnswerQuestion(t *testing.T) {
 			} else if resp.Content != nil || rec.Content != nil {
 				t.Errorf("content %v / %s for a %s", resp.Content, rec.Content, tt.action)
 			}
-			if err := validateAs("CreateElicitationResponse", resp); err != nil {
+			if err := validateAs(t, "CreateElicitationResponse", resp); err != nil {
 				t.Error(err)
 			}
 		})
@@ -206,14 +205,4 @@ turns:
 	if len(t2.Elicitations) != 1 || t2.Elicitations[0].Action != "cancel" || t2.Text != "elicit: cancel" {
 		t.Errorf("turn 2: elicitations %+v, text %q; want the question answered cancel", t2.Elicitations, t2.Text)
 	}
-}
-
-// validateAs checks that v marshals to a valid instance of the ACP schema
-// definition def.
-func validateAs(def string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return acpschema.Validate(def, data)
 }

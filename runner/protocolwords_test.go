@@ -10,7 +10,6 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
-	"github.com/acprun/acprun/internal/acpschema"
 	"github.com/acprun/acprun/internal/testkit"
 )
 
@@ -21,7 +20,7 @@ import (
 func TestProtocolWordsAreTheSchemas(t *testing.T) {
 	t.Parallel()
 	var schema any
-	if err := json.Unmarshal(acpschema.SchemaJSON(), &schema); err != nil {
+	if err := json.Unmarshal(schemaJSON(t), &schema); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}

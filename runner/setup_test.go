@@ -10,12 +10,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	json "github.com/go-json-experiment/json/v1"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/acpschema"
 	"github.com/acprun/acprun/report"
 )
 
@@ -48,26 +45,6 @@ func openInBubble(t *testing.T, script, src string) (report.Result, time.Duratio
 	}
 	res := b.finish(t, true)
 	return res, took, validSent(t, b.sentLines())
-}
-
-// validSent checks every line acprun sent against the ACP schema, and
-// returns their methods (those of requests and notifications) in order.
-func validSent(t *testing.T, lines [][]byte) []string {
-	t.Helper()
-	v := acpschema.Load(t)
-	var methods []string
-	for _, l := range lines {
-		if err := v.ValidateClientMessage(l); err != nil {
-			t.Errorf("sent %s: %v", l, err)
-		}
-		var m struct {
-			Method string `json:"method"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.Method != "" {
-			methods = append(methods, m.Method)
-		}
-	}
-	return methods
 }
 
 // TestSetupCancelRequest: a setup request the agent does not answer by

@@ -3,9 +3,11 @@ package attach
 import (
 	"bytes"
 	"encoding/base64"
-	json "github.com/go-json-experiment/json/v1"
 	"mime"
 	"testing"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // TestFile: the bytes decide between text and blob; a text file's type

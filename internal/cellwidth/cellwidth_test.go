@@ -3,6 +3,8 @@ package cellwidth_test
 import (
 	"testing"
 
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
+
 	"github.com/acprun/acprun/internal/cellwidth"
 )
 

@@ -1,6 +1,10 @@
 package pathtext
 
-import "testing"
+import (
+	"testing"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
+)
 
 func TestReplace(t *testing.T) {
 	for _, tt := range []struct{ s, want string }{

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
 )
 
 // TestGuardKillsTheRunWhenAcprunIsGone: once the write end of its input

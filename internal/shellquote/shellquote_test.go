@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
+
 	"github.com/acprun/acprun/internal/shellquote"
 )
 

@@ -6,6 +6,8 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
 )
 
 // TestCommandWriter: no "##[" reaches the writer, however the input is cut

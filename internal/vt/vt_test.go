@@ -3,6 +3,8 @@ package vt
 import (
 	"slices"
 	"testing"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
 )
 
 // TestScreen checks the sequences the screen knows, a sequence cut between

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	_ "github.com/acprun/acprun/internal/raceexit" // no second of sleep at the exit of a -race test binary
 )
 
 func diffString(lines []diffLine) string {
