@@ -27,7 +27,9 @@ import (
 
 // envDo, set in a child's environment, makes the test binary do one thing
 // (an action, see act) instead of running the tests, and print how it
-// went: "ok", or the name of the error number it failed with.
+// went: "ok", or the name of the error number it failed with. Several
+// actions, one a line, are done one after the other, each outcome on a
+// line of its own (see runEach).
 const envDo = "SANDBOX_TEST_DO"
 
 // TestMain makes the test binary double as the sandbox's Landlock helper
@@ -39,7 +41,9 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	if do, ok := os.LookupEnv(envDo); ok {
-		fmt.Println(outcome(act(do)))
+		for _, do := range strings.Split(do, "\n") {
+			fmt.Println(outcome(act(do)))
+		}
 		os.Exit(0)
 	}
 	// The children are this binary: under -race, each would otherwise wait
@@ -432,6 +436,23 @@ func outcome(err error) string {
 	default:
 		return err.Error()
 	}
+}
+
+// runEach runs the test binary inside the sandbox a applies once, doing
+// each of dos in turn, and returns the outcome of each: one sandbox for a
+// table of actions whose outcomes do not depend on one another (each
+// start of the test binary is a race-detector start).
+func runEach(t *testing.T, a sandbox.Applied, dos []string) map[string]string {
+	t.Helper()
+	got := strings.Split(run(t, a, strings.Join(dos, "\n")), "\n")
+	if len(got) != len(dos) {
+		t.Fatalf("%d outcomes of %d actions in the sandbox (%s): %q", len(got), len(dos), a.Backend, got)
+	}
+	outcomes := map[string]string{}
+	for i, do := range dos {
+		outcomes[do] = got[i]
+	}
+	return outcomes
 }
 
 // run runs the test binary doing do inside the sandbox a applies, and
