@@ -10,16 +10,14 @@
 #
 # It builds acprun (without -race, static with CGO_ENABLED=0 as the README
 # builds it), the flood agent, the limit client and
-# the harness into a temporary directory, which it removes at the end.
+# the harness (static too) into a temporary directory, which it removes at the end.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/acprun-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$root"
-CGO_ENABLED=0 go build -o "$tmp/acprun" . # as the README builds it: static
-go build -o "$tmp/floodagent" ./bench/floodagent
-go build -o "$tmp/limitclient" ./bench/limitclient
-go build -o "$tmp/harness" ./bench/harness
+# One go build for the four (acprun static, as the README builds it).
+CGO_ENABLED=0 go build -o "$tmp/" . ./bench/floodagent ./bench/limitclient ./bench/harness
 quick=
 [ -n "${QUICK:-}" ] && [ "${QUICK:-}" != 0 ] && quick=-quick
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(go version | cut -d' ' -f3-)"
