@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 	os.Setenv(agentEnv, "1")
 	// An agent built with -race would otherwise linger a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	testkit.Main(m, nil)
+	// The tests wait on their agents (this binary again, started under the
+	// race detector), shell scripts and git more than they compute.
+	testkit.MainParallel(m, nil, 8)
 }
 
 // agentBin is this test binary, which plays the mock agent when started

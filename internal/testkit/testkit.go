@@ -48,12 +48,16 @@ var builds sync.Map
 // they compute, so unless -test.parallel says otherwise, four times as
 // many parallel tests run at once as there are CPUs (Go's default is as
 // many).
-func Main(m *testing.M, setup func() error) {
+func Main(m *testing.M, setup func() error) { MainParallel(m, setup, 4) }
+
+// MainParallel is Main with perCPU parallel tests per CPU, for tests that
+// wait still more than Main's.
+func MainParallel(m *testing.M, setup func() error, perCPU int) {
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
-		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+		flag.Set("test.parallel", strconv.Itoa(perCPU*runtime.GOMAXPROCS(0)))
 	}
 	os.Exit(runMain(m, setup))
 }

@@ -16,7 +16,7 @@ import (
 // parts are cut, however long the stream, and once the pattern is decided
 // the rest is taken without blocking.
 func TestFinder(t *testing.T) {
-	long := strings.Repeat("a", 200<<10)
+	long := strings.Repeat("a", 20<<10) // five times a bufio.Reader's buffer
 	tests := []struct {
 		name    string
 		writes  []string
