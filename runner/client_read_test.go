@@ -119,6 +119,7 @@ func TestClientReadTooLarge(t *testing.T) {
 		{"a small file with NUL bytes", acp.ReadTextFileRequest{Path: nul}, "", "a\x00b\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tt.params.SessionID = "s"
 			res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, tt.params)
 			if tt.refused != "" {

@@ -841,26 +841,29 @@ func TestClientTerminalOutputFitsAnAnswer(t *testing.T) {
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	for _, limit := range []*int64{nil, ptr(int64(64 << 20))} {
-		id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "head -c 2000000 /dev/zero; printf end", OutputByteLimit: limit})
-		if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
-			t.Fatal(err)
-		}
-		res, rec, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := res["output"].(string)
-		wantBytes := (maxAnswer-len("end"))/len(`\u0000`) + len("end")
-		if len(out) != wantBytes || !strings.HasSuffix(out, "\x00end") || res["truncated"] != true {
-			t.Errorf("outputByteLimit %v: output of %d bytes ending %q, truncated %v; want its last %d bytes, truncated",
-				limit, len(out), out[max(len(out)-4, 0):], res["truncated"], wantBytes)
-		}
-		if line, _ := json.Marshal(res); len(line) > maxAnswer+100 {
-			t.Errorf("outputByteLimit %v: the answer takes %d bytes as JSON, want at most %d and its keys", limit, len(line), maxAnswer)
-		}
-		if rec.Bytes != wantBytes || !rec.Truncated {
-			t.Errorf("outputByteLimit %v: record %+v, want %d bytes, truncated", limit, rec, wantBytes)
-		}
+		t.Run(map[bool]string{false: "default limit", true: "64 MiB limit"}[limit != nil], func(t *testing.T) {
+			t.Parallel()
+			id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "head -c 2000000 /dev/zero; printf end", OutputByteLimit: limit})
+			if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
+				t.Fatal(err)
+			}
+			res, rec, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := res["output"].(string)
+			wantBytes := (maxAnswer-len("end"))/len(`\u0000`) + len("end")
+			if len(out) != wantBytes || !strings.HasSuffix(out, "\x00end") || res["truncated"] != true {
+				t.Errorf("outputByteLimit %v: output of %d bytes ending %q, truncated %v; want its last %d bytes, truncated",
+					limit, len(out), out[max(len(out)-4, 0):], res["truncated"], wantBytes)
+			}
+			if line, _ := json.Marshal(res); len(line) > maxAnswer+100 {
+				t.Errorf("outputByteLimit %v: the answer takes %d bytes as JSON, want at most %d and its keys", limit, len(line), maxAnswer)
+			}
+			if rec.Bytes != wantBytes || !rec.Truncated {
+				t.Errorf("outputByteLimit %v: record %+v, want %d bytes, truncated", limit, rec, wantBytes)
+			}
+		})
 	}
 }
 

@@ -531,6 +531,7 @@ func TestReuseDrainsTheClosedSession(t *testing.T) {
 		{"afterclose-writeclose", "the agent broke the protocol (see violations)"},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
 			var without []outcome
 			for run, reuse := range []bool{false, true, true, true} {
 				rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", tt.mode, reuse, "")+shScenario("b", tt.mode, reuse, ""),
