@@ -302,7 +302,6 @@ turns:
 // TestRepeatIsBounded: --repeat beyond 1000 attempts per scenario, or
 // beyond 100000 attempts in all, exits 2 before any agent starts.
 func TestRepeatIsBounded(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	vals := make([]string, 101)

@@ -404,7 +404,6 @@ func TestRerunFailed(t *testing.T) {
 }
 
 func TestRerunFailedNothingToRerun(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	// A flaky scenario that passed on its retry did not fail.
@@ -434,7 +433,6 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 }
 
 func TestRerunFailedBadFile(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass"), "bad.json": "{\"scenarios\": []}"})

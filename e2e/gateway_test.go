@@ -240,7 +240,6 @@ func TestGatewayBudget(t *testing.T) {
 // validate, list and explain without the flag, as by run, and accepted
 // with it, as by run --dry-run: explain then explains its rules.
 func TestGatewayFlagValidateListExplain(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

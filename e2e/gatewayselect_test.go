@@ -60,7 +60,6 @@ turns:
 // secret; SUITE: nightly, part of another scenario's name) in a
 // scenario's prompt changes neither.
 func TestGatewayReplaySelection(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	for _, c := range []struct {
 		name string

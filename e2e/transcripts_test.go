@@ -22,7 +22,6 @@ import (
 // events would get the transcript's lines in their middle, the results
 // would replace the transcript. Another name in that directory is fine.
 func TestOutputAtATranscriptsPlace(t *testing.T) {
-	underRace(t)
 	t.Parallel()
 	for _, tt := range []struct {
 		args []string
