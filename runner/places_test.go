@@ -83,9 +83,10 @@ func realDir(t *testing.T) string {
 // became a link to elsewhere meanwhile (here by the setup itself, in the
 // test's stead) keeps the agent from starting, and it writes nothing there.
 func TestPlacesCheckedAfterSetup(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	outside := realDir(t)
-	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t, seams...)},
 		"name: swapped\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
 			"setup: [\"rm -r cache && ln -s "+outside+" cache\"]\n"+
 			"sandbox: {write: [./cache]}\nturns: [{prompt: hi}]\n",
@@ -111,7 +112,8 @@ func TestPlacesCheckedAfterSetup(t *testing.T) {
 // checkPlaces does before: a link put in the way in between (by an agent
 // running at the same time) keeps the agent from starting.
 func TestSandboxPlanChecksPlaces(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	dir, home, tmp := realDir(t), realDir(t), realDir(t)
 	cache := filepath.Join(dir, "cache")
 	if err := os.Mkdir(cache, 0o755); err != nil {
@@ -120,7 +122,7 @@ func TestSandboxPlanChecksPlaces(t *testing.T) {
 	pos := scenario.Pos{File: "s.yaml", Line: 4, Col: 10}
 	sc := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: dir},
 		Sandbox: &scenario.Sandbox{Pos: pos, Write: []string{cache}, Network: true, Level: scenario.SandboxRequired}}
-	opts := &Options{Environ: []string{"HOME=" + home, EnvTestNoPasswd + "=1"}}
+	opts := &Options{Environ: append([]string{"HOME=" + home, EnvTestNoPasswd + "=1"}, seams...)}
 	opts.places = pinPlaces([]*scenario.Scenario{sc}, opts.Environ)
 	r := &scenarioRun{opts: opts, sc: sc}
 	if err := r.checkSandbox(); err != nil {

@@ -238,7 +238,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	defer closeGuard()
 	opts.mark, opts.guard = guard.mark, guard.guard
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
-	opts.sandboxHost = detectHost(opts.Self)
+	opts.sandboxHost = detectHost(opts.Self, opts.Environ)
 	opts.commits = pinCommits(ctx, scenarios, opts.mark, opts.red)
 	gw, err := startGateway(scenarios)
 	if err != nil {

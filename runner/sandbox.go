@@ -150,19 +150,21 @@ func userHomes(sc *scenario.Scenario, environ []string) []string {
 }
 
 // host is what this host can enforce, detected once per run (with
-// Options.Self as acprun's own executable).
+// Options.Self as acprun's own executable, and the test seams of
+// Options.Environ).
 func (o *Options) host() sandbox.Host {
 	if o.sandboxHost == nil {
-		return sandbox.Detect()
+		_, environ := processDefaults("", o.Environ)
+		return sandbox.DetectIn(environ)
 	}
 	return o.sandboxHost()
 }
 
-// detectHost returns Options.sandboxHost for a run: Detect, once, with
-// self as acprun's own executable.
-func detectHost(self string) func() sandbox.Host {
+// detectHost returns Options.sandboxHost for a run: DetectIn(environ),
+// once, with self as acprun's own executable.
+func detectHost(self string, environ []string) func() sandbox.Host {
 	return sync.OnceValue(func() sandbox.Host {
-		h := sandbox.Detect()
+		h := sandbox.DetectIn(environ)
 		if self != "" {
 			h.Self = self
 		}

@@ -17,11 +17,11 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// landlockOnly makes the runs of the test see this host without
-// bubblewrap (the test seam), and skips the test when the host lacks
-// Landlock ABI abi, unless ACPRUN_LANDLOCK_REQUIRED=1 says it has it: then
-// it fails.
-func landlockOnly(t *testing.T, abi int) {
+// landlockOnly returns the environment entries (test seams, see
+// sandbox.DetectIn) that make a run see this host without bubblewrap, and
+// skips the test when the host lacks Landlock ABI abi, unless
+// ACPRUN_LANDLOCK_REQUIRED=1 says it has it: then it fails.
+func landlockOnly(t *testing.T, abi int) []string {
 	t.Helper()
 	if h := sandbox.Detect(); h.LandlockABI < abi {
 		msg := "Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ": the test needs " + strconv.Itoa(abi)
@@ -30,23 +30,27 @@ func landlockOnly(t *testing.T, abi int) {
 		}
 		t.Skip(msg)
 	}
-	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	return []string{sandbox.EnvTestNoBwrap + "=1"}
 }
+
+// enforceNothing are the environment entries (test seams) that make a run
+// see a host that can enforce no sandbox: no bubblewrap, no Landlock.
+var enforceNothing = []string{sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"}
 
 // sandboxEnviron is acprun's environment with HOME in a directory of the
 // test's own, and the passwd database not read, so that the default
-// hidden paths and state directories are the test's (none).
-func sandboxEnviron(t *testing.T) []string {
-	return append(os.Environ(), "HOME="+t.TempDir(), EnvTestNoPasswd+"=1")
+// hidden paths and state directories are the test's (none), and seams
+// added.
+func sandboxEnviron(t *testing.T, seams ...string) []string {
+	return append(append(os.Environ(), "HOME="+t.TempDir(), EnvTestNoPasswd+"=1"), seams...)
 }
 
 // TestSandboxRefusedBeforeSetup: on a host that cannot enforce a required
 // sandbox the scenario ends as an error of the agent's start (exit 3),
 // naming what the host lacks, before its setup runs and its agent starts.
 func TestSandboxRefusedBeforeSetup(t *testing.T) {
-	t.Setenv(sandbox.EnvTestNoBwrap, "1")
-	t.Setenv(sandbox.EnvTestLandlockABI, "0")
-	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+	t.Parallel()
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t, enforceNothing...)},
 		"name: refused\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsetup: [touch setup-ran]\n"+
 			"sandbox: {network: off}\nturns: [{prompt: hi}]\n",
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
@@ -72,7 +76,8 @@ func TestSandboxRefusedBeforeSetup(t *testing.T) {
 // sandbox's TMPDIR, which is removed at the end; the results record the
 // sandbox; setup and verify run outside it.
 func TestSandboxContainsAgentAndTerminals(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	outside := t.TempDir()
 	script := `turns:
   - steps:
@@ -82,7 +87,7 @@ func TestSandboxContainsAgentAndTerminals(t *testing.T) {
       - spawn: "echo tmp > $TMPDIR/t && echo $TMPDIR"
       - terminal: {command: "echo out > ` + outside + `/terminal", waitForExit: true, output: true}
 `
-	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t, seams...)},
 		"name: contained\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\n"+
 			"setup: [\"touch "+outside+"/setup\"]\nverify: [\"touch "+outside+"/verify\"]\n"+
 			"sandbox: {network: on}\nturns: [{prompt: hi}]\n",
@@ -134,9 +139,10 @@ func TestSandboxContainsAgentAndTerminals(t *testing.T) {
 // TestSandboxPoolKey: scenarios reuse an agent process only when their
 // sandboxes are the same.
 func TestSandboxPoolKey(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	extra := t.TempDir()
-	rep := runScenarios(t, Options{Parallel: 1, Environ: sandboxEnviron(t)},
+	rep := runScenarios(t, Options{Parallel: 1, Environ: sandboxEnviron(t, seams...)},
 		scenarioDoc("a", "agent.mock.yaml", true, "sandbox: {}\n")+
 			scenarioDoc("b", "agent.mock.yaml", true, "sandbox: {}\n")+
 			scenarioDoc("c", "agent.mock.yaml", true, "sandbox: {write: ["+extra+"]}\n")+
@@ -171,8 +177,7 @@ func TestSandboxPoolKey(t *testing.T) {
 // enforce nothing (best-effort): the client refuses hidden paths whatever
 // the sandbox could hide.
 func TestSandboxHiddenFromClient(t *testing.T) {
-	t.Setenv(sandbox.EnvTestNoBwrap, "1")
-	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -181,7 +186,7 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "HIDDEN-SECRET-VALUE"
-	rep := runScenarios(t, Options{Environ: append(os.Environ(), "HOME="+home)},
+	rep := runScenarios(t, Options{Environ: append(append(os.Environ(), "HOME="+home), enforceNothing...)},
 		"name: hidden\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
 			"client: {fs: true, terminal: true, roots: [., "+home+"]}\npermissions: {default: allow}\n"+
 			"setup: [\"mkdir secrets && echo "+secret+" > secrets/key\"]\n"+
@@ -254,8 +259,7 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 // made to enforce nothing). Without HOME, the passwd database's home is
 // still hidden; with no home known at all, a warning says so.
 func TestSandboxHidesTheUsersHome(t *testing.T) {
-	t.Setenv(sandbox.EnvTestNoBwrap, "1")
-	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	t.Parallel()
 	home, agentHome := t.TempDir(), t.TempDir()
 	for _, h := range []string{home, agentHome} {
 		if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o755); err != nil {
@@ -265,7 +269,7 @@ func TestSandboxHidesTheUsersHome(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := runScenarios(t, Options{Environ: append(os.Environ(), "HOME="+home)},
+	rep := runScenarios(t, Options{Environ: append(append(os.Environ(), "HOME="+home), enforceNothing...)},
 		"name: own-home\nagent: {command: [acprun, mock-agent, agent.mock.yaml], env: {HOME: "+agentHome+"}}\n"+
 			"client: {fs: true, roots: [/]}\npermissions: {default: allow}\nsandbox: {level: best-effort}\nturns: [{prompt: hi}]\n",
 		map[string]string{"agent.mock.yaml": `turns:
@@ -301,7 +305,7 @@ func TestSandboxHidesTheUsersHome(t *testing.T) {
 	}
 
 	// With no home known at all, a warning says that nothing is hidden.
-	rep = runScenarios(t, Options{Environ: append(noHome, EnvTestNoPasswd+"=1")},
+	rep = runScenarios(t, Options{Environ: append(append(noHome, EnvTestNoPasswd+"=1"), enforceNothing...)},
 		"name: homeless\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nsandbox: {level: best-effort}\nturns: [{prompt: hi}]\n",
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
 	r = rep.Scenarios[0]
@@ -318,9 +322,8 @@ func TestSandboxHidesTheUsersHome(t *testing.T) {
 // setup makes in the copy is hidden there, and no warning; a default
 // hidden path that does not exist is no warning.
 func TestSandboxHideMissingWarned(t *testing.T) {
-	t.Setenv(sandbox.EnvTestNoBwrap, "1")
-	t.Setenv(sandbox.EnvTestLandlockABI, "0")
-	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+	t.Parallel()
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t, enforceNothing...)},
 		"name: typo\nagent: {command: [acprun, mock-agent, ../agent.mock.yaml]}\nworkspace: {from: proj}\npermissions: {default: deny}\n"+
 			"sandbox:\n  level: best-effort\n  hide:\n    - ./proj/secrets\n    - ./proj/secret\n    - ./proj/made\nsetup: [mkdir made]\nturns: [{prompt: hi}]\n",
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n", "proj/secrets/key": "k\n"})
@@ -343,6 +346,7 @@ func TestSandboxHideMissingWarned(t *testing.T) {
 // gateway's port on another address of the host is unreachable, not
 // refused; the results record network off with no port.
 func TestSandboxGatewayNetworkOff(t *testing.T) {
+	t.Parallel()
 	if h := sandbox.Detect(); h.Bwrap == "" {
 		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
 			t.Fatal(h.NoBwrap)
@@ -412,7 +416,8 @@ func TestSandboxWarningPos(t *testing.T) {
 // paths, and its client refuses what the sandbox hides. The results record
 // its sandbox.
 func TestSandboxHoldsTheJudge(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	outside := t.TempDir()
 	judge := `turns:
   - steps:
@@ -423,7 +428,7 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
       - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
       - read: {path: secret.txt}
 `
-	rep := runScenarios(t, Options{Environ: sandboxEnviron(t), KeepWorkspaces: true},
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t, seams...), KeepWorkspaces: true},
 		"name: judged\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
 			"workspace: {from: fixture}\n"+
 			"sandbox: {write: ["+outside+"], hide: [fixture/secret.txt], level: best-effort}\n"+
@@ -477,11 +482,12 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 // agent's sandbox: a script the agent left writes in the cwd, not outside;
 // without it they run outside, as before. The results say which ran in it.
 func TestSandboxVerify(t *testing.T) {
-	landlockOnly(t, 3)
+	t.Parallel()
+	seams := landlockOnly(t, 3)
 	for _, inside := range []bool{true, false} {
 		t.Run(map[bool]string{true: "verify: true", false: "verify: false"}[inside], func(t *testing.T) {
 			outside := realDir(t)
-			rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+			rep := runScenarios(t, Options{Environ: sandboxEnviron(t, seams...)},
 				"name: verified\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
 					"sandbox: {verify: "+strconv.FormatBool(inside)+"}\nturns: [{prompt: hi}]\nverify: [sh check.sh]\n",
 				map[string]string{"agent.mock.yaml": `turns:
@@ -515,6 +521,7 @@ func TestSandboxVerify(t *testing.T) {
 // path the sandbox hides) is hidden from it, and its results record the
 // workspaces' directory hidden; the copy it judges stays readable.
 func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
+	t.Parallel()
 	if h := sandbox.Detect(); h.Bwrap == "" {
 		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
 			t.Fatal(h.NoBwrap)

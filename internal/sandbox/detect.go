@@ -49,8 +49,21 @@ type Host struct {
 // and whether bubblewrap (bwrap in the PATH) is there and can create the
 // sandbox Wrap asks for (it runs it once). Self is os.Executable (a caller
 // whose acprun is another executable sets it). It honours the test seams
-// EnvTestLandlockABI and EnvTestNoBwrap.
-func Detect() Host {
+// EnvTestLandlockABI and EnvTestNoBwrap of the process's environment.
+func Detect() Host { return DetectIn(os.Environ()) }
+
+// DetectIn is Detect with the test seams read from environ (NAME=value
+// entries, the last one of a name winning): the environment a run was
+// given, which its tests set instead of the process's.
+func DetectIn(environ []string) Host {
+	getenv := func(name string) (value string, ok bool) {
+		for _, kv := range environ {
+			if v, found := strings.CutPrefix(kv, name+"="); found {
+				value, ok = v, true
+			}
+		}
+		return value, ok
+	}
 	var h Host
 	h.LandlockABI, h.LandlockNote = landlockABI()
 	self, err := os.Executable()
@@ -60,13 +73,13 @@ func Detect() Host {
 		return h
 	}
 	h.Self = self
-	if v, ok := os.LookupEnv(EnvTestLandlockABI); ok {
+	if v, ok := getenv(EnvTestLandlockABI); ok {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n < h.LandlockABI {
 			h.LandlockNote = fmt.Sprintf("lowered from %d by %s=%s", h.LandlockABI, EnvTestLandlockABI, v)
 			h.LandlockABI = n
 		}
 	}
-	if os.Getenv(EnvTestNoBwrap) == "1" {
+	if v, _ := getenv(EnvTestNoBwrap); v == "1" {
 		h.NoBwrap = EnvTestNoBwrap + "=1"
 		return h
 	}

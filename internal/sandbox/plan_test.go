@@ -486,6 +486,24 @@ func TestSeams(t *testing.T) {
 	}
 }
 
+// TestSeamsOfAnEnvironment: DetectIn reads the seams from the environment
+// it is given, the last entry of a name winning, and not from the
+// process's: a run's tests give them in Options.Environ.
+func TestSeamsOfAnEnvironment(t *testing.T) {
+	t.Parallel()
+	real := detected()
+	h := sandbox.DetectIn([]string{sandbox.EnvTestNoBwrap + "=0", sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"})
+	if h.Bwrap != "" || h.NoBwrap != "ACPRUN_TEST_NO_BWRAP=1" || h.LandlockABI != 0 {
+		t.Errorf("DetectIn with the seams: %+v; want no bubblewrap, no Landlock", h)
+	}
+	if real.LandlockABI > 0 && !strings.Contains(h.LandlockNote, "lowered from") {
+		t.Errorf("Landlock note %q; want it to say it was lowered", h.LandlockNote)
+	}
+	if h := sandbox.DetectIn(nil); h.LandlockABI != real.LandlockABI || h.Bwrap != real.Bwrap {
+		t.Errorf("DetectIn without seams: %+v; want what the host has, %+v", h, real)
+	}
+}
+
 // TestBestEffortRunsWithWhatThereIs: on a host that lacks the network
 // rules, best-effort still restricts writes, and connects anywhere.
 func TestBestEffortRunsWithWhatThereIs(t *testing.T) {
