@@ -27,7 +27,7 @@ import (
 // instead under ACPRUN_LANDLOCK_REQUIRED=1 (ACPRUN_BWRAP_REQUIRED=1).
 func sandboxHost(t *testing.T, noBwrap bool) sandbox.Host {
 	t.Helper()
-	h := sandbox.Detect()
+	h := sandbox.Detect(os.Environ())
 	if h.LandlockABI < 4 {
 		msg := "Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ": the test needs 4"
 		if os.Getenv("ACPRUN_LANDLOCK_REQUIRED") == "1" {

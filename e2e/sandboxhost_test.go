@@ -27,7 +27,7 @@ import (
 // with HOME in home.
 func needBwrapAlone(t *testing.T, home string) []string {
 	t.Helper()
-	if h := sandbox.Detect(); h.Bwrap == "" {
+	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
 		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
 			t.Fatal(h.NoBwrap)
 		}

@@ -155,16 +155,16 @@ func userHomes(sc *scenario.Scenario, environ []string) []string {
 func (o *Options) host() sandbox.Host {
 	if o.sandboxHost == nil {
 		_, environ := processDefaults("", o.Environ)
-		return sandbox.DetectIn(environ)
+		return sandbox.Detect(environ)
 	}
 	return o.sandboxHost()
 }
 
-// detectHost returns Options.sandboxHost for a run: DetectIn(environ),
+// detectHost returns Options.sandboxHost for a run: Detect(environ),
 // once, with self as acprun's own executable.
 func detectHost(self string, environ []string) func() sandbox.Host {
 	return sync.OnceValue(func() sandbox.Host {
-		h := sandbox.DetectIn(environ)
+		h := sandbox.Detect(environ)
 		if self != "" {
 			h.Self = self
 		}

@@ -18,12 +18,12 @@ import (
 )
 
 // landlockOnly returns the environment entries (test seams, see
-// sandbox.DetectIn) that make a run see this host without bubblewrap, and
+// sandbox.Detect) that make a run see this host without bubblewrap, and
 // skips the test when the host lacks Landlock ABI abi, unless
 // ACPRUN_LANDLOCK_REQUIRED=1 says it has it: then it fails.
 func landlockOnly(t *testing.T, abi int) []string {
 	t.Helper()
-	if h := sandbox.Detect(); h.LandlockABI < abi {
+	if h := sandbox.Detect(os.Environ()); h.LandlockABI < abi {
 		msg := "Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ": the test needs " + strconv.Itoa(abi)
 		if os.Getenv("ACPRUN_LANDLOCK_REQUIRED") == "1" {
 			t.Fatal(msg)
@@ -347,7 +347,7 @@ func TestSandboxHideMissingWarned(t *testing.T) {
 // refused; the results record network off with no port.
 func TestSandboxGatewayNetworkOff(t *testing.T) {
 	t.Parallel()
-	if h := sandbox.Detect(); h.Bwrap == "" {
+	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
 		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
 			t.Fatal(h.NoBwrap)
 		}
@@ -522,7 +522,7 @@ func TestSandboxVerify(t *testing.T) {
 // workspaces' directory hidden; the copy it judges stays readable.
 func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
 	t.Parallel()
-	if h := sandbox.Detect(); h.Bwrap == "" {
+	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
 		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
 			t.Fatal(h.NoBwrap)
 		}

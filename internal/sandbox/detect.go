@@ -49,13 +49,11 @@ type Host struct {
 // and whether bubblewrap (bwrap in the PATH) is there and can create the
 // sandbox Wrap asks for (it runs it once). Self is os.Executable (a caller
 // whose acprun is another executable sets it). It honours the test seams
-// EnvTestLandlockABI and EnvTestNoBwrap of the process's environment.
-func Detect() Host { return DetectIn(os.Environ()) }
-
-// DetectIn is Detect with the test seams read from environ (NAME=value
+// EnvTestLandlockABI and EnvTestNoBwrap, read from environ (NAME=value
 // entries, the last one of a name winning): the environment a run was
-// given, which its tests set instead of the process's.
-func DetectIn(environ []string) Host {
+// given (the process's, os.Environ, unless its caller says otherwise),
+// which its tests set instead of the process's.
+func Detect(environ []string) Host {
 	getenv := func(name string) (value string, ok bool) {
 		for _, kv := range environ {
 			if v, found := strings.CutPrefix(kv, name+"="); found {

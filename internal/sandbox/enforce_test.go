@@ -34,7 +34,7 @@ import (
 // ACPRUN_LANDLOCK_REQUIRED=1 or ACPRUN_BWRAP_REQUIRED=1 says that the host
 // has it (CI): then it fails.
 
-var detected = sync.OnceValue(sandbox.Detect)
+var detected = sync.OnceValue(func() sandbox.Host { return sandbox.Detect(os.Environ()) })
 
 // landlockOnly returns this host without bubblewrap: Landlock does it all.
 func landlockOnly(t *testing.T, abi int) sandbox.Host {

@@ -272,7 +272,7 @@ func act(do string) error {
 
 // planAndDo is act's plan:LEVEL,WRITE,DO.
 func planAndDo(level sandbox.Level, write, do string) error {
-	h := sandbox.Detect()
+	h := sandbox.Detect(os.Environ())
 	h.Bwrap, h.NoBwrap = "", "left out by the test"
 	a, err := sandbox.Plan(sandbox.Spec{Write: []string{write}, Network: true, Level: level}, h)
 	if err != nil {

@@ -461,14 +461,14 @@ func TestSeams(t *testing.T) {
 	real := detected()
 	t.Setenv(sandbox.EnvTestNoBwrap, "1")
 	t.Setenv(sandbox.EnvTestLandlockABI, "99")
-	if h := sandbox.Detect(); h.LandlockABI != real.LandlockABI || h.Bwrap != "" || h.NoBwrap != "ACPRUN_TEST_NO_BWRAP=1" {
+	if h := sandbox.Detect(os.Environ()); h.LandlockABI != real.LandlockABI || h.Bwrap != "" || h.NoBwrap != "ACPRUN_TEST_NO_BWRAP=1" {
 		t.Errorf("detected %+v, real %+v", h, real)
 	}
 	if real.LandlockABI < 4 {
 		t.Skip("the kernel has Landlock ABI " + strconv.Itoa(real.LandlockABI) + ": nothing to lower")
 	}
 	t.Setenv(sandbox.EnvTestLandlockABI, "3")
-	h := sandbox.Detect()
+	h := sandbox.Detect(os.Environ())
 	if h.LandlockABI != 3 {
 		t.Fatalf("ABI %d, want 3", h.LandlockABI)
 	}
@@ -479,28 +479,28 @@ func TestSeams(t *testing.T) {
 		t.Errorf("%v, want it to say %q", err, want)
 	}
 	t.Setenv(sandbox.EnvTestLandlockABI, "0")
-	_, err = sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, sandbox.Detect())
+	_, err = sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, sandbox.Detect(os.Environ()))
 	want = "restricting writes needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: lowered from " + strconv.Itoa(real.LandlockABI) + " by ACPRUN_TEST_LANDLOCK_ABI=0)"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%v, want it to say %q", err, want)
 	}
 }
 
-// TestSeamsOfAnEnvironment: DetectIn reads the seams from the environment
+// TestSeamsOfAnEnvironment: Detect reads the seams from the environment
 // it is given, the last entry of a name winning, and not from the
 // process's: a run's tests give them in Options.Environ.
 func TestSeamsOfAnEnvironment(t *testing.T) {
 	t.Parallel()
 	real := detected()
-	h := sandbox.DetectIn([]string{sandbox.EnvTestNoBwrap + "=0", sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"})
+	h := sandbox.Detect([]string{sandbox.EnvTestNoBwrap + "=0", sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"})
 	if h.Bwrap != "" || h.NoBwrap != "ACPRUN_TEST_NO_BWRAP=1" || h.LandlockABI != 0 {
-		t.Errorf("DetectIn with the seams: %+v; want no bubblewrap, no Landlock", h)
+		t.Errorf("Detect with the seams: %+v; want no bubblewrap, no Landlock", h)
 	}
 	if real.LandlockABI > 0 && !strings.Contains(h.LandlockNote, "lowered from") {
 		t.Errorf("Landlock note %q; want it to say it was lowered", h.LandlockNote)
 	}
-	if h := sandbox.DetectIn(nil); h.LandlockABI != real.LandlockABI || h.Bwrap != real.Bwrap {
-		t.Errorf("DetectIn without seams: %+v; want what the host has, %+v", h, real)
+	if h := sandbox.Detect(nil); h.LandlockABI != real.LandlockABI || h.Bwrap != real.Bwrap {
+		t.Errorf("Detect without seams: %+v; want what the host has, %+v", h, real)
 	}
 }
 
