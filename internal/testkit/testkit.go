@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,6 +65,7 @@ func MainParallel(m *testing.M, setup func() error, perCPU int) {
 }
 
 func runMain(m *testing.M, setup func() error) int {
+	defaultInterrupts()
 	d, err := os.MkdirTemp("", "acprun-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -83,6 +86,25 @@ func runMain(m *testing.M, setup func() error) int {
 		}
 	}
 	return m.Run()
+}
+
+// defaultInterrupts gives the processes the tests start the default
+// SIGINT and SIGHUP when the test binary was started with them ignored
+// (under nohup, or as a background job of a non-interactive shell): they
+// would inherit the SIG_IGN, and acprun, which keeps an inherited SIG_IGN
+// as its user meant, would never see the interrupts and hangups the tests
+// send it. A signal caught here is reset to the default at exec; the test
+// binary itself goes on ignoring it (nothing reads the channel).
+func defaultInterrupts() {
+	var ignored []os.Signal
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+		if signal.Ignored(sig) {
+			ignored = append(ignored, sig)
+		}
+	}
+	if len(ignored) > 0 {
+		signal.Notify(make(chan os.Signal, 1), ignored...)
+	}
 }
 
 // Build builds the main package pkg (an import path, or a directory

@@ -131,3 +131,30 @@ func TestGolden(t *testing.T) {
 		t.Errorf("Golden with other bytes: %q; want one error showing the difference", other.errors)
 	}
 }
+
+// envHangupChild makes TestHangupsReachChildren's test binary, started with
+// SIGHUP ignored, report how a child of its own takes a SIGHUP.
+const envHangupChild = "TESTKIT_HANGUP_CHILD"
+
+// TestHangupsReachChildren: a test binary started with SIGHUP ignored (as
+// under nohup) starts its children with the default SIGHUP, which ends
+// them, so that the tests that hang up on acprun see what a user's hangup
+// does.
+func TestHangupsReachChildren(t *testing.T) {
+	if os.Getenv(envHangupChild) == "1" {
+		out, _ := exec.Command("sh", "-c", `kill -HUP $$; echo survived`).CombinedOutput()
+		fmt.Printf("child: %q\n", out)
+		return
+	}
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" -test.run '^TestHangupsReachChildren$' -test.v`, self)
+	cmd.Env = append(os.Environ(), envHangupChild+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `child: ""`) {
+		t.Errorf("a child of a test binary started with SIGHUP ignored: %v\n%s\nwant it ended by the SIGHUP (no output)", err, out)
+	}
+}
