@@ -648,14 +648,15 @@ const maxNesting = 4
 // it could. unresolved says why a form as the shell reads it (not one with
 // its quoting removed) is unresolvable (see unresolvedWhy), "" when none
 // is: a deny pattern is then taken to match too. Allow patterns see the
-// command itself and its allowUnits.
-func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
+// command itself and its allowUnits. piece tells that cmd is a piece of
+// text split as a command to be safe (see splitLine), and so are its forms.
+func denyForms(cmd string, piece bool) (forms []string, complete bool, unresolved string) {
 	seen := map[string]bool{}    // the texts added
 	listed := map[string]bool{}  // the forms returned
 	checked := map[string]bool{} // the texts as the shell reads them, looked at by unresolvedWhy
 	complete = true
 	size := 0 // of the forms
-	var add func(s string, depth int, raw bool)
+	var add func(s string, depth int, raw, piece bool)
 	// full reports whether no more forms are taken: what is left unseen
 	// makes the forms incomplete.
 	full := func() bool {
@@ -669,16 +670,18 @@ func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
 			complete = false
 			return
 		}
-		for _, c := range SplitCommands(line) {
+		cmds, pieces := splitLine(line)
+		for _, c := range cmds {
 			if full() {
 				return
 			}
-			add(c, depth+1, raw)
+			add(c, depth+1, raw, pieces[c])
 		}
 	}
 	// add adds the form s and its forms; raw tells that s is shell text
-	// as the shell reads it, its quoting intact.
-	add = func(s string, depth int, raw bool) {
+	// as the shell reads it, its quoting intact, and piece that it is a
+	// piece (see splitLine).
+	add = func(s string, depth int, raw, piece bool) {
 		// Patterns see the form with its blanks collapsed; s itself, its
 		// quoted newlines kept, is read for what it runs (a newline ends
 		// a comment in a script).
@@ -686,8 +689,8 @@ func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
 		form := strings.Join(strings.Fields(s), " ")
 		check := func() {
 			if raw && unresolved == "" && !checked[s] {
-				checked[s] = true
-				unresolved = unresolvedWhy(s)
+				checked[s] = !piece // seen later as a command, it is read as one
+				unresolved = unresolvedWhy(s, piece)
 			}
 		}
 		if form == "" {
@@ -713,27 +716,27 @@ func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
 			return
 		}
 		unq := dequoteAll(ws)
-		add(strings.Join(unq, " "), depth, false)
+		add(strings.Join(unq, " "), depth, false, piece)
 		if strings.ContainsAny(s, "<>") {
 			if rest, redirs := splitRedirections(ws); len(redirs) > 0 && len(rest) > 0 {
-				add(strings.Join(rest, " "), depth, raw) // >log sudo rm: its forms
+				add(strings.Join(rest, " "), depth, raw, piece) // >log sudo rm: its forms
 			}
 		}
 		i := 0
 		for i < len(ws) && isAssignment(ws[i]) {
-			add(ws[i], depth, raw)
-			add(unq[i], depth, false)
+			add(ws[i], depth, raw, piece)
+			add(unq[i], depth, false, piece)
 			i++
 		}
 		if i > 0 {
 			if i < len(ws) {
-				add(strings.Join(ws[i:], " "), depth, raw) // and its forms
+				add(strings.Join(ws[i:], " "), depth, raw, piece) // and its forms
 			}
 			return
 		}
 		name := path.Base(unq[0])
 		if strings.Contains(unq[0], "/") {
-			add(name+" "+strings.Join(unq[1:], " "), depth, false)
+			add(name+" "+strings.Join(unq[1:], " "), depth, false, piece)
 		}
 		if w, ok := wrappers[name]; ok {
 			cmds, lines, all := w.wrapped(ws[1:])
@@ -742,7 +745,7 @@ func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
 				if full() {
 					return
 				}
-				add(strings.Join(c, " "), depth, raw)
+				add(strings.Join(c, " "), depth, raw, piece)
 			}
 			for _, l := range lines {
 				if full() {
@@ -757,6 +760,6 @@ func denyForms(cmd string) (forms []string, complete bool, unresolved string) {
 			addLine(strings.Join(unq[1:], " "), depth, raw)
 		}
 	}
-	add(cmd, 0, true)
+	add(cmd, 0, true, piece)
 	return forms, complete, unresolved
 }

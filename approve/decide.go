@@ -68,7 +68,8 @@ type call struct {
 	// call that meets none does not resolve it.
 	cwds     []string
 	commands []string
-	units    [][]string // units[j]: allowUnits(commands[j])
+	pieces   map[string]bool // the commands that are no simple command (see splitLine)
+	units    [][]string      // units[j]: allowUnits(commands[j])
 	// unresolved[j] says why commands[j] (or a command it unwraps into,
 	// see allowUnits) is unresolvable, "" when it is not.
 	unresolved []string
@@ -82,23 +83,23 @@ type call struct {
 func newCall(req Request) *call {
 	raw := decodeRaw(req.RawInput)
 	c := &call{
-		kind:     kindOf(req),
-		tool:     req.Tool,
-		title:    req.Title,
-		cwd:      req.Cwd,
-		resolve:  req.Resolve,
-		commands: commandsOf(req, raw),
-		sources:  pathsOf(req, raw),
-		input:    raw,
-		q:        req.Excerpt,
+		kind:    kindOf(req),
+		tool:    req.Tool,
+		title:   req.Title,
+		cwd:     req.Cwd,
+		resolve: req.Resolve,
+		sources: pathsOf(req, raw),
+		input:   raw,
+		q:       req.Excerpt,
 	}
+	c.commands, c.pieces = commandsOf(req, raw)
 	for _, ps := range c.sources {
 		c.paths = append(c.paths, ps.Path)
 	}
 	c.units = make([][]string, len(c.commands))
 	c.unresolved = make([]string, len(c.commands))
 	for j, cmd := range c.commands {
-		if c.units[j], c.unresolved[j] = allowUnits(cmd); len(c.units[j]) == 0 {
+		if c.units[j], c.unresolved[j] = allowUnits(cmd, c.pieces[cmd]); len(c.units[j]) == 0 {
 			c.units[j] = []string{cmd}
 		}
 	}
@@ -136,7 +137,7 @@ func (c *call) denyForms(j int) ([]string, bool, string) {
 	}
 	f := &c.forms[j]
 	if !f.made {
-		f.forms, f.complete, f.unresolved = denyForms(c.commands[j])
+		f.forms, f.complete, f.unresolved = denyForms(c.commands[j], c.pieces[c.commands[j]])
 		f.unresolved = cmp.Or(f.unresolved, c.unresolved[j])
 		f.made = true
 	}

@@ -91,10 +91,13 @@
 //     listings ${!prefix*}, ${!a[@]}), a prompt expansion ${x@P}, a shell
 //     line with $'…' or $"…" (bash -c $'…': dash reads a $ and a plain
 //     quote, so another script), a brace expansion in the command word
-//     ({rm,x} is rm x to bash), or setting BASH_ENV, ENV,
-//     SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD, LD_AUDIT,
-//     LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after env, in
-//     export and the like). It matches every deny command pattern and no
+//     ({rm,x} is rm x to bash), any other expansion there, whose value
+//     names the program ($E rm x and ${E}rm x are rm x when E is empty;
+//     $(…), `…`, <(…), a glob such as /bin/r?; not in the text of
+//     arithmetic, which SplitCommands returns as commands), or setting
+//     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
+//     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
+//     env, in export and the like). It matches every deny command pattern and no
 //     allow one. An array subscript and a substring's offset and length
 //     (${a[i]}, ${x:i:n}) are arithmetic, a command as $((…))'s body is
 //     (see SplitCommands).

@@ -124,14 +124,17 @@ func decodeRaw(raw json.RawMessage) any {
 // When rawInput has no usable command and the call's kind is execute, the
 // title is the command line (gemini sends shell calls so). Otherwise the
 // call runs no commands.
-func commandsOf(req Request, raw any) []string {
+//
+// pieces holds those that are no simple command of the line (see
+// splitLine).
+func commandsOf(req Request, raw any) (cmds []string, pieces map[string]bool) {
 	if line, ok := commandLine(raw); ok {
-		return SplitCommands(line)
+		return splitLine(line)
 	}
 	if kindOf(req) == "execute" {
-		return SplitCommands(req.Title)
+		return splitLine(req.Title)
 	}
-	return nil
+	return nil, nil
 }
 
 func commandLine(raw any) (string, bool) {
@@ -319,13 +322,13 @@ func pathsOf(req Request, raw any) []PathSource {
 	if _, ok := commandLine(raw); ok {
 		commandFrom = "rawInput.command"
 	}
-	cmds := commandsOf(req, raw)
+	cmds, pieces := commandsOf(req, raw)
 	// The commands run in rawInput.workdir or rawInput.cwd when the call
 	// gives one; after a change of directory, in one the rules cannot know.
 	dir, known := commandDir(m, base)
-	known = known && !changesDir(cmds)
+	known = known && !changesDir(cmds, pieces)
 	for _, cmd := range cmds {
-		units, _ := allowUnits(cmd)
+		units, _ := allowUnits(cmd, pieces[cmd])
 		for _, text := range append([]string{cmd}, units...) {
 			for _, target := range redirectTargets(text) {
 				if unresolvable(target) || !known && !filepath.IsAbs(target) {
@@ -373,9 +376,9 @@ var dirChangers = map[string]bool{"cd": true, "pushd": true, "popd": true, "sour
 // the directory, or may: one with too many forms to see them all, or an
 // unresolvable one. Where in the line it does is not looked at: a loop
 // runs what stands before it again after it.
-func changesDir(cmds []string) bool {
+func changesDir(cmds []string, pieces map[string]bool) bool {
 	for _, cmd := range cmds {
-		forms, complete, unresolved := denyForms(cmd)
+		forms, complete, unresolved := denyForms(cmd, pieces[cmd])
 		if !complete || unresolved != "" {
 			return true
 		}

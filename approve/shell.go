@@ -70,17 +70,39 @@ const maxDepth = 64
 //
 // Each command is returned once, where it first appears.
 func SplitCommands(line string) []string {
+	cmds, _ := splitLine(line)
+	return cmds
+}
+
+// Where splitLine saw a command: as a simple command the shells read, or
+// as a piece of text split as commands to be safe (see splitLine).
+const (
+	shownAsCommand = 1 << iota
+	shownAsPiece
+)
+
+// splitLine returns SplitCommands(line), and in pieces those of the
+// commands that no shell reads as a simple command of the line: the text
+// of arithmetic (see arith, arithmeticOperand) and the crude cuts of a
+// line with constructs the splitter does not follow (see crudeSplit).
+// They are split as commands to be safe, but name no program.
+func splitLine(line string) (cmds []string, pieces map[string]bool) {
 	var parts []string
 	unmodeled := false
+	shown := map[string]int{}
 	for _, d := range dialects {
 		p := newSplitter(line, d, &unmodeled)
+		p.shown = shown
 		parts = append(parts, p.list(false)...)
 	}
 	if unmodeled {
 		// Cut as the shells read it, its continuations removed (r\<newline>m
 		// is rm), and as written (a comment may end at a kept one).
-		parts = append(parts, crudeSplit(join(line).s)...)
-		parts = append(parts, crudeSplit(line)...)
+		crude := append(crudeSplit(join(line).s), crudeSplit(line)...)
+		for _, c := range crude {
+			shown[c] |= shownAsPiece
+		}
+		parts = append(parts, crude...)
 	}
 	// Drop repeats: a command matters once, whether it runs once or often.
 	seen := make(map[string]bool, len(parts))
@@ -92,9 +114,17 @@ func SplitCommands(line string) []string {
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, nil
 	}
-	return out
+	for text, how := range shown {
+		if how == shownAsPiece {
+			if pieces == nil {
+				pieces = map[string]bool{}
+			}
+			pieces[text] = true
+		}
+	}
+	return out, pieces
 }
 
 // A dialect is one shell's reading of the constructs on which the shells
@@ -148,6 +178,9 @@ type splitter struct {
 	// later as a whole (arith): nested texts are not split now, so that
 	// each is split once, not once for each construct around it.
 	scanOnly bool
+	// shown, when not nil, records how each command returned was seen
+	// (shownAsCommand, shownAsPiece), for splitLine.
+	shown map[string]int
 }
 
 // newSplitter returns a splitter of text, which it reads with its line
@@ -177,6 +210,8 @@ type heredoc struct {
 
 // cmdBuf collects one simple command.
 type cmdBuf struct {
+	shown map[string]int // the splitter's
+	how   int            // how its commands are seen: shownAsCommand or shownAsPiece
 	b     strings.Builder
 	space bool     // an unquoted blank is pending
 	op    byte     // the redirection operator < or > just written, else 0
@@ -215,6 +250,9 @@ func (c *cmdBuf) atWordStart() bool { return c.space || c.b.Len() == 0 }
 func (c *cmdBuf) flush(parts []string) []string {
 	if text := stripReserved(c.b.String()); text != "" {
 		parts = append(parts, text)
+		if c.shown != nil {
+			c.shown[text] |= c.how
+		}
 	}
 	parts = append(parts, c.subs...)
 	c.b.Reset()
@@ -285,7 +323,10 @@ func (p *splitter) peek(off int) byte {
 // parenthesis that closes the current $( or <(.
 func (p *splitter) list(inSub bool) []string {
 	var parts []string
-	var c cmdBuf
+	c := cmdBuf{shown: p.shown, how: shownAsCommand}
+	if p.noHeredoc {
+		c.how = shownAsPiece // arithmetic's text
+	}
 	parens := 0
 	for p.i < len(p.s) {
 		ch := p.s[p.i]
@@ -644,7 +685,7 @@ func (p *splitter) nested(s string, noHeredoc bool) []string {
 		return crudeSplit(s)
 	}
 	q := newSplitter(s, p.d, p.unmodeled)
-	q.depth, q.noHeredoc, q.opaque = p.depth+1, noHeredoc, p.opaque
+	q.depth, q.noHeredoc, q.opaque, q.shown = p.depth+1, noHeredoc, p.opaque, p.shown
 	return q.list(false)
 }
 
@@ -735,6 +776,9 @@ func (p *splitter) arithmeticOperand(text string) []string {
 	cmd := strings.Join(strings.Fields(text), " ")
 	if p.scanOnly || cmd == "" || strings.Trim(text, "0123456789 \t+-*/%():") == "" {
 		return nil
+	}
+	if p.shown != nil {
+		p.shown[cmd] |= shownAsPiece
 	}
 	return []string{cmd}
 }
@@ -1029,7 +1073,7 @@ func (p *splitter) heredocLine(s string, i int, h heredoc) (next int, last bool)
 func (p *splitter) expansions(text string) []string {
 	why := ""
 	q := newSplitter(text, p.d, p.unmodeled)
-	q.depth, q.opaque, q.scanOnly = p.depth, &why, p.scanOnly
+	q.depth, q.opaque, q.scanOnly, q.shown = p.depth, &why, p.scanOnly, p.shown
 	var parts []string
 	for q.i < len(q.s) {
 		switch q.s[q.i] {

@@ -103,6 +103,16 @@ var shellReads = []shellRead{
 	{"brace expansion as the command", "{touch,P}", true, false, []string{"echo *"}, false},
 	{"brace expansion after env", "env {touch,P}", true, false, []string{"echo *"}, false},
 	{"brace expansion after an assignment", "X=1 {touch,P,Q}", true, false, []string{"echo *"}, false},
+	// An expansion in the command word names the program: an empty one
+	// leaves the next word, a glob the file it matches.
+	{"empty parameter as the command word", "$E touch P", true, true, []string{"*"}, false},
+	{"empty parameter before the program", "${E}touch P", true, true, []string{"*"}, false},
+	{"empty quoted parameter before the program", `"$E"touch P`, true, true, []string{"*"}, false},
+	{"substitution as the command word", "$(echo touch) P", true, true, []string{"*"}, false},
+	{"empty backquotes before the program", "`:`touch P", true, true, []string{"*"}, false},
+	{"glob as the command word", "/*/tou?h P", true, true, []string{"*"}, false},
+	{"process substitution before the program", "<()touch P", true, false, []string{"*"}, false},
+	{"variable set before as the command word", "x=touch; $x P", true, true, []string{"*"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

@@ -64,6 +64,24 @@ var unresolvedLines = []string{
 	`X=1 {touch,P}`,
 	`env {touch,P}`,
 	`bash -c '{touch,P}'`,
+	// An expansion in the command word: bash runs the program it expands
+	// to (E is empty, x holds touch).
+	`$E touch P`,
+	`${E}touch P`,
+	`${x:-}touch P`,
+	`"$E"touch P`,
+	`$1 P`,
+	`$(echo touch) P`,
+	"`echo touch` P",
+	`<()touch P`,
+	`/*/tou?h P`,
+	`/bin/tou[c]h P`,
+	`x=touch; $x P`,
+	`X=1 $E touch P`,
+	`>/dev/null $E touch P`,
+	`env $E touch P`,
+	`bash -c '$E touch P'`,
+	`echo $(( $E touch P )); $E touch P`, // the same text as arithmetic and as a command
 }
 
 // wrappedUnresolvedLines are unresolvable behind a wrapper that only deny
@@ -79,6 +97,12 @@ var wrappedUnresolvedLines = []string{
 	`watch -n 1 $'echo x\ntouch P'`,
 	`sudo {touch,P}`,
 	`nice bash -c $'echo a'`,
+	`sudo $E touch P`,
+	`nice -n 5 ${E}touch P`,
+	`timeout 5 $(echo touch) P`,
+	`command $x P`,
+	`xargs $x P`,
+	`find . -exec $x P \;`,
 }
 
 // arithmeticLines evaluate a variable's value as arithmetic, where
@@ -89,6 +113,16 @@ var arithmeticLines = []string{
 	`echo ${x:0:x}`,
 	`echo ${#a[i]}`,
 	`bash -c 'echo ${a[x]}'`,
+}
+
+// arithmeticWordLines show arithmetic as commands whose first word is
+// expanded: no program is named there, so a deny rule that does not match
+// them as written leaves them alone.
+var arithmeticWordLines = []string{
+	`sleep $((n*2))`,
+	`echo $(( $x + 1 )) $((${#a[@]} - 1)) $((a[i]))`,
+	`echo ${a[i*2]} ${x:$n:2}`,
+	`bash -c 'echo $(( $x * 2 ))'`,
 }
 
 // resolvedLines stay allowed by "echo *" and are denied by no deny rule
@@ -111,6 +145,10 @@ var resolvedLines = []string{
 	`echo $'a\tb'`,
 	`bash -c "echo $'\n'"`,
 	`echo {a,b} x{1..3}`,
+	// Expansions in the arguments, none in the command word.
+	`echo $x "$y" ${z:-} *.go [ab] $(echo hi) <(echo hi)`,
+	`echo '$x' "\$x" \$x`,
+	`X=$(echo a) echo b`,
 }
 
 func TestUnresolvedCommands(t *testing.T) {
@@ -129,6 +167,9 @@ func TestUnresolvedCommands(t *testing.T) {
 	}
 	for _, line := range arithmeticLines {
 		tests = append(tests, decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
+	}
+	for _, line := range arithmeticWordLines {
+		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
 	}
 	for _, line := range resolvedLines {
 		tests = append(tests,

@@ -22,14 +22,15 @@ const maxUnwrap = 4
 //
 // unresolved says why the command, or one it unwraps into, is
 // unresolvable (see unresolvedWhy), "" when none is: then no allow
-// pattern allows it.
-func allowUnits(cmd string) (units []string, unresolved string) {
+// pattern allows it. piece tells that cmd is no simple command but a
+// piece of text split as one (see splitLine).
+func allowUnits(cmd string, piece bool) (units []string, unresolved string) {
 	var out []string
 	seen := map[string]bool{}
-	var walk func(cmd string, depth int)
-	walk = func(cmd string, depth int) {
+	var walk func(cmd string, depth int, piece bool)
+	walk = func(cmd string, depth int, piece bool) {
 		if unresolved == "" {
-			unresolved = unresolvedWhy(cmd)
+			unresolved = unresolvedWhy(cmd, piece)
 		}
 		ws := words(cmd)
 		i := skipAssignments(ws)
@@ -38,9 +39,9 @@ func allowUnits(cmd string) (units []string, unresolved string) {
 		}
 		unit := strings.Join(ws[i:], " ")
 		if depth < maxUnwrap && i < len(ws) {
-			if inner := nestedCommands(ws[i:]); len(inner) > 0 {
+			if inner, innerPieces := nestedCommands(ws[i:]); len(inner) > 0 {
 				for _, c := range inner {
-					walk(c, depth+1)
+					walk(c, depth+1, innerPieces[c])
 				}
 				return
 			}
@@ -50,7 +51,7 @@ func allowUnits(cmd string) (units []string, unresolved string) {
 			out = append(out, unit)
 		}
 	}
-	walk(cmd, 0)
+	walk(cmd, 0, piece)
 	if len(out) == 0 || len(out) > maxForms {
 		// Too much to unwrap: the command must be allowed as written.
 		return []string{cmd}, unresolved
@@ -72,13 +73,16 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 
 // unresolvedWhy returns why the simple command cmd (as SplitCommands
 // returns it) is unresolvable, "" when it is not: bash evaluates a
-// variable's value as code in it (${!x}, ${x@P}; see splitter.param), or
-// it sets a variable with which bash or the dynamic loader runs code
-// (codeVariable). What runs then is in no command's text, so such a
-// command matches every deny command pattern and no allow one. The
-// shell lines it runs (sh -c, eval) are commands of their own, which
-// allowUnits and denyForms look at too.
-func unresolvedWhy(cmd string) string {
+// variable's value as code in it (${!x}, ${x@P}; see splitter.param), it
+// sets a variable with which bash or the dynamic loader runs code
+// (codeVariable), or, unless it is a piece of text split as a command
+// (piece, see splitLine), its command word is expanded (see
+// expandedCommand). What
+// runs then is in no command's text, so such a command matches every
+// deny command pattern and no allow one. The shell lines it runs (sh -c,
+// eval) are commands of their own, which allowUnits and denyForms look at
+// too.
+func unresolvedWhy(cmd string, piece bool) string {
 	ws := words(cmd)
 	if name := codeVariable(ws); name != "" {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
@@ -96,6 +100,9 @@ func unresolvedWhy(cmd string) string {
 	}
 	if w := braceCommand(ws); w != "" {
 		return "its command word " + w + " is a brace expansion, which bash expands into other words"
+	}
+	if w, what := expandedCommand(ws); w != "" && !piece {
+		return "its command word " + w + " holds " + what + ": bash runs the program it expands to"
 	}
 	why := ""
 	unmodeled := false
@@ -203,6 +210,74 @@ func braceCommand(ws []string) string {
 	return ""
 }
 
+// expandedCommand returns the command word of the simple command ws
+// (after its redirections, assignments and an env that only sets
+// variables) and what bash expands in it, when bash performs an expansion
+// there whose value the engine cannot know: the program that runs is
+// then that value (${E}rm is rm when E is empty, $(echo rm) is rm, /bin/r?
+// is /bin/rm), in no command's text. "", "" when it holds none.
+func expandedCommand(ws []string) (word, what string) {
+	ws, _ = splitRedirections(ws)
+	i := skipAssignments(ws)
+	if i == len(ws) {
+		return "", ""
+	}
+	if what := expansionIn(ws[i]); what != "" {
+		return ws[i], what
+	}
+	return "", ""
+}
+
+// expansionIn names the first expansion bash performs on the word w, other
+// than quote removal and tilde and brace expansion: a parameter or
+// arithmetic expansion or a command substitution (unquoted or in "…"), a
+// process substitution (<(…), >(…)), or a glob (an unquoted * or ?, or a [
+// with a ] after it). "" when there is none.
+func expansionIn(w string) string {
+	quoted := false // in "…"
+	for k := 0; k < len(w); k++ {
+		switch c := w[k]; {
+		case c == '\\':
+			k++
+		case c == '"':
+			quoted = !quoted
+		case c == '`':
+			return "a command substitution"
+		case c == '$':
+			if what := dollarExpansion(w[k+1:]); what != "" {
+				return what
+			}
+			if !quoted && k+1 < len(w) && w[k+1] == '\'' { // $'…': a quote
+				k = skipQuoting(w, k) - 1
+			}
+		case quoted:
+		case c == '\'':
+			k = skipQuoted(w, k) - 1
+		case (c == '<' || c == '>') && k+1 < len(w) && w[k+1] == '(':
+			return "a process substitution"
+		case c == '*' || c == '?' || c == '[' && strings.Contains(w[k+1:], "]"):
+			return "a glob"
+		}
+	}
+	return ""
+}
+
+// dollarExpansion names the expansion that a $ followed by rest starts,
+// "" when the $ is text.
+func dollarExpansion(rest string) string {
+	switch {
+	case rest == "":
+		return ""
+	case strings.HasPrefix(rest, "(("):
+		return "an arithmetic expansion"
+	case rest[0] == '(':
+		return "a command substitution"
+	case rest[0] == '{' || isNameByte(rest[0]) || strings.IndexByte("@*#?$!-", rest[0]) >= 0:
+		return "a parameter expansion"
+	}
+	return ""
+}
+
 // codeVariable returns the first of codeVariables (or BASH_FUNC_*) that
 // the words of a simple command set: in its leading assignments, in those
 // of an env at its start (env [options] NAME=value … cmd), or in the
@@ -250,25 +325,29 @@ func skipAssignments(ws []string) int {
 // nestedCommands returns the commands a shell wrapper runs: the script of
 // `sh -c SCRIPT [args]` (its args as a line of their own) or the words of
 // `eval …`, each with the wrapper's redirections (which apply to all of
-// them); nil for any other command, or a wrapper without a script.
-func nestedCommands(ws []string) []string {
+// them); nil for any other command, or a wrapper without a script. pieces
+// holds those of them that are no simple command (see splitLine).
+func nestedCommands(ws []string) (inner []string, pieces map[string]bool) {
 	ws, redirs := splitRedirections(ws)
 	if len(ws) == 0 {
-		return nil
+		return nil, nil
 	}
 	unq := dequoteAll(ws)
-	var inner []string
 	if script, ok := wrapperScript(unq); ok {
-		inner = SplitCommands(script)
+		inner, pieces = splitLine(script)
 	} else if path.Base(unq[0]) == "eval" {
-		inner = SplitCommands(strings.Join(unq[1:], " "))
+		inner, pieces = splitLine(strings.Join(unq[1:], " "))
 	}
-	if len(redirs) > 0 {
+	if len(redirs) > 0 && len(inner) > 0 {
+		with := make(map[string]bool, len(pieces))
 		for j := range inner {
+			a := pieces[inner[j]]
 			inner[j] += " " + strings.Join(redirs, " ")
+			with[inner[j]] = a
 		}
+		pieces = with
 	}
-	return inner
+	return inner, pieces
 }
 
 // redirectionWord matches a word that starts with a redirection operator

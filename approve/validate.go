@@ -104,13 +104,13 @@ func CheckExamples(r Rule, list Verdict, match, noMatch []string) []string {
 // exampleMatches evaluates one example; detail names the deciding command
 // when that helps, quoted whole (see CheckExamples).
 func exampleMatches(patterns []string, list Verdict, example string) (bool, string) {
-	cmds := SplitCommands(example)
+	cmds, pieces := splitLine(example)
 	if len(cmds) == 0 {
 		return false, " (it has no command)"
 	}
 	if list == Deny {
 		for _, cmd := range cmds {
-			forms, complete, unresolved := denyForms(cmd)
+			forms, complete, unresolved := denyForms(cmd, pieces[cmd])
 			_, pat, ok := denyMatch(patterns, forms, complete && unresolved == "")
 			switch {
 			case ok && pat == "" && unresolved != "":
@@ -122,7 +122,7 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 		return false, ""
 	}
 	for _, cmd := range cmds {
-		units, unresolved := allowUnits(cmd)
+		units, unresolved := allowUnits(cmd, pieces[cmd])
 		if unresolved != "" {
 			return false, fmt.Sprintf(" (%s is unresolvable: %s)", strconv.Quote(cmd), unresolved)
 		}

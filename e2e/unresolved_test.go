@@ -170,3 +170,58 @@ func notRun(t *testing.T, dir string, files ...string) {
 		}
 	}
 }
+
+// TestTerminalExpandedCommandWord: under a deny rule, a terminal command
+// whose command word the shell expands (an empty variable before the
+// program, a substitution, a glob) is denied as unresolvable, in a line
+// and in a bash -c script, and none of them runs; arithmetic, whose text
+// shows up as commands, names no program and runs. explain agrees.
+func TestTerminalExpandedCommandWord(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: '$E touch PWNED_A', waitForExit: true}
+      - terminal: {command: '${E}touch PWNED_B', waitForExit: true}
+      - terminal: {command: 'bash -c "\$(echo touch) PWNED_C"', waitForExit: true}
+      - terminal: {command: '/*/tou?h PWNED_G', waitForExit: true}
+      - terminal: {command: 'n=3; echo $((n*2)) $(( $n + 1 )) > ok.txt', waitForExit: true}
+`,
+		"s.yaml": `name: expanded
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: allow
+  deny:
+    - command: "touch *"
+turns:
+  - prompt: hi
+    expect: {denied: 4}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "6 4\n" {
+		t.Errorf("ok.txt = %q, %v; want the arithmetic run", got, err)
+	}
+	cs := creates(t, out.Scenarios[0])
+	if len(cs) != 5 {
+		t.Fatalf("terminal/create records = %+v, want 5", cs)
+	}
+	for i, c := range cs[:4] {
+		if c.Decision != "deny" || c.Rule != "s.yaml:6" {
+			t.Errorf("terminal/create %d (%s): %s by %q (%s), want denied by s.yaml:6", i+1, c.Command, c.Decision, c.Rule, c.Refused)
+		}
+	}
+	if cs[4].Decision != "allow" {
+		t.Errorf("terminal/create 5 (%s): %s (%s), want allowed", cs[4].Command, cs[4].Decision, cs[4].Refused)
+	}
+	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "$X -rf /")
+	if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule s.yaml:6") ||
+		!strings.Contains(ex.stdout, "its command word $X holds a parameter expansion") {
+		t.Errorf("explain: exit %d, want 1, denied by s.yaml:6 for its command word\n%s%s", ex.code, ex.stdout, ex.stderr)
+	}
+}
