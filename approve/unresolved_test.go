@@ -82,6 +82,9 @@ var unresolvedLines = []string{
 	`env $E touch P`,
 	`bash -c '$E touch P'`,
 	`echo $(( $E touch P )); $E touch P`, // the same text as arithmetic and as a command
+	`$(echo /usr/bin/touch) P`,           // its slash is no directory of the word
+	`/usr/bin/$T P`,
+	`"$D/bin/"$T P`,
 }
 
 // wrappedUnresolvedLines are unresolvable behind a wrapper that only deny
@@ -115,14 +118,17 @@ var arithmeticLines = []string{
 	`bash -c 'echo ${a[x]}'`,
 }
 
-// arithmeticWordLines show arithmetic as commands whose first word is
-// expanded: no program is named there, so a deny rule that does not match
-// them as written leaves them alone.
-var arithmeticWordLines = []string{
+// namedProgramLines have expansions where no program is named: in the
+// text of arithmetic, which shows up as commands, in an array element's
+// assignment, and in the directory of the program. A deny rule that does
+// not match them as written leaves them alone.
+var namedProgramLines = []string{
 	`sleep $((n*2))`,
 	`echo $(( $x + 1 )) $((${#a[@]} - 1)) $((a[i]))`,
 	`echo ${a[i*2]} ${x:$n:2}`,
 	`bash -c 'echo $(( $x * 2 ))'`,
+	`a[$i]=x; a[0]+=y; a["$k"]=z; echo ${a[@]}`,
+	`$HOME/bin/tool x; "$(go env GOPATH)"/bin/tool y; "$D/tool" z; /*/tool; ${E}/bin/tool`,
 }
 
 // resolvedLines stay allowed by "echo *" and are denied by no deny rule
@@ -168,7 +174,7 @@ func TestUnresolvedCommands(t *testing.T) {
 	for _, line := range arithmeticLines {
 		tests = append(tests, decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
 	}
-	for _, line := range arithmeticWordLines {
+	for _, line := range namedProgramLines {
 		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
 	}
 	for _, line := range resolvedLines {

@@ -213,69 +213,104 @@ func braceCommand(ws []string) string {
 // expandedCommand returns the command word of the simple command ws
 // (after its redirections, assignments and an env that only sets
 // variables) and what bash expands in it, when bash performs an expansion
-// there whose value the engine cannot know: the program that runs is
-// then that value (${E}rm is rm when E is empty, $(echo rm) is rm, /bin/r?
-// is /bin/rm), in no command's text. "", "" when it holds none.
+// in the program's name whose value the engine cannot know (see
+// programExpansion): the program that runs is then that value (${E}rm is
+// rm when E is empty, $(echo rm) is rm, /bin/r? is /bin/rm), in no
+// command's text. "", "" when it holds none.
 func expandedCommand(ws []string) (word, what string) {
 	ws, _ = splitRedirections(ws)
 	i := skipAssignments(ws)
-	if i == len(ws) {
+	if i == len(ws) || elementAssignment(ws[i]) {
 		return "", ""
 	}
-	if what := expansionIn(ws[i]); what != "" {
+	if what := programExpansion(ws[i]); what != "" {
 		return ws[i], what
 	}
 	return "", ""
 }
 
-// expansionIn names the first expansion bash performs on the word w, other
-// than quote removal and tilde and brace expansion: a parameter or
-// arithmetic expansion or a command substitution (unquoted or in "…"), a
-// process substitution (<(…), >(…)), or a glob (an unquoted * or ?, or a [
-// with a ] after it). "" when there is none.
-func expansionIn(w string) string {
+// elementAssignment reports whether w starts with NAME[…]= or NAME[…]+=,
+// which bash reads as setting an array's element, not as a command word.
+func elementAssignment(w string) bool {
+	name, rest, ok := strings.Cut(w, "[")
+	if !ok || !isAssignment(name+"=") {
+		return false
+	}
+	for k := 0; k < len(rest); k++ {
+		switch rest[k] {
+		case '\\', '\'', '"', '`', '$':
+			k = skipQuoting(rest, k) - 1
+		case ']':
+			return strings.HasPrefix(rest[k+1:], "=") || strings.HasPrefix(rest[k+1:], "+=")
+		}
+	}
+	return false
+}
+
+// programExpansion names an expansion bash performs on the command word
+// w in the program's name, its last segment (after the last / outside
+// expansions), other than quote removal and tilde and brace expansion: a
+// parameter or arithmetic expansion or a command substitution (unquoted
+// or in "…"), a process substitution (<(…), >(…)), or a glob (an
+// unquoted * or ?, or a [ with a ] after it). "" when there is none: an
+// expansion in the directory alone ($HOME/bin/tool, "$(go env
+// GOPATH)"/bin/tool) leaves the name as written.
+func programExpansion(w string) string {
+	what := ""
 	quoted := false // in "…"
 	for k := 0; k < len(w); k++ {
 		switch c := w[k]; {
 		case c == '\\':
 			k++
+		case c == '/':
+			what = "" // a directory's
 		case c == '"':
 			quoted = !quoted
 		case c == '`':
-			return "a command substitution"
+			what = "a command substitution"
+			k = skipQuoted(w, k) - 1
 		case c == '$':
-			if what := dollarExpansion(w[k+1:]); what != "" {
-				return what
-			}
-			if !quoted && k+1 < len(w) && w[k+1] == '\'' { // $'…': a quote
+			if e, n := dollarExpansion(w[k+1:]); e != "" {
+				what = e
+				k += n
+			} else if !quoted && k+1 < len(w) && w[k+1] == '\'' { // $'…': a quote
 				k = skipQuoting(w, k) - 1
 			}
 		case quoted:
 		case c == '\'':
 			k = skipQuoted(w, k) - 1
 		case (c == '<' || c == '>') && k+1 < len(w) && w[k+1] == '(':
-			return "a process substitution"
+			what = "a process substitution"
+			k = skipParens(w, k+1) - 1
 		case c == '*' || c == '?' || c == '[' && strings.Contains(w[k+1:], "]"):
-			return "a glob"
+			what = "a glob"
 		}
 	}
-	return ""
+	return what
 }
 
 // dollarExpansion names the expansion that a $ followed by rest starts,
-// "" when the $ is text.
-func dollarExpansion(rest string) string {
+// and returns how many bytes of rest it takes; "", 0 when the $ is text.
+func dollarExpansion(rest string) (string, int) {
 	switch {
 	case rest == "":
-		return ""
+		return "", 0
 	case strings.HasPrefix(rest, "(("):
-		return "an arithmetic expansion"
+		return "an arithmetic expansion", skipParens(rest, 0)
 	case rest[0] == '(':
-		return "a command substitution"
-	case rest[0] == '{' || isNameByte(rest[0]) || strings.IndexByte("@*#?$!-", rest[0]) >= 0:
-		return "a parameter expansion"
+		return "a command substitution", skipParens(rest, 0)
+	case rest[0] == '{':
+		return "a parameter expansion", skipParam(rest, 0)
+	case rest[0] == '_' || rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z':
+		n := 1
+		for n < len(rest) && isNameByte(rest[n]) {
+			n++
+		}
+		return "a parameter expansion", n
+	case rest[0] >= '0' && rest[0] <= '9' || strings.IndexByte("@*#?$!-", rest[0]) >= 0:
+		return "a parameter expansion", 1
 	}
-	return ""
+	return "", 0
 }
 
 // codeVariable returns the first of codeVariables (or BASH_FUNC_*) that
