@@ -135,6 +135,13 @@ func FuzzDecide(f *testing.F) {
 			}
 		}
 
+		// And when an expansion that may be empty comes before its program.
+		empty := []string{"$E ", "${E}", `"$E"`, "$(:)", "`:`"}[int(sepB)%5]
+		expanded := neutral(prefix) + separators[int(sepA)%len(separators)] + empty + "rm -rf /"
+		if d := p.Decide(execReq(expanded)); d.Verdict != approve.Deny || d.Rule != "d:1" {
+			t.Fatalf("expanded %q: decided %v by %q (%s); commands %q", expanded, d.Verdict, d.Rule, d.Reason, d.Commands)
+		}
+
 		// And behind a wrapper, whatever its options' arguments.
 		arg := strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
