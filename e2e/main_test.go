@@ -367,13 +367,51 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(fifo)
+	f, err := openTranscript(fifo, exited(cmd.Process.Pid))
 	if err != nil {
 		cmd.Process.Kill()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return &followedRun{t: t, ctx: ctx, cmd: cmd, lines: bufio.NewScanner(f), stdout: &stdout, stderr: &stderr}
+}
+
+// openTranscript opens the FIFO fifo for reading once acprun opens it to
+// write the transcript, or at once when acprun has ended first (gone is
+// closed: a bad scenario, a crash): the transcript then reads as ended,
+// and waitFor says so with acprun's stderr, where opening it alone would
+// wait for a writer forever.
+func openTranscript(fifo string, gone <-chan struct{}) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-gone:
+	}
+	// A read end of its own, which reads what acprun may have written
+	// before it ended, then the end; a writer opened and closed lets the
+	// blocked open return, and its file is closed.
+	f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	go func() {
+		if o := <-ch; o.f != nil {
+			o.f.Close()
+		}
+	}()
+	return f, nil
 }
 
 // waitFor reads the transcript up to a line holding every one of substrs;
