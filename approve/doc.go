@@ -93,9 +93,10 @@
 //     quote, so another script), a brace expansion in the command word
 //     ({rm,x} is rm x to bash), any other expansion there, whose value
 //     names the program ($E rm x and ${E}rm x are rm x when E is empty;
-//     $(…), `…`, <(…), a glob such as /bin/r?; not in the program's
-//     directory alone, $HOME/bin/tool, nor in the text of arithmetic,
-//     which SplitCommands returns as commands), or setting
+//     $(…), `…`, <(…), a glob such as /bin/r?, and an unquoted one in
+//     the directory beside other text, rm$IFS-rf$IFS/; not one quoted or
+//     a whole segment of the directory, $HOME/bin/tool, nor in the text
+//     of arithmetic, which SplitCommands returns as commands), or setting
 //     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
 //     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
 //     env, in export and the like). It matches every deny command pattern and no

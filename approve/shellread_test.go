@@ -113,6 +113,7 @@ var shellReads = []shellRead{
 	{"glob as the command word", "/*/tou?h P", true, true, []string{"*"}, false},
 	{"process substitution before the program", "<()touch P", true, false, []string{"*"}, false},
 	{"variable set before as the command word", "x=touch; $x P", true, true, []string{"*"}, false},
+	{"split expansion before a directory", "touch$IFS./P", true, true, []string{"*"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

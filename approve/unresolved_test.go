@@ -85,6 +85,8 @@ var unresolvedLines = []string{
 	`$(echo /usr/bin/touch) P`,           // its slash is no directory of the word
 	`/usr/bin/$T P`,
 	`"$D/bin/"$T P`,
+	`touch$IFS/P`, // bash splits it into touch /P
+	`$X-y/z P`,
 }
 
 // wrappedUnresolvedLines are unresolvable behind a wrapper that only deny
@@ -129,6 +131,7 @@ var namedProgramLines = []string{
 	`bash -c 'echo $(( $x * 2 ))'`,
 	`a[$i]=x; a[0]+=y; a["$k"]=z; echo ${a[@]}`,
 	`$HOME/bin/tool x; "$(go env GOPATH)"/bin/tool y; "$D/tool" z; /*/tool; ${E}/bin/tool`,
+	`"a$D"/tool; /usr/lib*/tool; /b?n/$(echo lib)/"$A$B"/tool`,
 }
 
 // resolvedLines stay allowed by "echo *" and are denied by no deny rule

@@ -248,45 +248,69 @@ func elementAssignment(w string) bool {
 }
 
 // programExpansion names an expansion bash performs on the command word
-// w in the program's name, its last segment (after the last / outside
-// expansions), other than quote removal and tilde and brace expansion: a
-// parameter or arithmetic expansion or a command substitution (unquoted
-// or in "…"), a process substitution (<(…), >(…)), or a glob (an
-// unquoted * or ?, or a [ with a ] after it). "" when there is none: an
-// expansion in the directory alone ($HOME/bin/tool, "$(go env
-// GOPATH)"/bin/tool) leaves the name as written.
+// w that can change the program, other than quote removal and tilde and
+// brace expansion: one in the program's name, its last segment (after the
+// last / outside expansions): a parameter or arithmetic expansion or a
+// command substitution (unquoted or in "…"), a process substitution
+// (<(…), >(…)), or a glob (an unquoted * or ?, or a [ with a ] after it);
+// or an unquoted one that bash may split into words in a directory
+// segment with other text or expansions (rm$IFS-rf$IFS/ is rm -rf /). ""
+// when there is none: a quoted expansion or a glob in the directory, or
+// an unquoted expansion that is a whole segment of it ($HOME/bin/tool,
+// "$(go env GOPATH)"/bin/tool, ${E}/bin/tool) leaves the name as written.
 func programExpansion(w string) string {
-	what := ""
-	quoted := false // in "…"
+	var first, loose string // the segment's first expansion, and its first unquoted one
+	others := false         // the segment holds text, or more than one expansion
+	quoted := false         // in "…"
+	expansion := func(what string) {
+		others = others || first != ""
+		if first == "" {
+			first = what
+		}
+		if loose == "" && !quoted && what != "a glob" {
+			loose = what
+		}
+	}
 	for k := 0; k < len(w); k++ {
 		switch c := w[k]; {
-		case c == '\\':
-			k++
 		case c == '/':
-			what = "" // a directory's
+			if loose != "" && others {
+				return loose
+			}
+			first, loose, others = "", "", false
 		case c == '"':
 			quoted = !quoted
+		case c == '\\':
+			others = true
+			k++
 		case c == '`':
-			what = "a command substitution"
+			expansion("a command substitution")
 			k = skipQuoted(w, k) - 1
 		case c == '$':
 			if e, n := dollarExpansion(w[k+1:]); e != "" {
-				what = e
+				expansion(e)
 				k += n
 			} else if !quoted && k+1 < len(w) && w[k+1] == '\'' { // $'…': a quote
+				others = true
 				k = skipQuoting(w, k) - 1
+			} else {
+				others = true
 			}
 		case quoted:
+			others = true
 		case c == '\'':
+			others = true
 			k = skipQuoted(w, k) - 1
 		case (c == '<' || c == '>') && k+1 < len(w) && w[k+1] == '(':
-			what = "a process substitution"
+			expansion("a process substitution")
 			k = skipParens(w, k+1) - 1
 		case c == '*' || c == '?' || c == '[' && strings.Contains(w[k+1:], "]"):
-			what = "a glob"
+			expansion("a glob")
+		default:
+			others = true
 		}
 	}
-	return what
+	return first
 }
 
 // dollarExpansion names the expansion that a $ followed by rest starts,
