@@ -39,6 +39,29 @@ func wrapperScript(argv []string) (string, bool) {
 	return script, ok
 }
 
+// trapAction returns the shell line that the trap command argv (unquoted)
+// sets to run when a signal comes or the shell exits: its first operand,
+// when a signal follows it and it is not "-" (which resets). false for
+// any other command, or a trap that sets none (trap -p, trap - INT,
+// trap INT).
+func trapAction(argv []string) (string, bool) {
+	if len(argv) == 0 || argv[0] != "trap" {
+		return "", false
+	}
+	ops := argv[1:]
+	for len(ops) > 0 && strings.HasPrefix(ops[0], "-") && ops[0] != "-" {
+		opt := ops[0]
+		ops = ops[1:]
+		if opt == "--" {
+			break
+		}
+	}
+	if len(ops) < 2 || ops[0] == "-" {
+		return "", false
+	}
+	return ops[0], true
+}
+
 // shellWhy returns why the shell wrapper argv (unquoted) is read with
 // uncertainty, "" when it is not or is no shell: an option before its
 // script that shellScript does not know (it may take the next word), or a
@@ -758,6 +781,8 @@ func denyForms(cmd string, piece bool) (forms []string, complete bool, unresolve
 			addLine(script, depth, raw)
 		} else if name == "eval" {
 			addLine(strings.Join(unq[1:], " "), depth, raw)
+		} else if action, ok := trapAction(unq); ok {
+			addLine(action, depth, raw)
 		}
 	}
 	add(cmd, 0, true, piece)

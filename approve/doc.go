@@ -53,38 +53,38 @@
 //     Redirections are part of a command ("cat *" matches `cat a > b`), and
 //     their targets are paths the call touches (see path).
 //
-//     An allow pattern allows a command it matches as written. Otherwise
-//     it sees the command without its leading VAR=value assignments and
-//     without an `env` that only sets variables, and a shell wrapper
-//     (`bash -lc 'SCRIPT'`, `sh -c "…"`, any sh, bash, zsh, dash or ksh
-//     with -c, or `eval …`), written as a string or as an argv, is
-//     replaced by the commands of its script (a zsh or ksh script only when
-//     it is plain, see zshWhy; else, like a wrapper with an option before
-//     its script that is not known, it is unresolvable) (each with the wrapper's
-//     redirections), nested wrappers too: every one of them must be
-//     allowed. So "go test *" allows `FOO=1 go test ./...`,
-//     `env GOOS=linux go test ./...` and `bash -lc 'go test ./...'`, but not
-//     `bash -lc 'go test ./... && curl x'`, `sudo go test ./...` or
-//     `env -i go test ./...` (sudo and env with options are commands of
-//     their own).
+//     An allow pattern allows a command it matches as written. Otherwise it
+//     sees the command without its leading VAR=value assignments and
+//     without an `env` that only sets variables, and a shell wrapper (`bash
+//     -lc 'SCRIPT'`, `sh -c "…"`, any sh, bash, zsh, dash or ksh with -c,
+//     `eval …`, or a trap's action, which runs later), written as a string
+//     or as an argv, is replaced by the commands of its script (a zsh or
+//     ksh script only when it is plain, see zshWhy; else, like a wrapper
+//     with an option before its script that is not known, it is
+//     unresolvable) (each with the wrapper's redirections), nested wrappers
+//     too: every one of them must be allowed. So "go test *" allows `FOO=1
+//     go test ./...`, `env GOOS=linux go test ./...` and `bash -lc 'go test
+//     ./...'`, but not `bash -lc 'go test ./... && curl x'`, `sudo go test
+//     ./...` or `env -i go test ./...` (sudo and env with options are
+//     commands of their own).
 //
 //     Deny patterns see the command as written and the same forms, and
 //     more: each leading assignment on its own (NAME=value, also after env
-//     or sudo, so "LD_PRELOAD=*" denies `A=1 LD_PRELOAD=x make` and
-//     `env LD_PRELOAD=x make`), the command without quoting as the shells remove it (`"r"m` is rm),
-//     without its redirections and without the program's directory
-//     (/bin/rm is rm), and the command a wrapper runs, without the
-//     wrapper, its options and their arguments and its operands: sudo,
-//     doas, env, exec, nice, nohup, command, builtin, time, coproc,
-//     setsid, stdbuf, ionice, timeout DURATION, chrt PRIORITY, taskset
-//     MASK, flock FILE, xargs (also with "…" for the arguments it adds),
-//     find's -exec, -execdir, -ok and -okdir, and the shell lines of
-//     watch, flock -c and env -S. An option a wrapper is not known to have
-//     is read both with and without an argument. A command with more forms
-//     than are checked (256, or 1 MiB of them), or shell lines nested
-//     deeper than 4, is taken to match every deny command pattern. That
-//     makes deny rules harder to dodge, but they remain a tripwire: an
-//     allow list is the real gate.
+//     or sudo, so "LD_PRELOAD=*" denies `A=1 LD_PRELOAD=x make` and `env
+//     LD_PRELOAD=x make`), the command without quoting as the shells remove
+//     it (`"r"m` is rm), without its redirections and without the program's
+//     directory (/bin/rm is rm), and the command a wrapper runs, without
+//     the wrapper, its options and their arguments and its operands: sudo,
+//     doas, env, exec, nice, nohup, command, builtin, time, coproc, setsid,
+//     stdbuf, ionice, timeout DURATION, chrt PRIORITY, taskset MASK, flock
+//     FILE, xargs (also with "…" for the arguments it adds), find's -exec,
+//     -execdir, -ok and -okdir, and the shell lines of watch, flock -c, env
+//     -S and trap. An option a wrapper is not known to have is read both
+//     with and without an argument. A command with more forms than are
+//     checked (256, or 1 MiB of them), or shell lines nested deeper than 4,
+//     is taken to match every deny command pattern. That makes deny rules
+//     harder to dodge, but they remain a tripwire: an allow list is the
+//     real gate.
 //
 //     A command in which bash runs a variable's value as code is
 //     unresolvable: an indirection ${!x} (x may hold a[$(cmd)]; not the
@@ -93,16 +93,17 @@
 //     quote, so another script), a brace expansion in the command word
 //     ({rm,x} is rm x to bash), any other expansion there, whose value
 //     names the program ($E rm x and ${E}rm x are rm x when E is empty;
-//     $(…), `…`, <(…), a glob such as /bin/r?, and an unquoted one in
-//     the directory beside other text, rm$IFS-rf$IFS/; not one quoted or
-//     a whole segment of the directory, $HOME/bin/tool, nor in the text
-//     of arithmetic, which SplitCommands returns as commands), or setting
+//     $(…), `…`, <(…), a glob such as /bin/r?, and an unquoted one in the
+//     directory beside other text, rm$IFS-rf$IFS/; not one quoted or a
+//     whole segment of the directory, $HOME/bin/tool, nor in the text of
+//     arithmetic, which SplitCommands returns as commands), a name bound to
+//     another program (alias NAME=VALUE, hash -p, enable -f), or setting
 //     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
 //     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
-//     env, in export and the like). It matches every deny command pattern and no
-//     allow one. An array subscript and a substring's offset and length
-//     (${a[i]}, ${x:i:n}) are arithmetic, a command as $((…))'s body is
-//     (see SplitCommands).
+//     env, in export and the like). It matches every deny command pattern
+//     and no allow one. An array subscript and a substring's offset and
+//     length (${a[i]}, ${x:i:n}) are arithmetic, a command as $((…))'s body
+//     is (see SplitCommands).
 //
 //   - path: the paths the call touches (Decision.Paths), cleaned and made
 //     absolute: its locations, diffs and path fields of rawInput, and the

@@ -114,6 +114,10 @@ var shellReads = []shellRead{
 	{"process substitution before the program", "<()touch P", true, false, []string{"*"}, false},
 	{"variable set before as the command word", "x=touch; $x P", true, true, []string{"*"}, false},
 	{"split expansion before a directory", "touch$IFS./P", true, true, []string{"*"}, false},
+	// A name bound to another program runs it; a trap's action runs at exit.
+	{"alias", "shopt -s expand_aliases; alias t=touch\nt P", true, true, []string{"*"}, false},
+	{"hash -p", "hash -p /usr/bin/touch t; t P", true, false, []string{"*"}, false},
+	{"trap at exit", "trap 'touch P' EXIT", true, true, []string{"echo *"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

@@ -85,6 +85,10 @@ var unresolvedLines = []string{
 	`$(echo /usr/bin/touch) P`,           // its slash is no directory of the word
 	`/usr/bin/$T P`,
 	`"$D/bin/"$T P`,
+	// A name bound to another program: an alias, hash -p, enable -f.
+	"shopt -s expand_aliases; alias t=touch\nt P",
+	`hash -p /usr/bin/touch t; t P`,
+	`enable -f ./touch.so touch`,
 	`touch$IFS/P`, // bash splits it into touch /P
 	`$X-y/z P`,
 }
@@ -118,6 +122,26 @@ var arithmeticLines = []string{
 	`echo ${x:0:x}`,
 	`echo ${#a[i]}`,
 	`bash -c 'echo ${a[x]}'`,
+}
+
+// TestTrapActions: the action of a trap is a shell line that runs, later:
+// deny rules see its commands, and allow rules that do not allow the trap
+// as written allow its commands. A trap that resets, ignores or lists
+// runs nothing.
+func TestTrapActions(t *testing.T) {
+	denyTouch := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"touch *"}}}}
+	allowEcho := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "a:1", Command: []string{"echo *"}}}}
+	var tests []decideCase
+	for _, line := range []string{`trap 'touch P' EXIT`, `trap -- "touch P" INT TERM`, `trap 'echo; touch P' 0`, `bash -c "trap 'touch P' EXIT"`} {
+		tests = append(tests,
+			decideCase{"deny touch: " + line, denyTouch, execReq(line), denyBy("d:1")},
+			decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
+	}
+	tests = append(tests, decideCase{"allow echo: trap 'echo bye' EXIT", allowEcho, execReq(`trap 'echo bye' EXIT`), allowBy("a:1")})
+	for _, line := range []string{`trap - EXIT`, `trap '' INT`, `trap -p`, `trap INT`, `trap -l`} {
+		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
+	}
+	runDecide(t, tests)
 }
 
 // namedProgramLines have expansions where no program is named: in the

@@ -87,6 +87,9 @@ func unresolvedWhy(cmd string, piece bool) string {
 	if name := codeVariable(ws); name != "" {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
+	if why := binding(ws); why != "" {
+		return why
+	}
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
 	}
@@ -116,6 +119,38 @@ func unresolvedWhy(cmd string, piece bool) string {
 	return why
 }
 
+// binding returns why the simple command ws changes what a later command
+// word runs, "" when it does not: an alias defined (alias NAME=VALUE: bash
+// with expand_aliases, and dash, run VALUE for the word NAME), a name
+// bound to a program (hash -p PATH NAME), or a builtin loaded from a
+// shared object (enable -f FILE NAME).
+func binding(ws []string) string {
+	i := skipAssignments(ws)
+	if i == len(ws) {
+		return ""
+	}
+	args := dequoteAll(ws[i+1:])
+	switch dequote(ws[i]) {
+	case "alias":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
+				return "it defines the alias " + a + ", which the shell runs in place of a later command word"
+			}
+		}
+	case "hash", "enable":
+		flag := map[string]string{"hash": "p", "enable": "f"}[dequote(ws[i])]
+		for _, a := range args {
+			if a == "--" || !strings.HasPrefix(a, "-") {
+				break
+			}
+			if strings.Contains(a[1:], flag) {
+				return "it binds a command name to another program (" + dequote(ws[i]) + " " + a + ")"
+			}
+		}
+	}
+	return ""
+}
+
 // dollarQuotedShellLine reports whether the simple command ws runs a
 // shell line (a shell wrapper, eval, or a wrapper that runs one: watch,
 // flock, env) and a word of it has $'…' or $"…": bash takes them for
@@ -128,7 +163,7 @@ func dollarQuotedShellLine(ws []string) bool {
 		return false
 	}
 	switch name := path.Base(dequote(ws[i])); name {
-	case "sh", "bash", "zsh", "dash", "ksh", "eval":
+	case "sh", "bash", "zsh", "dash", "ksh", "eval", "trap":
 	default:
 		if w, ok := wrappers[name]; !ok || len(w.script) == 0 && !w.joined {
 			return false
@@ -396,6 +431,8 @@ func nestedCommands(ws []string) (inner []string, pieces map[string]bool) {
 		inner, pieces = splitLine(script)
 	} else if path.Base(unq[0]) == "eval" {
 		inner, pieces = splitLine(strings.Join(unq[1:], " "))
+	} else if action, ok := trapAction(unq); ok {
+		inner, pieces = splitLine(action)
 	}
 	if len(redirs) > 0 && len(inner) > 0 {
 		with := make(map[string]bool, len(pieces))
