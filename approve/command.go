@@ -74,6 +74,8 @@ func shellWhy(argv []string) string {
 	switch name := path.Base(argv[0]); {
 	case unknown != "":
 		return "its shell option " + unknown + " is unknown: what it runs is uncertain"
+	case !ok && stdinScript(argv[1:]):
+		return "it runs the script " + name + " reads from its standard input, which is in no command's text"
 	case ok && (name == "zsh" || name == "ksh"):
 		if why := zshOptionsWhy(argv[1:]); why != "" {
 			return "it runs " + name + " with " + why + ", which changes how " + name + " reads its script"
@@ -83,6 +85,39 @@ func shellWhy(argv []string) string {
 		}
 	}
 	return ""
+}
+
+// stdinScript reports whether a shell given the arguments args (after its
+// name, without redirections) reads its script from its standard input:
+// no -c, and -s or no operand (which would name a script file); not with
+// --help or --version, which read none.
+func stdinScript(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i+1 == len(args)
+		case isLongOption(a):
+			name, _, hasVal := strings.Cut(a[2:], "=")
+			switch {
+			case name == "help" || name == "version" || strings.HasPrefix(name, "dump"):
+				return false
+			case shellLongArg[name] && !hasVal:
+				i++ // --rcfile FILE
+			}
+		case isOptionCluster(a):
+			switch {
+			case a[0] == '-' && strings.Contains(a[1:], "c"):
+				return false // the script follows
+			case a[0] == '-' && strings.Contains(a[1:], "s"):
+				return true // the operands are its arguments
+			}
+			i += strings.Count(a[1:], "o") + strings.Count(a[1:], "O")
+		default:
+			return false // a script file, or an option shellScript does not know
+		}
+	}
+	return true
 }
 
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`

@@ -695,10 +695,10 @@ func TestDecisionDetails(t *testing.T) {
 		{
 			name: "default names what was not allowed",
 			p:    p,
-			req:  execReq("go test ./... && curl x | sh"),
+			req:  execReq("go test ./... && curl x | grep y"),
 			want: approve.Decision{Verdict: approve.Deny, RuleList: "default",
-				Reason:   `no rule matched; default deny; no allow rule allows commands "curl x", "sh"`,
-				Commands: []string{"go test ./...", "curl x", "sh"}},
+				Reason:   `no rule matched; default deny; no allow rule allows commands "curl x", "grep y"`,
+				Commands: []string{"go test ./...", "curl x", "grep y"}},
 		},
 		{
 			name: "allow through a shell wrapper",

@@ -97,7 +97,9 @@
 //     directory beside other text, rm$IFS-rf$IFS/; not one quoted or a
 //     whole segment of the directory, $HOME/bin/tool, nor in the text of
 //     arithmetic, which SplitCommands returns as commands), a name bound to
-//     another program (alias NAME=VALUE, hash -p, enable -f), or setting
+//     another program (alias NAME=VALUE, hash -p, enable -f), a shell
+//     that reads its script from its standard input (… | sh, bash <<<
+//     "…", sh -s), or setting
 //     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
 //     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
 //     env, in export and the like). It matches every deny command pattern

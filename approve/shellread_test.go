@@ -118,6 +118,8 @@ var shellReads = []shellRead{
 	{"alias", "shopt -s expand_aliases; alias t=touch\nt P", true, true, []string{"*"}, false},
 	{"hash -p", "hash -p /usr/bin/touch t; t P", true, false, []string{"*"}, false},
 	{"trap at exit", "trap 'touch P' EXIT", true, true, []string{"echo *"}, false},
+	{"script on standard input", "echo touch P | sh", true, true, []string{"echo *", "sh"}, false},
+	{"script in a here-string", `bash <<< "touch P"`, true, false, []string{"bash *"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

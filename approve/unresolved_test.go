@@ -85,6 +85,12 @@ var unresolvedLines = []string{
 	`$(echo /usr/bin/touch) P`,           // its slash is no directory of the word
 	`/usr/bin/$T P`,
 	`"$D/bin/"$T P`,
+	// A shell that reads its script from its standard input.
+	`echo touch P | sh`,
+	`bash <<< "touch P"`,
+	"bash <<'E'\ntouch P\nE",
+	`sh -s < script.sh`,
+	`bash -x`,
 	// A name bound to another program: an alias, hash -p, enable -f.
 	"shopt -s expand_aliases; alias t=touch\nt P",
 	`hash -p /usr/bin/touch t; t P`,
@@ -156,6 +162,7 @@ var namedProgramLines = []string{
 	`a[$i]=x; a[0]+=y; a["$k"]=z; echo ${a[@]}`,
 	`$HOME/bin/tool x; "$(go env GOPATH)"/bin/tool y; "$D/tool" z; /*/tool; ${E}/bin/tool`,
 	`"a$D"/tool; /usr/lib*/tool; /b?n/$(echo lib)/"$A$B"/tool`,
+	`bash script.sh; sh --version; bash -c 'echo hi' > out; bash -o pipefail script.sh`,
 }
 
 // resolvedLines stay allowed by "echo *" and are denied by no deny rule

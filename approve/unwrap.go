@@ -94,7 +94,8 @@ func unresolvedWhy(cmd string, piece bool) string {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
 	}
 	if i := skipAssignments(ws); i < len(ws) {
-		if why := shellWhy(dequoteAll(ws[i:])); why != "" {
+		argv, _ := splitRedirections(ws[i:])
+		if why := shellWhy(dequoteAll(argv)); why != "" {
 			return why
 		}
 	}

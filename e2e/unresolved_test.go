@@ -174,8 +174,8 @@ func notRun(t *testing.T, dir string, files ...string) {
 // TestTerminalExpandedCommandWord: under a deny rule, a terminal command
 // whose command word the shell expands (an empty variable before the
 // program, a substitution, a glob) is denied as unresolvable, in a line
-// and in a bash -c script, and so are a trap's action and an alias to the
-// program; none of them runs; arithmetic, whose text
+// and in a bash -c script, and so are a trap's action, an alias to the
+// program and a shell reading its script from a pipe; none of them runs; arithmetic, whose text
 // shows up as commands, names no program and runs. explain agrees.
 func TestTerminalExpandedCommandWord(t *testing.T) {
 	t.Parallel()
@@ -189,6 +189,7 @@ func TestTerminalExpandedCommandWord(t *testing.T) {
       - terminal: {command: '/*/tou?h PWNED_G', waitForExit: true}
       - terminal: {command: "trap 'touch PWNED_T' EXIT", waitForExit: true}
       - terminal: {command: "alias t=touch\nt PWNED_L", waitForExit: true}
+      - terminal: {command: "echo touch PWNED_S | sh", waitForExit: true}
       - terminal: {command: 'n=3; echo $((n*2)) $(( $n + 1 )) > ok.txt', waitForExit: true}
 `,
 		"s.yaml": `name: expanded
@@ -199,11 +200,11 @@ permissions:
     - command: "touch *"
 turns:
   - prompt: hi
-    expect: {denied: 6}
+    expect: {denied: 7}
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L")
+	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L", "PWNED_S")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -211,16 +212,16 @@ turns:
 		t.Errorf("ok.txt = %q, %v; want the arithmetic run", got, err)
 	}
 	cs := creates(t, out.Scenarios[0])
-	if len(cs) != 7 {
-		t.Fatalf("terminal/create records = %+v, want 7", cs)
+	if len(cs) != 8 {
+		t.Fatalf("terminal/create records = %+v, want 8", cs)
 	}
-	for i, c := range cs[:6] {
+	for i, c := range cs[:7] {
 		if c.Decision != "deny" || c.Rule != "s.yaml:6" {
 			t.Errorf("terminal/create %d (%s): %s by %q (%s), want denied by s.yaml:6", i+1, c.Command, c.Decision, c.Rule, c.Refused)
 		}
 	}
-	if cs[6].Decision != "allow" {
-		t.Errorf("terminal/create 7 (%s): %s (%s), want allowed", cs[6].Command, cs[6].Decision, cs[6].Refused)
+	if cs[7].Decision != "allow" {
+		t.Errorf("terminal/create 8 (%s): %s (%s), want allowed", cs[7].Command, cs[7].Decision, cs[7].Refused)
 	}
 	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "$X -rf /")
 	if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule s.yaml:6") ||
