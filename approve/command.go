@@ -71,11 +71,15 @@ func shellWhy(argv []string) string {
 		return ""
 	}
 	script, _, ok, unknown := shellScript(argv[1:])
+	stream := ""
+	if !ok && unknown == "" {
+		stream = scriptStream(argv[1:])
+	}
 	switch name := path.Base(argv[0]); {
 	case unknown != "":
 		return "its shell option " + unknown + " is unknown: what it runs is uncertain"
-	case !ok && stdinScript(argv[1:]):
-		return "it runs the script " + name + " reads from its standard input, which is in no command's text"
+	case stream != "":
+		return "it runs the script " + name + " reads from " + stream + ", which is in no command's text"
 	case ok && (name == "zsh" || name == "ksh"):
 		if why := zshOptionsWhy(argv[1:]); why != "" {
 			return "it runs " + name + " with " + why + ", which changes how " + name + " reads its script"
@@ -87,37 +91,57 @@ func shellWhy(argv []string) string {
 	return ""
 }
 
-// stdinScript reports whether a shell given the arguments args (after its
-// name, without redirections) reads its script from its standard input:
-// no -c, and -s or no operand (which would name a script file); not with
+// scriptStream says where a shell given the arguments args (after its
+// name, without redirections) reads its script when that is a stream, no
+// file: "its standard input" with no -c, and -s, - or no operand, or the
+// operand that names a stream (see streamFile). "" otherwise, and with
 // --help or --version, which read none.
-func stdinScript(args []string) bool {
+func scriptStream(args []string) string {
+	const stdin = "its standard input"
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return i+1 == len(args)
+			if i+1 == len(args) {
+				return stdin
+			}
+			if streamFile(args[i+1]) {
+				return args[i+1]
+			}
+			return ""
 		case isLongOption(a):
 			name, _, hasVal := strings.Cut(a[2:], "=")
 			switch {
 			case name == "help" || name == "version" || strings.HasPrefix(name, "dump"):
-				return false
+				return ""
 			case shellLongArg[name] && !hasVal:
 				i++ // --rcfile FILE
 			}
 		case isOptionCluster(a):
 			switch {
 			case a[0] == '-' && strings.Contains(a[1:], "c"):
-				return false // the script follows
+				return "" // the script follows
 			case a[0] == '-' && strings.Contains(a[1:], "s"):
-				return true // the operands are its arguments
+				return stdin // the operands are its arguments
 			}
 			i += strings.Count(a[1:], "o") + strings.Count(a[1:], "O")
+		case a == "-":
+			return stdin
+		case streamFile(a):
+			return a
 		default:
-			return false // a script file, or an option shellScript does not know
+			return "" // a script file, or an option shellScript does not know
 		}
 	}
-	return true
+	return stdin
+}
+
+// streamFile reports whether the operand a names no file but a stream,
+// whose content is in no command's text: a process substitution, standard
+// input, or an open file descriptor.
+func streamFile(a string) bool {
+	return strings.HasPrefix(a, "<(") || a == "/dev/stdin" || strings.HasPrefix(a, "/dev/fd/") ||
+		strings.HasPrefix(a, "/proc/self/fd/")
 }
 
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`
@@ -518,6 +542,8 @@ var wrappers = map[string]wrapper{
 	"find":    {execs: true},
 	"stdbuf":  {opts: "i:o:e:", long: []string{"input", "output", "error"}},
 	"setsid":  {opts: "cfw"},
+	"busybox": {}, // busybox APPLET ARGS: the applet is the command
+	"toybox":  {},
 	"ionice":  {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
 	"chrt":    {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
 	"taskset": {opts: "acp", operands: 1},

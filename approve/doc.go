@@ -76,7 +76,7 @@
 //     directory (/bin/rm is rm), and the command a wrapper runs, without
 //     the wrapper, its options and their arguments and its operands: sudo,
 //     doas, env, exec, nice, nohup, command, builtin, time, coproc, setsid,
-//     stdbuf, ionice, timeout DURATION, chrt PRIORITY, taskset MASK, flock
+//     stdbuf, ionice, busybox, toybox, timeout DURATION, chrt PRIORITY, taskset MASK, flock
 //     FILE, xargs (also with "…" for the arguments it adds), find's -exec,
 //     -execdir, -ok and -okdir, and the shell lines of watch, flock -c, env
 //     -S and trap. An option a wrapper is not known to have is read both
@@ -98,8 +98,8 @@
 //     whole segment of the directory, $HOME/bin/tool, nor in the text of
 //     arithmetic, which SplitCommands returns as commands), a name bound to
 //     another program (alias NAME=VALUE, hash -p, enable -f), a shell
-//     that reads its script from its standard input (… | sh, bash <<<
-//     "…", sh -s), or setting
+//     that reads its script from its standard input or another stream (…
+//     | sh, bash <<< "…", sh -s, bash <(…), source <(…)), or setting
 //     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
 //     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
 //     env, in export and the like). It matches every deny command pattern

@@ -120,6 +120,8 @@ var shellReads = []shellRead{
 	{"trap at exit", "trap 'touch P' EXIT", true, true, []string{"echo *"}, false},
 	{"script on standard input", "echo touch P | sh", true, true, []string{"echo *", "sh"}, false},
 	{"script in a here-string", `bash <<< "touch P"`, true, false, []string{"bash *"}, false},
+	{"script from a process substitution", "bash <(echo touch P)", true, false, []string{"bash *", "echo *"}, false},
+	{"sourced process substitution", "source <(echo touch P)", true, false, []string{"source *", "echo *"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

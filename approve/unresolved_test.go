@@ -91,6 +91,9 @@ var unresolvedLines = []string{
 	"bash <<'E'\ntouch P\nE",
 	`sh -s < script.sh`,
 	`bash -x`,
+	`bash <(echo touch P)`,
+	`source <(echo touch P)`,
+	`. /dev/stdin <<< "touch P"`,
 	// A name bound to another program: an alias, hash -p, enable -f.
 	"shopt -s expand_aliases; alias t=touch\nt P",
 	`hash -p /usr/bin/touch t; t P`,
@@ -112,6 +115,7 @@ var wrappedUnresolvedLines = []string{
 	`watch -n 1 $'echo x\ntouch P'`,
 	`sudo {touch,P}`,
 	`nice bash -c $'echo a'`,
+	`busybox touch P`,
 	`sudo $E touch P`,
 	`nice -n 5 ${E}touch P`,
 	`timeout 5 $(echo touch) P`,
@@ -162,7 +166,7 @@ var namedProgramLines = []string{
 	`a[$i]=x; a[0]+=y; a["$k"]=z; echo ${a[@]}`,
 	`$HOME/bin/tool x; "$(go env GOPATH)"/bin/tool y; "$D/tool" z; /*/tool; ${E}/bin/tool`,
 	`"a$D"/tool; /usr/lib*/tool; /b?n/$(echo lib)/"$A$B"/tool`,
-	`bash script.sh; sh --version; bash -c 'echo hi' > out; bash -o pipefail script.sh`,
+	`bash script.sh; sh --version; bash -c 'echo hi' > out; bash -o pipefail script.sh; . ./env.sh; source x.sh`,
 }
 
 // resolvedLines stay allowed by "echo *" and are denied by no deny rule

@@ -138,6 +138,10 @@ func binding(ws []string) string {
 				return "it defines the alias " + a + ", which the shell runs in place of a later command word"
 			}
 		}
+	case "source", ".":
+		if len(args) > 0 && streamFile(args[0]) {
+			return "it runs a script read from " + args[0] + ", which is in no command's text"
+		}
 	case "hash", "enable":
 		flag := map[string]string{"hash": "p", "enable": "f"}[dequote(ws[i])]
 		for _, a := range args {
