@@ -75,19 +75,19 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 // returns it) is unresolvable, "" when it is not: bash evaluates a
 // variable's value as code in it (${!x}, ${x@P}; see splitter.param), it
 // sets a variable with which bash or the dynamic loader runs code
-// (codeVariable), or, unless it is a piece of text split as a command
-// (piece, see splitLine), its command word is expanded (see
-// expandedCommand). What
-// runs then is in no command's text, so such a command matches every
-// deny command pattern and no allow one. The shell lines it runs (sh -c,
-// eval) are commands of their own, which allowUnits and denyForms look at
-// too.
+// (codeVariable), it runs a script from a stream or binds a name to
+// another program (hiddenCode, shellWhy), or, unless it is a piece of
+// text split as a command (piece, see splitLine), its command word is
+// expanded (see expandedCommand). What runs then is in no command's text,
+// so such a command matches every deny command pattern and no allow one.
+// The shell lines it runs (sh -c, eval, a trap's action) are commands of
+// their own, which allowUnits and denyForms look at too.
 func unresolvedWhy(cmd string, piece bool) string {
 	ws := words(cmd)
 	if name := codeVariable(ws); name != "" {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
-	if why := binding(ws); why != "" {
+	if why := hiddenCode(ws); why != "" {
 		return why
 	}
 	if dollarQuotedShellLine(ws) {
@@ -120,12 +120,14 @@ func unresolvedWhy(cmd string, piece bool) string {
 	return why
 }
 
-// binding returns why the simple command ws changes what a later command
-// word runs, "" when it does not: an alias defined (alias NAME=VALUE: bash
-// with expand_aliases, and dash, run VALUE for the word NAME), a name
-// bound to a program (hash -p PATH NAME), or a builtin loaded from a
-// shared object (enable -f FILE NAME).
-func binding(ws []string) string {
+// hiddenCode returns why the simple command ws runs code that is in no
+// command's text, "" when it does not: a script sourced from a stream
+// (source <(…), . /dev/stdin; see streamFile), or a later command word
+// bound to other code: an alias defined (alias NAME=VALUE: bash with
+// expand_aliases, and dash, run VALUE for the word NAME), a name bound to
+// a program (hash -p PATH NAME), or a builtin loaded from a shared object
+// (enable -f FILE NAME).
+func hiddenCode(ws []string) string {
 	i := skipAssignments(ws)
 	if i == len(ws) {
 		return ""
@@ -422,8 +424,8 @@ func skipAssignments(ws []string) int {
 }
 
 // nestedCommands returns the commands a shell wrapper runs: the script of
-// `sh -c SCRIPT [args]` (its args as a line of their own) or the words of
-// `eval …`, each with the wrapper's redirections (which apply to all of
+// `sh -c SCRIPT [args]` (its args as a line of their own), the words of
+// `eval …` or a trap's action (see trapAction), each with the wrapper's redirections (which apply to all of
 // them); nil for any other command, or a wrapper without a script. pieces
 // holds those of them that are no simple command (see splitLine).
 func nestedCommands(ws []string) (inner []string, pieces map[string]bool) {
