@@ -518,6 +518,10 @@ type wrapper struct {
 	// execs: the commands are those after -exec, -execdir, -ok and -okdir,
 	// up to ; or {} + (find).
 	execs bool
+	// permutes: options may also come after the operands, as GNU getopt
+	// allows (su root -c LINE): the script options are looked for in
+	// every word.
+	permutes bool
 }
 
 // wrappers are the commands deny patterns see through, by name (also
@@ -544,10 +548,30 @@ var wrappers = map[string]wrapper{
 	"setsid":  {opts: "cfw"},
 	"busybox": {}, // busybox APPLET ARGS: the applet is the command
 	"toybox":  {},
-	"ionice":  {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
-	"chrt":    {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
-	"taskset": {opts: "acp", operands: 1},
-	"watch":   {opts: "bcCd::egprtwxn:q:", long: []string{"interval", "equexit"}, joined: true},
+	// Namespaces, users and tracers, which run a command in another setting.
+	"unshare": {opts: "muinpUCTfrclR:w:S:G:",
+		long: []string{"propagation", "setgroups", "root", "wd", "setuid", "setgid", "map-user", "map-group", "map-users", "map-groups"}},
+	"nsenter":          {opts: "aFZt:S:G:m::u::i::n::p::U::C::T::r::w::", long: []string{"target", "setuid", "setgid"}},
+	"chroot":           {long: []string{"userspec", "groups"}, operands: 1},
+	"runuser":          {opts: "flmpPu:g:G:c:s:w:", long: []string{"user", "group", "supp-group", "command", "session-command", "shell", "whitelist-environment"}, script: []string{"c", "command", "session-command"}, permutes: true},
+	"su":               {opts: "flmpPc:g:G:s:w:", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}, script: []string{"c", "command", "session-command"}, permutes: true},
+	"script":           {opts: "aefqc:E:I:O:B:T:m:t::", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}, script: []string{"c", "command"}, permutes: true},
+	"strace":           {opts: "fFhiqrtTvVwxyzcCdDkna:b:e:E:I:o:O:p:P:s:S:u:X:", long: []string{"output", "attach", "env", "expr", "trace", "signal", "status", "user", "string-limit", "summary-sort-by", "columns", "detach-on", "trace-path"}},
+	"ltrace":           {opts: "bcCfhiLrStTVa:A:D:e:F:l:n:o:p:s:u:w:x:", long: []string{"output", "align", "indent", "library", "config"}},
+	"valgrind":         {},
+	"fakeroot":         {opts: "ubl:s:i:", long: []string{"lib", "faked"}},
+	"xvfb-run":         {opts: "alhe:f:n:p:s:w:", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}},
+	"dbus-run-session": {long: []string{"config-file", "dbus-daemon"}},
+	"unbuffer":         {opts: "p"},
+	"firejail":         {},
+	"systemd-run": {opts: "qPGtdrSp:u:E:M:H:",
+		long: []string{"property", "unit", "setenv", "machine", "host", "uid", "gid", "nice", "working-directory", "description", "slice", "service-type"}},
+	"catchsegv": {},
+	"torsocks":  {opts: "diqu:p:a:P:", long: []string{"user", "pass", "address", "port"}},
+	"ionice":    {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"chrt":      {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
+	"taskset":   {opts: "acp", operands: 1},
+	"watch":     {opts: "bcCd::egprtwxn:q:", long: []string{"interval", "equexit"}, joined: true},
 	"flock": {opts: "sexnouFw:E:c:", long: []string{"timeout", "wait", "conflict-exit-code", "command"},
 		script: []string{"c", "command"}, operands: 1, afterOperands: []string{"-c", "--command"}},
 }
@@ -583,6 +607,14 @@ func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool
 			lines = append(lines, script...)
 		default:
 			ends = append(ends, i)
+		}
+	}
+	if w.permutes {
+		for i := range ws {
+			if a := dequote(ws[i]); strings.HasPrefix(a, "-") && a != "-" && a != "--" {
+				_, script := w.option(ws, i)
+				lines = append(lines, script...)
+			}
 		}
 	}
 	slices.Sort(ends)
