@@ -79,6 +79,8 @@ var unresolvedLines = []string{
 	`x=touch; $x P`,
 	`X=1 $E touch P`,
 	`>/dev/null $E touch P`,
+	`A=1 >/dev/null B=2 $E touch P`,
+	`2>/dev/null bash -s < script.sh`,
 	`env $E touch P`,
 	`bash -c '$E touch P'`,
 	`echo $(( $E touch P )); $E touch P`, // the same text as arithmetic and as a command

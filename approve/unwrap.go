@@ -93,7 +93,7 @@ func unresolvedWhy(cmd string, piece bool) string {
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
 	}
-	if i := skipAssignments(ws); i < len(ws) {
+	if i := commandWord(ws); i < len(ws) && shells[path.Base(dequote(ws[i]))] {
 		argv, _ := splitRedirections(ws[i:])
 		if why := shellWhy(dequoteAll(argv)); why != "" {
 			return why
@@ -128,12 +128,18 @@ func unresolvedWhy(cmd string, piece bool) string {
 // a program (hash -p PATH NAME), or a builtin loaded from a shared object
 // (enable -f FILE NAME).
 func hiddenCode(ws []string) string {
-	i := skipAssignments(ws)
+	i := commandWord(ws)
 	if i == len(ws) {
 		return ""
 	}
+	name := dequote(ws[i])
+	switch name {
+	case "alias", "source", ".", "hash", "enable":
+	default:
+		return ""
+	}
 	args := dequoteAll(ws[i+1:])
-	switch dequote(ws[i]) {
+	switch name {
 	case "alias":
 		for _, a := range args {
 			if !strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
@@ -145,13 +151,13 @@ func hiddenCode(ws []string) string {
 			return "it runs a script read from " + args[0] + ", which is in no command's text"
 		}
 	case "hash", "enable":
-		flag := map[string]string{"hash": "p", "enable": "f"}[dequote(ws[i])]
+		flag := map[string]string{"hash": "p", "enable": "f"}[name]
 		for _, a := range args {
 			if a == "--" || !strings.HasPrefix(a, "-") {
 				break
 			}
 			if strings.Contains(a[1:], flag) {
-				return "it binds a command name to another program (" + dequote(ws[i]) + " " + a + ")"
+				return "it binds a command name to another program (" + name + " " + a + ")"
 			}
 		}
 	}
@@ -260,8 +266,7 @@ func braceCommand(ws []string) string {
 // rm when E is empty, $(echo rm) is rm, /bin/r? is /bin/rm), in no
 // command's text. "", "" when it holds none.
 func expandedCommand(ws []string) (word, what string) {
-	ws, _ = splitRedirections(ws)
-	i := skipAssignments(ws)
+	i := commandWord(ws)
 	if i == len(ws) || elementAssignment(ws[i]) {
 		return "", ""
 	}
@@ -269,6 +274,28 @@ func expandedCommand(ws []string) (word, what string) {
 		return ws[i], what
 	}
 	return "", ""
+}
+
+// commandWord returns the index in ws, the words of a simple command, of
+// its command word: after the redirections, assignments and env that only
+// sets variables which may come before it, in any order (>log A=1 cmd);
+// len(ws) when there is none. Only the words before it are read.
+func commandWord(ws []string) int {
+	for i := 0; i < len(ws); {
+		if n := skipAssignments(ws[i:]); n > 0 {
+			i += n
+			continue
+		}
+		m := redirectionWord().FindStringSubmatch(ws[i])
+		if m == nil || strings.HasPrefix(m[2], "(") {
+			return i
+		}
+		i++
+		if m[2] == "" {
+			i++ // the target is the next word
+		}
+	}
+	return len(ws)
 }
 
 // elementAssignment reports whether w starts with NAME[…]= or NAME[…]+=,
