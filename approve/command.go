@@ -567,11 +567,16 @@ var wrappers = map[string]wrapper{
 	"systemd-run": {opts: "qPGtdrSp:u:E:M:H:",
 		long: []string{"property", "unit", "setenv", "machine", "host", "uid", "gid", "nice", "working-directory", "description", "slice", "service-type"}},
 	"catchsegv": {},
-	"torsocks":  {opts: "diqu:p:a:P:", long: []string{"user", "pass", "address", "port"}},
-	"ionice":    {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
-	"chrt":      {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
-	"taskset":   {opts: "acp", operands: 1},
-	"watch":     {opts: "bcCd::egprtwxn:q:", long: []string{"interval", "equexit"}, joined: true},
+	// GNU parallel runs its command words, joined, as a shell line, with
+	// arguments from its input or after :::.
+	"parallel": {opts: "0kmqruvXa:d:E:I:j:L:l::N:n:P:S:s:",
+		long:   []string{"jobs", "arg-file", "delimiter", "max-args", "max-procs", "sshlogin", "halt", "timeout", "joblog", "results", "tmpdir", "workdir"},
+		joined: true, appends: true},
+	"torsocks": {opts: "diqu:p:a:P:", long: []string{"user", "pass", "address", "port"}},
+	"ionice":   {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"chrt":     {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
+	"taskset":  {opts: "acp", operands: 1},
+	"watch":    {opts: "bcCd::egprtwxn:q:", long: []string{"interval", "equexit"}, joined: true},
 	"flock": {opts: "sexnouFw:E:c:", long: []string{"timeout", "wait", "conflict-exit-code", "command"},
 		script: []string{"c", "command"}, operands: 1, afterOperands: []string{"-c", "--command"}},
 }
