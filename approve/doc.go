@@ -79,15 +79,16 @@
 //     stdbuf, ionice, busybox, toybox, unshare, nsenter, runuser, strace,
 //     ltrace, valgrind, fakeroot, xvfb-run, dbus-run-session, unbuffer,
 //     firejail, systemd-run, catchsegv, torsocks, chroot NEWROOT, timeout
-//     DURATION, chrt PRIORITY, taskset MASK, flock FILE, xargs (also with
-//     "…" for the arguments it adds), find's -exec, -execdir, -ok and
-//     -okdir, and the shell lines of su -c, runuser -c, script -c, watch,
-//     flock -c, env -S and trap. An option a wrapper is not known to have
-//     is read both with and without an argument. A command with more forms
-//     than are checked (256, or 1 MiB of them), or shell lines nested
-//     deeper than 4, is taken to match every deny command pattern. That
-//     makes deny rules harder to dodge, but they remain a tripwire: an
-//     allow list is the real gate.
+//     DURATION, chrt PRIORITY, taskset MASK, flock FILE, xargs and parallel
+//     (also with "…" for the arguments they add; parallel's words also
+//     joined as a shell line), find's -exec, -execdir, -ok and -okdir, and
+//     the shell lines of su -c, runuser -c, script -c, watch, flock -c, env
+//     -S and trap. An option a wrapper is not known to have is read both
+//     with and without an argument. A command with more forms than are
+//     checked (256, or 1 MiB of them), or shell lines nested deeper than 4,
+//     is taken to match every deny command pattern. That makes deny rules
+//     harder to dodge, but they remain a tripwire: an allow list is the
+//     real gate.
 //
 //     A command in which bash runs a variable's value as code is
 //     unresolvable: an indirection ${!x} (x may hold a[$(cmd)]; not the
