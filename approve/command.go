@@ -32,11 +32,12 @@ func wrapperScript(argv []string) (string, bool) {
 	if len(argv) == 0 || !shells[path.Base(argv[0])] {
 		return "", false
 	}
-	script, extra, ok, _ := shellScript(argv[1:])
-	if ok && len(extra) > 0 {
-		script += "\n" + QuoteArgv(extra)
+	sh := shellScript(argv[1:])
+	script := sh.script
+	if sh.ok && len(sh.extra) > 0 {
+		script += "\n" + QuoteArgv(sh.extra)
 	}
-	return script, ok
+	return script, sh.ok
 }
 
 // trapAction returns the shell line that the trap command argv (unquoted)
@@ -64,76 +65,28 @@ func trapAction(argv []string) (string, bool) {
 
 // shellWhy returns why the shell wrapper argv (unquoted) is read with
 // uncertainty, "" when it is not or is no shell: an option before its
-// script that shellScript does not know (it may take the next word), or a
-// zsh or ksh script that is not plain (see zshWhy).
+// script that shellScript does not know (it may take the next word), a
+// script it reads from a stream (see shellArgs), or a zsh or ksh script
+// that is not plain (see zshWhy).
 func shellWhy(argv []string) string {
 	if len(argv) == 0 || !shells[path.Base(argv[0])] {
 		return ""
 	}
-	script, _, ok, unknown := shellScript(argv[1:])
-	stream := ""
-	if !ok && unknown == "" {
-		stream = scriptStream(argv[1:])
-	}
+	sh := shellScript(argv[1:])
 	switch name := path.Base(argv[0]); {
-	case unknown != "":
-		return "its shell option " + unknown + " is unknown: what it runs is uncertain"
-	case stream != "":
-		return "it runs the script " + name + " reads from " + stream + ", which is in no command's text"
-	case ok && (name == "zsh" || name == "ksh"):
+	case sh.unknown != "":
+		return "its shell option " + sh.unknown + " is unknown: what it runs is uncertain"
+	case sh.stream != "":
+		return "it runs the script " + name + " reads from " + sh.stream + ", which is in no command's text"
+	case sh.ok && (name == "zsh" || name == "ksh"):
 		if why := zshOptionsWhy(argv[1:]); why != "" {
 			return "it runs " + name + " with " + why + ", which changes how " + name + " reads its script"
 		}
-		if why := zshWhy(script); why != "" {
+		if why := zshWhy(sh.script); why != "" {
 			return "it runs a " + name + " script with " + why + ", which " + name + " reads otherwise than bash"
 		}
 	}
 	return ""
-}
-
-// scriptStream says where a shell given the arguments args (after its
-// name, without redirections) reads its script when that is a stream, no
-// file: "its standard input" with no -c, and -s, - or no operand, or the
-// operand that names a stream (see streamFile). "" otherwise, and with
-// --help or --version, which read none.
-func scriptStream(args []string) string {
-	const stdin = "its standard input"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			if i+1 == len(args) {
-				return stdin
-			}
-			if streamFile(args[i+1]) {
-				return args[i+1]
-			}
-			return ""
-		case isLongOption(a):
-			name, _, hasVal := strings.Cut(a[2:], "=")
-			switch {
-			case name == "help" || name == "version" || strings.HasPrefix(name, "dump"):
-				return ""
-			case shellLongArg[name] && !hasVal:
-				i++ // --rcfile FILE
-			}
-		case isOptionCluster(a):
-			switch {
-			case a[0] == '-' && strings.Contains(a[1:], "c"):
-				return "" // the script follows
-			case a[0] == '-' && strings.Contains(a[1:], "s"):
-				return stdin // the operands are its arguments
-			}
-			i += strings.Count(a[1:], "o") + strings.Count(a[1:], "O")
-		case a == "-":
-			return stdin
-		case streamFile(a):
-			return a
-		default:
-			return "" // a script file, or an option shellScript does not know
-		}
-	}
-	return stdin
 }
 
 // streamFile reports whether the operand a names no file but a stream,
@@ -144,47 +97,81 @@ func streamFile(a string) bool {
 		strings.HasPrefix(a, "/proc/self/fd/")
 }
 
-// shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`
-// given the arguments after the shell's name: the first argument after -c
-// that is not an option (-x, +x, -o name, -O name, +O name, --login,
-// --rcfile FILE, --init-file FILE) is the script. unknown is the first
-// option it does not know, which may take the next word: then it does not
-// know where the script is (ok is false).
-func shellScript(args []string) (script string, extra []string, ok bool, unknown string) {
-	seenC := false
+// shellArgs is what the arguments of a shell after its name (without
+// redirections) say of its script.
+type shellArgs struct {
+	// script is the first argument after -c that is not an option (-x,
+	// +x, -o name, -O name, +O name, --login, --rcfile FILE, --init-file
+	// FILE), and extra the arguments after it; ok says there is one.
+	script string
+	extra  []string
+	ok     bool
+	// unknown is the first option not known, which may take the next
+	// word: then where the script is is not known (ok is false).
+	unknown string
+	// stream says where a shell without -c reads its script when that is
+	// no file: "its standard input" (-s, or no operand) or the operand
+	// that names a stream (see streamFile); "" for a script file, and
+	// with --help or --version, which read none.
+	stream string
+}
+
+// shellScript reads the arguments args of a shell after its name (see
+// shellArgs).
+func shellScript(args []string) shellArgs {
+	seenC, seenS, info := false, false, false
+	// fromOperand is the reading of a shell without -c whose script is
+	// operand ("": none).
+	fromOperand := func(operand string) shellArgs {
+		var sh shellArgs
+		switch {
+		case seenC, info:
+		case operand == "" || seenS:
+			sh.stream = "its standard input"
+		case streamFile(operand):
+			sh.stream = operand
+		}
+		return sh
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			if seenC && i+1 < len(args) {
-				return args[i+1], args[i+2:], true, ""
+				return shellArgs{script: args[i+1], extra: args[i+2:], ok: true}
 			}
-			return "", nil, false, ""
+			if i+1 < len(args) {
+				return fromOperand(args[i+1])
+			}
+			return fromOperand("")
 		case isLongOption(a):
 			name, _, hasVal := strings.Cut(a[2:], "=")
 			switch {
 			case shellLongArg[name] && !hasVal:
 				i++ // --rcfile FILE
-			case shellLongArg[name], shellLongFlag[name]:
+			case shellLongArg[name]:
+			case shellLongFlag[name]:
+				info = info || name == "help" || name == "version" || strings.HasPrefix(name, "dump")
 			default:
-				return "", nil, false, a
+				return shellArgs{unknown: a}
 			}
 		case isOptionCluster(a):
-			if a[0] == '-' && strings.Contains(a[1:], "c") {
-				seenC = true
+			if a[0] == '-' {
+				seenC = seenC || strings.Contains(a[1:], "c")
+				seenS = seenS || strings.Contains(a[1:], "s")
 			}
 			// -o and -O (+o, +O) take an option name each.
 			i += strings.Count(a[1:], "o") + strings.Count(a[1:], "O")
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
-			return "", nil, false, a
+			return shellArgs{unknown: a}
 		default:
 			if seenC {
-				return a, args[i+1:], true, ""
+				return shellArgs{script: a, extra: args[i+1:], ok: true}
 			}
-			return "", nil, false, ""
+			return fromOperand(a)
 		}
 	}
-	return "", nil, false, ""
+	return fromOperand("")
 }
 
 // shellLongFlag and shellLongArg are bash's long options, without and

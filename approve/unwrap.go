@@ -132,27 +132,21 @@ func hiddenCode(ws []string) string {
 	if i == len(ws) {
 		return ""
 	}
-	name := dequote(ws[i])
-	switch name {
-	case "alias", "source", ".", "hash", "enable":
-	default:
-		return ""
-	}
-	args := dequoteAll(ws[i+1:])
+	name, rest := dequote(ws[i]), ws[i+1:]
 	switch name {
 	case "alias":
-		for _, a := range args {
+		for _, a := range dequoteAll(rest) {
 			if !strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
 				return "it defines the alias " + a + ", which the shell runs in place of a later command word"
 			}
 		}
 	case "source", ".":
-		if len(args) > 0 && streamFile(args[0]) {
-			return "it runs a script read from " + args[0] + ", which is in no command's text"
+		if len(rest) > 0 && streamFile(dequote(rest[0])) {
+			return "it runs a script read from " + dequote(rest[0]) + ", which is in no command's text"
 		}
 	case "hash", "enable":
 		flag := map[string]string{"hash": "p", "enable": "f"}[name]
-		for _, a := range args {
+		for _, a := range dequoteAll(rest) {
 			if a == "--" || !strings.HasPrefix(a, "-") {
 				break
 			}
