@@ -367,7 +367,9 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := openTranscript(fifo, exited(cmd.Process.Pid))
+	// When acprun ends first, the transcript reads as ended, and waitFor
+	// says so with acprun's stderr.
+	f, _, err := openFIFOUnless(fifo, exited(cmd.Process.Pid))
 	if err != nil {
 		cmd.Process.Kill()
 		t.Fatal(err)
@@ -376,42 +378,45 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	return &followedRun{t: t, ctx: ctx, cmd: cmd, lines: bufio.NewScanner(f), stdout: &stdout, stderr: &stderr}
 }
 
-// openTranscript opens the FIFO fifo for reading once acprun opens it to
-// write the transcript, or at once when acprun has ended first (gone is
-// closed: a bad scenario, a crash): the transcript then reads as ended,
-// and waitFor says so with acprun's stderr, where opening it alone would
-// wait for a writer forever.
-func openTranscript(fifo string, gone <-chan struct{}) (*os.File, error) {
-	type opened struct {
+// openFIFOUnless opens the FIFO path for reading once a writer opens it
+// (opened), or at once when gone is closed first (acprun ended: a bad
+// scenario, a crash), where opening it alone would wait for a writer
+// forever. The file then reads what acprun may have written before it
+// ended, then the end; a writer opened and closed for a moment lets the
+// waiting open return, and its file is closed.
+func openFIFOUnless(path string, gone <-chan struct{}) (f *os.File, opened bool, err error) {
+	type result struct {
 		f   *os.File
 		err error
 	}
-	ch := make(chan opened, 1)
+	ch := make(chan result, 1)
 	go func() {
-		f, err := os.Open(fifo)
-		ch <- opened{f, err}
+		f, err := os.Open(path)
+		ch <- result{f, err}
 	}()
 	select {
-	case o := <-ch:
-		return o.f, o.err
+	case r := <-ch:
+		return r.f, true, r.err
 	case <-gone:
 	}
-	// A read end of its own, which reads what acprun may have written
-	// before it ended, then the end; a writer opened and closed lets the
-	// blocked open return, and its file is closed.
-	f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	select {
+	case r := <-ch: // opened before the end
+		return r.f, true, r.err
+	default:
 	}
-	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+	f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		w.Close()
 	}
 	go func() {
-		if o := <-ch; o.f != nil {
-			o.f.Close()
+		if r := <-ch; r.f != nil {
+			r.f.Close()
 		}
 	}()
-	return f, nil
+	return f, false, nil
 }
 
 // waitFor reads the transcript up to a line holding every one of substrs;

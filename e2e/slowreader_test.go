@@ -79,36 +79,23 @@ func consumeAfter(t *testing.T, done <-chan struct{}, what string, r *os.File, c
 // called from a goroutine of the test.
 func readFIFO(t *testing.T, path string, stderr func() string) *os.File {
 	t.Helper()
-	type opened struct {
-		f   *os.File
-		err error
-	}
-	open := make(chan opened, 1)
+	ended := make(chan struct{})
+	var text string
 	go func() {
-		f, err := os.Open(path)
-		open <- opened{f, err}
+		text = stderr()
+		close(ended)
 	}()
-	ended := make(chan string, 1)
-	go func() { ended <- stderr() }()
-	select {
-	case o := <-open:
-		if o.err != nil {
-			t.Error(o.err)
-			runtime.Goexit()
-		}
-		return o.f
-	case s := <-ended:
-		// Be the writer for a moment, so that the waiting open returns.
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		if o := <-open; o.f != nil {
-			o.f.Close()
-		}
-		t.Errorf("acprun ended before it opened %s; stderr:\n%s", path, s)
+	f, opened, err := openFIFOUnless(path, ended)
+	if err != nil {
+		t.Error(err)
 		runtime.Goexit()
-		return nil
 	}
+	if !opened {
+		f.Close()
+		t.Errorf("acprun ended before it opened %s; stderr:\n%s", path, text)
+		runtime.Goexit()
+	}
+	return f
 }
 
 // eventSeen reads the events r carries (--events -) to their end, and
