@@ -84,18 +84,19 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 // their own, which allowUnits and denyForms look at too.
 func unresolvedWhy(cmd string, piece bool) string {
 	ws := words(cmd)
+	argv := ws[commandWord(ws):] // the command from its command word on
 	if name := codeVariable(ws); name != "" {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
-	if why := hiddenCode(ws); why != "" {
+	if why := hiddenCode(argv); why != "" {
 		return why
 	}
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
 	}
-	if i := commandWord(ws); i < len(ws) && shells[path.Base(dequote(ws[i]))] {
-		argv, _ := splitRedirections(ws[i:])
-		if why := shellWhy(dequoteAll(argv)); why != "" {
+	if len(argv) > 0 && shells[path.Base(dequote(argv[0]))] {
+		shell, _ := splitRedirections(argv)
+		if why := shellWhy(dequoteAll(shell)); why != "" {
 			return why
 		}
 	}
@@ -105,8 +106,8 @@ func unresolvedWhy(cmd string, piece bool) string {
 	if w := braceCommand(ws); w != "" {
 		return "its command word " + w + " is a brace expansion, which bash expands into other words"
 	}
-	if w, what := expandedCommand(ws); w != "" && !piece {
-		return "its command word " + w + " holds " + what + ": bash runs the program it expands to"
+	if what := expandedCommand(argv); what != "" && !piece {
+		return "its command word " + argv[0] + " holds " + what + ": bash runs the program it expands to"
 	}
 	why := ""
 	unmodeled := false
@@ -120,19 +121,18 @@ func unresolvedWhy(cmd string, piece bool) string {
 	return why
 }
 
-// hiddenCode returns why the simple command ws runs code that is in no
-// command's text, "" when it does not: a script sourced from a stream
-// (source <(…), . /dev/stdin; see streamFile), or a later command word
-// bound to other code: an alias defined (alias NAME=VALUE: bash with
-// expand_aliases, and dash, run VALUE for the word NAME), a name bound to
-// a program (hash -p PATH NAME), or a builtin loaded from a shared object
-// (enable -f FILE NAME).
-func hiddenCode(ws []string) string {
-	i := commandWord(ws)
-	if i == len(ws) {
+// hiddenCode returns why the simple command argv (from its command word
+// on, see commandWord) runs code that is in no command's text, "" when it
+// does not: a script sourced from a stream (source <(…), . /dev/stdin;
+// see streamFile), or a later command word bound to other code: an alias
+// defined (alias NAME=VALUE: bash with expand_aliases, and dash, run
+// VALUE for the word NAME), a name bound to a program (hash -p PATH
+// NAME), or a builtin loaded from a shared object (enable -f FILE NAME).
+func hiddenCode(argv []string) string {
+	if len(argv) == 0 {
 		return ""
 	}
-	name, rest := dequote(ws[i]), ws[i+1:]
+	name, rest := dequote(argv[0]), argv[1:]
 	switch name {
 	case "alias":
 		for _, a := range dequoteAll(rest) {
@@ -252,22 +252,17 @@ func braceCommand(ws []string) string {
 	return ""
 }
 
-// expandedCommand returns the command word of the simple command ws
-// (after its redirections, assignments and an env that only sets
-// variables) and what bash expands in it, when bash performs an expansion
-// in the program's name whose value the engine cannot know (see
-// programExpansion): the program that runs is then that value (${E}rm is
-// rm when E is empty, $(echo rm) is rm, /bin/r? is /bin/rm), in no
-// command's text. "", "" when it holds none.
-func expandedCommand(ws []string) (word, what string) {
-	i := commandWord(ws)
-	if i == len(ws) || elementAssignment(ws[i]) {
-		return "", ""
+// expandedCommand returns what bash expands in the command word of the
+// simple command argv (from its command word on, see commandWord) when
+// that is an expansion in the program's name whose value the engine
+// cannot know (see programExpansion): the program that runs is then that
+// value (${E}rm is rm when E is empty, $(echo rm) is rm, /bin/r? is
+// /bin/rm), in no command's text. "" when it holds none.
+func expandedCommand(argv []string) string {
+	if len(argv) == 0 || elementAssignment(argv[0]) {
+		return ""
 	}
-	if what := programExpansion(ws[i]); what != "" {
-		return ws[i], what
-	}
-	return "", ""
+	return programExpansion(argv[0])
 }
 
 // commandWord returns the index in ws, the words of a simple command, of
