@@ -509,15 +509,36 @@ type wrapper struct {
 	// allows (su root -c LINE): the script options are looked for in
 	// every word.
 	permutes bool
+	// shell says when the wrapper starts a shell, which reads its script
+	// from its standard input: with no command (unshare), with no word
+	// but a user among its options (su), or, with shellAlways, whenever
+	// no script option gives it a line (script, whose operand is a file).
+	// shellOpts, when set, are the options it needs for that (sudo -s).
+	shell     shellStart
+	shellOpts []string
+	// userOpts are the options that name the user, after which no word
+	// is the user (runuser -u USER COMMAND): with shellUser, a shell then
+	// starts only with no word left.
+	userOpts []string
 }
+
+// shellStart says when a wrapper starts a shell (see wrapper.shell).
+type shellStart int
+
+const (
+	shellNever     shellStart = iota
+	shellNoCommand            // with no command after its options and operands
+	shellUser                 // with no word but a user among its options (su)
+	shellAlways               // unless a script option gives it a shell line
+)
 
 // wrappers are the commands deny patterns see through, by name (also
 // given as a path). docs/permissions.md lists them.
 var wrappers = map[string]wrapper{
 	"sudo": {opts: "ABbEeHiKklNnPSsVvC:D:g:p:R:r:T:t:U:u:",
 		long:    []string{"user", "group", "close-from", "chdir", "host", "prompt", "chroot", "role", "type", "command-timeout", "other-user"},
-		assigns: true},
-	"doas":    {opts: "Lnsa:C:u:"},
+		assigns: true, shell: shellNoCommand, shellOpts: []string{"s", "i", "shell", "login"}},
+	"doas":    {opts: "Lnsa:C:u:", shell: shellNoCommand, shellOpts: []string{"s"}},
 	"env":     {opts: "0ivu:C:S:P:", long: []string{"unset", "chdir", "split-string"}, script: []string{"S", "split-string"}, assigns: true},
 	"exec":    {opts: "cla:"},
 	"nice":    {opts: "0123456789n:", long: []string{"adjustment"}},
@@ -537,22 +558,27 @@ var wrappers = map[string]wrapper{
 	"toybox":  {},
 	// Namespaces, users and tracers, which run a command in another setting.
 	"unshare": {opts: "muinpUCTfrclR:w:S:G:",
-		long: []string{"propagation", "setgroups", "root", "wd", "setuid", "setgid", "map-user", "map-group", "map-users", "map-groups"}},
-	"nsenter":          {opts: "aFZt:S:G:m::u::i::n::p::U::C::T::r::w::", long: []string{"target", "setuid", "setgid"}},
-	"chroot":           {long: []string{"userspec", "groups"}, operands: 1},
-	"runuser":          {opts: "flmpPu:g:G:c:s:w:", long: []string{"user", "group", "supp-group", "command", "session-command", "shell", "whitelist-environment"}, script: []string{"c", "command", "session-command"}, permutes: true},
-	"su":               {opts: "flmpPc:g:G:s:w:", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}, script: []string{"c", "command", "session-command"}, permutes: true},
-	"script":           {opts: "aefqc:E:I:O:B:T:m:t::", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}, script: []string{"c", "command"}, permutes: true},
+		long:  []string{"propagation", "setgroups", "root", "wd", "setuid", "setgid", "map-user", "map-group", "map-users", "map-groups"},
+		shell: shellNoCommand},
+	"nsenter": {opts: "aFZt:S:G:m::u::i::n::p::U::C::T::r::w::", long: []string{"target", "setuid", "setgid"}, shell: shellNoCommand},
+	"chroot":  {long: []string{"userspec", "groups"}, operands: 1, shell: shellNoCommand},
+	"runuser": {opts: "flmpPu:g:G:c:s:w:", long: []string{"user", "group", "supp-group", "command", "session-command", "shell", "whitelist-environment"},
+		script: []string{"c", "command", "session-command"}, permutes: true, shell: shellUser, userOpts: []string{"u", "user"}},
+	"su": {opts: "flmpPc:g:G:s:w:", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"},
+		script: []string{"c", "command", "session-command"}, permutes: true, shell: shellUser},
+	"script": {opts: "aefqc:E:I:O:B:T:m:t::", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"},
+		script: []string{"c", "command"}, permutes: true, shell: shellAlways},
 	"strace":           {opts: "fFhiqrtTvVwxyzcCdDkna:b:e:E:I:o:O:p:P:s:S:u:X:", long: []string{"output", "attach", "env", "expr", "trace", "signal", "status", "user", "string-limit", "summary-sort-by", "columns", "detach-on", "trace-path"}},
 	"ltrace":           {opts: "bcCfhiLrStTVa:A:D:e:F:l:n:o:p:s:u:w:x:", long: []string{"output", "align", "indent", "library", "config"}},
 	"valgrind":         {},
-	"fakeroot":         {opts: "ubl:s:i:", long: []string{"lib", "faked"}},
+	"fakeroot":         {opts: "ubl:s:i:", long: []string{"lib", "faked"}, shell: shellNoCommand},
 	"xvfb-run":         {opts: "alhe:f:n:p:s:w:", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}},
 	"dbus-run-session": {long: []string{"config-file", "dbus-daemon"}},
 	"unbuffer":         {opts: "p"},
-	"firejail":         {},
+	"firejail":         {shell: shellNoCommand},
 	"systemd-run": {opts: "qPGtdrSp:u:E:M:H:",
-		long: []string{"property", "unit", "setenv", "machine", "host", "uid", "gid", "nice", "working-directory", "description", "slice", "service-type"}},
+		long:  []string{"property", "unit", "setenv", "machine", "host", "uid", "gid", "nice", "working-directory", "description", "slice", "service-type"},
+		shell: shellNoCommand, shellOpts: []string{"S", "shell"}},
 	"catchsegv": {},
 	// GNU parallel runs its command words, joined, as a shell line, with
 	// arguments from its input or after :::.
@@ -576,41 +602,7 @@ func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool
 	if w.execs {
 		return execs(ws), nil, true
 	}
-	// Read the options from every place they may go on from: an option
-	// that may or may not take an argument goes on from two.
-	var ends []int // where the options may end
-	seen := make([]bool, len(ws)+2)
-	for todo := []int{0}; len(todo) > 0; {
-		i := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if i >= len(ws) || seen[i] {
-			continue
-		}
-		seen[i] = true
-		switch a := dequote(ws[i]); {
-		case a == "--":
-			ends = append(ends, i+1)
-		case a == "-": // env's -i, or an operand
-			ends = append(ends, i)
-			todo = append(todo, i+1)
-		case strings.HasPrefix(a, "-"):
-			next, script := w.option(ws, i)
-			todo = append(todo, next...)
-			lines = append(lines, script...)
-		default:
-			ends = append(ends, i)
-		}
-	}
-	if w.permutes {
-		for i := range ws {
-			if a := dequote(ws[i]); strings.HasPrefix(a, "-") && a != "-" && a != "--" {
-				_, script := w.option(ws, i)
-				lines = append(lines, script...)
-			}
-		}
-	}
-	slices.Sort(ends)
-	ends = slices.Compact(ends)
+	ends, lines := w.options(ws)
 	if all = len(ends) <= maxDenyForms; !all {
 		ends = ends[:maxDenyForms]
 	}
@@ -641,6 +633,117 @@ func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool
 		}
 	}
 	return cmds, lines, all
+}
+
+// options reads the options of the wrapper w in the words ws after its
+// name, from every place they may go on from (an option that may or may
+// not take an argument goes on from two), and returns where they may end,
+// in order (len(ws) when they may take every word), and the shell lines
+// their script options give.
+func (w wrapper) options(ws []string) (ends []int, lines []string) {
+	seen := make([]bool, len(ws)+2)
+	for todo := []int{0}; len(todo) > 0; {
+		i := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if i > len(ws) || seen[i] {
+			continue
+		}
+		seen[i] = true
+		if i == len(ws) {
+			ends = append(ends, i)
+			continue
+		}
+		switch a := dequote(ws[i]); {
+		case a == "--":
+			ends = append(ends, i+1)
+		case a == "-": // env's -i, or an operand
+			ends = append(ends, i)
+			todo = append(todo, i+1)
+		case strings.HasPrefix(a, "-"):
+			next, script := w.option(ws, i)
+			todo = append(todo, next...)
+			lines = append(lines, script...)
+		default:
+			ends = append(ends, i)
+		}
+	}
+	if w.permutes {
+		for i := range ws {
+			if a := dequote(ws[i]); strings.HasPrefix(a, "-") && a != "-" && a != "--" {
+				_, script := w.option(ws, i)
+				lines = append(lines, script...)
+			}
+		}
+	}
+	slices.Sort(ends)
+	return slices.Compact(ends), lines
+}
+
+// startsShell reports whether the wrapper w, given the words ws after its
+// name, may start a shell that reads its script from its standard input
+// (see wrapper.shell): sudo -s, su, unshare, chroot NEWROOT, script FILE
+// with no command, no shell line given (su -c) and no --help or
+// --version.
+func (w wrapper) startsShell(ws []string) bool {
+	if w.shell == shellNever {
+		return false
+	}
+	unq := dequoteAll(ws)
+	if slices.Contains(unq, "--help") || slices.Contains(unq, "--version") {
+		return false
+	}
+	if len(w.shellOpts) > 0 && !slices.ContainsFunc(unq, func(a string) bool { return hasOption(a, w.shellOpts) }) {
+		return false
+	}
+	ends, lines := w.options(ws)
+	if len(lines) > 0 {
+		return false
+	}
+	switch w.shell {
+	case shellAlways:
+		return true
+	case shellUser:
+		users := 1
+		if slices.ContainsFunc(unq, func(a string) bool { return hasOption(a, w.userOpts) }) {
+			users = 0
+		}
+		return w.operandCount(ws) <= users
+	}
+	return slices.ContainsFunc(ends, func(e int) bool { return len(ws)-e == w.operands })
+}
+
+// operandCount returns how many of the words ws after the name of the
+// wrapper w (whose options permute) are neither options nor their
+// arguments; an option that may take the next word is taken to.
+func (w wrapper) operandCount(ws []string) int {
+	n := 0
+	for i := 0; i < len(ws); i++ {
+		switch a := dequote(ws[i]); {
+		case a == "--":
+			return n + len(ws) - i - 1
+		case a == "-": // su's -, a login shell
+		case strings.HasPrefix(a, "-"):
+			next, _ := w.option(ws, i)
+			i = slices.Max(next) - 1
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// hasOption reports whether the word a is one of the options names: a
+// long option (--shell, --shell=x) or a cluster of short ones that holds
+// one of the letters (-Es).
+func hasOption(a string, names []string) bool {
+	if long, ok := strings.CutPrefix(a, "--"); ok {
+		long, _, _ = strings.Cut(long, "=")
+		return slices.Contains(names, long)
+	}
+	if !isOptionCluster(a) || a[0] != '-' {
+		return false
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return len(n) == 1 && strings.Contains(a[1:], n) })
 }
 
 // option reads the option word ws[i] (dequoted, it starts with '-') and

@@ -103,7 +103,9 @@
 //     arithmetic, which SplitCommands returns as commands), a name bound to
 //     another program (alias NAME=VALUE, hash -p, enable -f), a shell
 //     that reads its script from its standard input or another stream (…
-//     | sh, bash <<< "…", sh -s, bash <(…), source <(…)), or setting
+//     | sh, bash <<< "…", sh -s, bash <(…), source <(…)), or that a
+//     wrapper starts with no command (sudo -s, su, unshare, chroot DIR,
+//     script FILE), or setting
 //     BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND, LD_PRELOAD,
 //     LD_AUDIT, LD_LIBRARY_PATH or BASH_FUNC_* (before the command, after
 //     env, in export and the like). It matches every deny command pattern

@@ -96,6 +96,24 @@ var unresolvedLines = []string{
 	`bash <(echo touch P)`,
 	`source <(echo touch P)`,
 	`. /dev/stdin <<< "touch P"`,
+	// A wrapper that starts a shell with no command, which reads its
+	// script from its standard input.
+	`echo touch P | su`,
+	`su - root < script.sh`,
+	`su root -l`,
+	`su -s /bin/bash root`,
+	`sudo -s`,
+	`sudo -u root -i`,
+	`sudo --login`,
+	`doas -s`,
+	`runuser nobody`,
+	`echo touch P | unshare -r`,
+	`nsenter -t 1 -m`,
+	`chroot /srv`,
+	`script -q /dev/null`,
+	`fakeroot`,
+	`firejail --noprofile`,
+	`systemd-run --shell`,
 	// A name bound to another program: an alias, hash -p, enable -f.
 	"shopt -s expand_aliases; alias t=touch\nt P",
 	`hash -p /usr/bin/touch t; t P`,
@@ -118,6 +136,8 @@ var wrappedUnresolvedLines = []string{
 	`sudo {touch,P}`,
 	`nice bash -c $'echo a'`,
 	`busybox touch P`,
+	`nice su`,
+	`sudo -E su -l < script.sh`,
 	`sudo $E touch P`,
 	`nice -n 5 ${E}touch P`,
 	`timeout 5 $(echo touch) P`,
@@ -160,6 +180,18 @@ func TestTrapActions(t *testing.T) {
 // text of arithmetic, which shows up as commands, in an array element's
 // assignment, and in the directory of the program. A deny rule that does
 // not match them as written leaves them alone.
+// noShellLines are wrappers that start no shell reading its standard
+// input: they run a command or a shell line, or start no shell.
+var noShellLines = []string{
+	`sudo -v; sudo -l; sudo -k`,
+	`sudo -s echo hi; sudo -i echo hi`,
+	`su root -c 'echo hi'; su -c 'echo hi' root; su --help`,
+	`runuser -u nobody -- echo hi; runuser -unobody echo hi; runuser nobody -c 'echo hi'`,
+	`unshare -r echo hi; nsenter -t 1 -m echo hi; chroot /srv echo hi; chroot`,
+	`script -c 'echo hi' log.txt; script --version`,
+	`fakeroot make; firejail echo hi; systemd-run echo hi; doas echo hi`,
+}
+
 var namedProgramLines = []string{
 	`sleep $((n*2))`,
 	`echo $(( $x + 1 )) $((${#a[@]} - 1)) $((a[i]))`,
@@ -213,6 +245,9 @@ func TestUnresolvedCommands(t *testing.T) {
 	}
 	for _, line := range arithmeticLines {
 		tests = append(tests, decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
+	}
+	for _, line := range noShellLines {
+		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
 	}
 	for _, line := range namedProgramLines {
 		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})

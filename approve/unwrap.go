@@ -76,10 +76,11 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 // variable's value as code in it (${!x}, ${x@P}; see splitter.param), it
 // sets a variable with which bash or the dynamic loader runs code
 // (codeVariable), it runs a script from a stream or binds a name to
-// another program (hiddenCode, shellWhy), or, unless it is a piece of
-// text split as a command (piece, see splitLine), its command word is
-// expanded (see expandedCommand). What runs then is in no command's text,
-// so such a command matches every deny command pattern and no allow one.
+// another program (hiddenCode, shellWhy, wrapperShellWhy), or, unless it
+// is a piece of text split as a command (piece, see splitLine), its
+// command word is expanded (see expandedCommand). What runs then is in
+// no command's text, so such a command matches every deny command
+// pattern and no allow one.
 // The shell lines it runs (sh -c, eval, a trap's action) are commands of
 // their own, which allowUnits and denyForms look at too.
 func unresolvedWhy(cmd string, piece bool) string {
@@ -89,6 +90,9 @@ func unresolvedWhy(cmd string, piece bool) string {
 		return "it sets " + name + ", with which bash or the dynamic loader runs code"
 	}
 	if why := hiddenCode(argv); why != "" {
+		return why
+	}
+	if why := wrapperShellWhy(argv); why != "" {
 		return why
 	}
 	if dollarQuotedShellLine(ws) {
@@ -156,6 +160,23 @@ func hiddenCode(argv []string) string {
 		}
 	}
 	return ""
+}
+
+// wrapperShellWhy returns why the simple command argv (from its command
+// word on) runs a shell's script that is in no command's text, "" when it
+// does not: a wrapper that starts a shell with no command (sudo -s, su,
+// unshare; see wrapper.startsShell), which reads its script from its
+// standard input.
+func wrapperShellWhy(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	args, _ := splitRedirections(argv)
+	name := path.Base(dequote(args[0]))
+	if w, ok := wrappers[name]; !ok || !w.startsShell(args[1:]) {
+		return ""
+	}
+	return "it starts a shell (" + name + " with no command), which runs the script it reads from its standard input, in no command's text"
 }
 
 // dollarQuotedShellLine reports whether the simple command ws runs a

@@ -190,6 +190,7 @@ func TestTerminalExpandedCommandWord(t *testing.T) {
       - terminal: {command: "trap 'touch PWNED_T' EXIT", waitForExit: true}
       - terminal: {command: "alias t=touch\nt PWNED_L", waitForExit: true}
       - terminal: {command: "echo touch PWNED_S | sh", waitForExit: true}
+      - terminal: {command: "echo touch PWNED_U | unshare", waitForExit: true}
       - terminal: {command: 'n=3; echo $((n*2)) $(( $n + 1 )) > ok.txt', waitForExit: true}
 `,
 		"s.yaml": `name: expanded
@@ -200,11 +201,11 @@ permissions:
     - command: "touch *"
 turns:
   - prompt: hi
-    expect: {denied: 7}
+    expect: {denied: 8}
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L", "PWNED_S")
+	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L", "PWNED_S", "PWNED_U")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -212,16 +213,16 @@ turns:
 		t.Errorf("ok.txt = %q, %v; want the arithmetic run", got, err)
 	}
 	cs := creates(t, out.Scenarios[0])
-	if len(cs) != 8 {
-		t.Fatalf("terminal/create records = %+v, want 8", cs)
+	if len(cs) != 9 {
+		t.Fatalf("terminal/create records = %+v, want 9", cs)
 	}
-	for i, c := range cs[:7] {
+	for i, c := range cs[:8] {
 		if c.Decision != "deny" || c.Rule != "s.yaml:6" {
 			t.Errorf("terminal/create %d (%s): %s by %q (%s), want denied by s.yaml:6", i+1, c.Command, c.Decision, c.Rule, c.Refused)
 		}
 	}
-	if cs[7].Decision != "allow" {
-		t.Errorf("terminal/create 8 (%s): %s (%s), want allowed", cs[7].Command, cs[7].Decision, cs[7].Refused)
+	if cs[8].Decision != "allow" {
+		t.Errorf("terminal/create 9 (%s): %s (%s), want allowed", cs[8].Command, cs[8].Decision, cs[8].Refused)
 	}
 	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "$X -rf /")
 	if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule s.yaml:6") ||
