@@ -44,6 +44,28 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestBlankPrompt: a prompt of only white space is an error at its
+// value (exit 2, nothing runs), as an empty one and a blank prompt file
+// are, where it used to be sent.
+func TestBlankPrompt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"p.yaml":      "name: p\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: \"   \"}]\n",
+	})
+	want := "p.yaml:4:18: prompt is only white space: give the text to send"
+	for _, cmd := range []string{"validate", "run"} {
+		res := acprun(t, dir, cmd, "p.yaml")
+		if res.code != 2 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, want 2 and %q:\n%s%s", cmd, res.code, want, res.stdout, res.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "acprun-results.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("acprun-results.json: %v; want nothing run", err)
+	}
+}
+
 // TestEmptySelectors: --run and --tag given an empty value (--run "$ONLY"
 // with ONLY unset), in either form, make run and list exit 2 before
 // anything runs or is listed, where an empty --run used to select every

@@ -429,10 +429,16 @@ turns: []
 name: y
 agent: {command: [a]}
 turns: [{prompt: ""}]
+---
+name: z
+agent: {command: [a]}
+turns: [{prompt: " \t "}, {prompt: "\n"}]
 `,
 			want: []string{
 				`bad.yaml:3:8: turns is empty: a scenario needs at least one turn`,
 				`bad.yaml:7:18: prompt is empty`,
+				`bad.yaml:11:18: prompt is only white space: give the text to send`,
+				`bad.yaml:11:36: prompt is only white space: give the text to send`,
 			},
 		},
 		{

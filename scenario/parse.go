@@ -557,8 +557,11 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 	case n.Kind == yaml.MappingNode:
 		return p.promptFile(n)
 	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
-		if n.Value == "" {
+		switch {
+		case n.Value == "":
 			p.Errorf(n, "prompt is empty")
+		case strings.TrimSpace(n.Value) == "":
+			p.Errorf(n, "prompt is only white space: give the text to send")
 		}
 		return []Part{{Pos: p.pos(n), Text: n.Value}}
 	case n.Kind == yaml.SequenceNode:
