@@ -214,6 +214,7 @@ func TestJUnitFromRun(t *testing.T) {
 			Name  string `xml:"name,attr"`
 			Cases []struct {
 				Name    string `xml:"name,attr"`
+				Time    string `xml:"time,attr"`
 				Failure *struct {
 					Message string `xml:"message,attr"`
 				} `xml:"failure"`
@@ -223,9 +224,14 @@ func TestJUnitFromRun(t *testing.T) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v\n%s", err, data)
 	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	var got []string
-	for _, s := range doc.Suites {
+	for i, s := range doc.Suites {
 		for _, c := range s.Cases {
+			// The time the results give, in seconds: the same cut.
+			if ms := out.Scenarios[i].DurationMs; c.Time != fmt.Sprintf("%d.%03d", ms/1000, ms%1000) {
+				t.Errorf("%s: JUnit time %s, results durationMs %d", c.Name, c.Time, ms)
+			}
 			line := s.Name + ": " + c.Name
 			if c.Failure != nil {
 				line += ": " + c.Failure.Message

@@ -398,7 +398,9 @@ func xmlText(s string) string {
 	}, s)
 }
 
-// seconds formats d as JUnit wants it: seconds with millisecond precision.
+// seconds formats d as JUnit wants it: seconds with millisecond precision,
+// cut to the millisecond as the results' durationMs are, so that the two
+// say the same time.
 func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+	return strconv.FormatFloat(d.Truncate(time.Millisecond).Seconds(), 'f', 3, 64)
 }

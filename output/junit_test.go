@@ -2,10 +2,12 @@ package output_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
@@ -151,6 +153,42 @@ func TestJUnitParses(t *testing.T) {
 	}
 	if passed := got.Suites[0].Cases[0]; passed.SystemOut != "transcript: transcripts/basic.jsonl\n" {
 		t.Errorf("system-out of %q = %q; want only the transcript", passed.Name, passed.SystemOut)
+	}
+}
+
+// TestJUnitTimesAgreeWithResults: a case's time is the results'
+// durationMs in seconds, cut to the millisecond as it is (115.9 ms is
+// 0.115, not 0.116).
+func TestJUnitTimesAgreeWithResults(t *testing.T) {
+	rep := reporttest.Sample()
+	rep.Duration = 2*time.Second + 999900*time.Microsecond
+	rep.Scenarios[0].Duration = 115900 * time.Microsecond
+	rep.Scenarios[0].DurationMs = rep.Scenarios[0].Duration.Milliseconds() // as the runner sets it
+	var res, junit bytes.Buffer
+	if err := report.Write(&res, rep); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := output.JUnit(&junit, rep); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	var doc struct {
+		DurationMs int64 `json:"durationMs"`
+		Scenarios  []struct {
+			DurationMs int64 `json:"durationMs"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(res.Bytes(), &doc); err != nil {
+		t.Fatalf("results: %v", err)
+	}
+	var got xTestSuites
+	if err := xml.Unmarshal(junit.Bytes(), &got); err != nil {
+		t.Fatalf("parse JUnit: %v", err)
+	}
+	if doc.DurationMs != 2999 || got.Time != "2.999" {
+		t.Errorf("run: durationMs %d, JUnit time %s; want 2999 and 2.999", doc.DurationMs, got.Time)
+	}
+	if doc.Scenarios[0].DurationMs != 115 || got.Suites[0].Cases[0].Time != "0.115" {
+		t.Errorf("scenario: durationMs %d, JUnit time %s; want 115 and 0.115", doc.Scenarios[0].DurationMs, got.Suites[0].Cases[0].Time)
 	}
 }
 
