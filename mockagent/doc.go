@@ -205,6 +205,10 @@ Steps (a mapping with exactly one of these keys)
                               additionalDirectories ("roots: /work, /data")
   update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
   usage_update: {used, size, cost: {amount, currency}}
+                              a cancel it leads to (a budget passed) stops
+                              the steps after it only once it has arrived:
+                              follow it with waitForCancel: true to end
+                              the turn there every run
   history: true               agent_message_chunk with the session's earlier
                               prompts and replies, one "user: …" or
                               "agent: …" line each ("(no history)" if none)
