@@ -972,6 +972,10 @@ func denyForms(cmd string, piece bool) (forms []string, complete bool, unresolve
 		} else if action, ok := trapAction(unq); ok {
 			addLine(action, depth, raw)
 		}
+		lines, _ := gitConfig(unq)
+		for _, l := range lines {
+			addLine(l, depth, raw)
+		}
 	}
 	add(cmd, 0, true, piece)
 	return forms, complete, unresolved

@@ -83,7 +83,9 @@
 //     (also with "…" for the arguments they add; parallel's words also
 //     joined as a shell line), find's -exec, -execdir, -ok and -okdir, and
 //     the shell lines of su -c, runuser -c, script -c, watch, flock -c, env
-//     -S and trap. An option a wrapper is not known to have is read both
+//     -S and trap, and of git -c NAME=VALUE for a setting whose value git
+//     runs (core.pager, alias.NAME of "!LINE", diff.external…; from a
+//     variable, --config-env, it is unresolvable). An option a wrapper is not known to have is read both
 //     with and without an argument. A command with more forms than are
 //     checked (256, or 1 MiB of them), or shell lines nested deeper than 4,
 //     is taken to match every deny command pattern. That makes deny rules

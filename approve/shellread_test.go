@@ -122,6 +122,8 @@ var shellReads = []shellRead{
 	{"script in a here-string", `bash <<< "touch P"`, true, false, []string{"bash *"}, false},
 	{"script from a process substitution", "bash <(echo touch P)", true, false, []string{"bash *", "echo *"}, false},
 	{"sourced process substitution", "source <(echo touch P)", true, false, []string{"source *", "echo *"}, false},
+	{"git alias", "git -c alias.t='!touch P' t", true, true, []string{"echo *"}, false},
+	{"git alias after other options", "git --no-pager -C . -c user.name=x -c alias.t='!touch P' t", true, true, []string{"echo *"}, false},
 
 	// An unquoted < or > ends a word: the command word before it is the
 	// program, a reserved word before it is still reserved.

@@ -96,6 +96,9 @@ var unresolvedLines = []string{
 	`bash <(echo touch P)`,
 	`source <(echo touch P)`,
 	`. /dev/stdin <<< "touch P"`,
+	// A command git runs, set from the environment.
+	`git --config-env=core.pager=PAGER_CMD log`,
+	`git --config-env alias.t=T t`,
 	// A wrapper that starts a shell with no command, which reads its
 	// script from its standard input.
 	`echo touch P | su`,
@@ -192,6 +195,15 @@ var noShellLines = []string{
 	`fakeroot make; firejail echo hi; systemd-run echo hi; doas echo hi`,
 }
 
+// gitSettingLines set nothing git runs as a command, or set it after the
+// subcommand, where -c is the subcommand's.
+var gitSettingLines = []string{
+	`git -c user.name=x commit -m 'touch P'`,
+	`git -c core.fsmonitor=false -c pager.log=true -c alias.t=log t`,
+	`git log -c core.pager=touch`,
+	`git --config-env=user.email=EMAIL commit -m x`,
+}
+
 var namedProgramLines = []string{
 	`sleep $((n*2))`,
 	`echo $(( $x + 1 )) $((${#a[@]} - 1)) $((a[i]))`,
@@ -245,6 +257,9 @@ func TestUnresolvedCommands(t *testing.T) {
 	}
 	for _, line := range arithmeticLines {
 		tests = append(tests, decideCase{"allow echo: " + line, allowEcho, execReq(line), byDef(approve.Deny)})
+	}
+	for _, line := range gitSettingLines {
+		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})
 	}
 	for _, line := range noShellLines {
 		tests = append(tests, decideCase{"deny touch: " + line, denyTouch, execReq(line), byDef(approve.Allow)})

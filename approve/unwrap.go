@@ -95,6 +95,10 @@ func unresolvedWhy(cmd string, piece bool) string {
 	if why := wrapperShellWhy(argv); why != "" {
 		return why
 	}
+	if _, setting := gitConfig(dequoteAll(argv)); setting != "" {
+		key, variable, _ := strings.Cut(setting, "=")
+		return "it sets git's " + key + ", a command git runs, to the value of " + variable + " (--config-env), which is in no command's text"
+	}
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
 	}

@@ -175,8 +175,10 @@ func notRun(t *testing.T, dir string, files ...string) {
 // whose command word the shell expands (an empty variable before the
 // program, a substitution, a glob) is denied as unresolvable, in a line
 // and in a bash -c script, and so are a trap's action, an alias to the
-// program and a shell reading its script from a pipe; none of them runs; arithmetic, whose text
-// shows up as commands, names no program and runs. explain agrees.
+// program, a shell reading its script from a pipe (also one a wrapper
+// starts with no command), and git's alias of a shell line; none of them
+// runs; arithmetic, whose text shows up as commands, names no program and
+// runs. explain agrees.
 func TestTerminalExpandedCommandWord(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
@@ -191,6 +193,7 @@ func TestTerminalExpandedCommandWord(t *testing.T) {
       - terminal: {command: "alias t=touch\nt PWNED_L", waitForExit: true}
       - terminal: {command: "echo touch PWNED_S | sh", waitForExit: true}
       - terminal: {command: "echo touch PWNED_U | unshare", waitForExit: true}
+      - terminal: {command: "git -c alias.t='!touch PWNED_K' t", waitForExit: true}
       - terminal: {command: 'n=3; echo $((n*2)) $(( $n + 1 )) > ok.txt', waitForExit: true}
 `,
 		"s.yaml": `name: expanded
@@ -201,11 +204,11 @@ permissions:
     - command: "touch *"
 turns:
   - prompt: hi
-    expect: {denied: 8}
+    expect: {denied: 9}
 `,
 	})
 	res, out := runResults(t, dir, "s.yaml")
-	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L", "PWNED_S", "PWNED_U")
+	notRun(t, dir, "PWNED_A", "PWNED_B", "PWNED_C", "PWNED_G", "PWNED_T", "PWNED_L", "PWNED_S", "PWNED_U", "PWNED_K")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -213,16 +216,16 @@ turns:
 		t.Errorf("ok.txt = %q, %v; want the arithmetic run", got, err)
 	}
 	cs := creates(t, out.Scenarios[0])
-	if len(cs) != 9 {
-		t.Fatalf("terminal/create records = %+v, want 9", cs)
+	if len(cs) != 10 {
+		t.Fatalf("terminal/create records = %+v, want 10", cs)
 	}
-	for i, c := range cs[:8] {
+	for i, c := range cs[:9] {
 		if c.Decision != "deny" || c.Rule != "s.yaml:6" {
 			t.Errorf("terminal/create %d (%s): %s by %q (%s), want denied by s.yaml:6", i+1, c.Command, c.Decision, c.Rule, c.Refused)
 		}
 	}
-	if cs[8].Decision != "allow" {
-		t.Errorf("terminal/create 9 (%s): %s (%s), want allowed", cs[8].Command, cs[8].Decision, cs[8].Refused)
+	if cs[9].Decision != "allow" {
+		t.Errorf("terminal/create 10 (%s): %s (%s), want allowed", cs[9].Command, cs[9].Decision, cs[9].Refused)
 	}
 	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "$X -rf /")
 	if ex.code != 1 || !strings.Contains(ex.stdout, "decision: DENY by deny rule s.yaml:6") ||
