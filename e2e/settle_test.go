@@ -12,14 +12,33 @@ import (
 // it belongs (the setup's, or the last turn's late), however far behind
 // acprun's handling is.
 
+// updateLine is a session/update line of session s1.
+func updateLine(u string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + u + `}}`
+}
+
 // shUpdate is a session/update line of session s1, quoted for sh.
 func shUpdate(u string) string {
-	return `'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + u + `}}'`
+	return "'" + updateLine(u) + "'"
+}
+
+// chunkUpdate is an agent_message_chunk of text.
+func chunkUpdate(text string) string {
+	return `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}`
 }
 
 // shChunk is an agent_message_chunk of text, quoted for sh.
 func shChunk(text string) string {
-	return shUpdate(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}`)
+	return shUpdate(chunkUpdate(text))
+}
+
+// floodFile is n session/update lines of the update u, for an agent to
+// cat: one process writing large blocks, so that the flood reaches acprun
+// as fast as it reads, however loaded the machine (yes | head wrote it in
+// small blocks from two processes, which a loaded machine can starve for
+// longer than acprun's settle waits for an agent that keeps talking).
+func floodFile(u string, n int) string {
+	return strings.Repeat(updateLine(u)+"\n", n)
 }
 
 // shAnswer is the answer to acprun's request id with result, quoted for sh.
@@ -37,15 +56,15 @@ func TestUpdatesAfterSessionNewAreSetup(t *testing.T) {
 	t.Parallel()
 	const burst = 3000
 	notice := shUpdate(`{"sessionUpdate":"notice","severity":"error","title":"MCP server unavailable","description":"github: rate limit exceeded"}`)
-	commands := shUpdate(`{"sessionUpdate":"available_commands_update","availableCommands":[]}`)
+	commands := floodFile(`{"sessionUpdate":"available_commands_update","availableCommands":[]}`, burst)
 	agent := strings.Join([]string{
 		"read -r line; printf '%s\\n' " + shAnswer(1, `{"protocolVersion":1,"agentCapabilities":{}}`),
-		"read -r line; { printf '%s\\n' " + shAnswer(2, `{"sessionId":"s1"}`) + " " + notice + fmt.Sprintf("; yes %s | head -n %d; }", commands, burst),
+		"read -r line; { printf '%s\\n' " + shAnswer(2, `{"sessionId":"s1"}`) + " " + notice + "; cat commands.jsonl; }",
 		"read -r line; printf '%s\\n' " + shChunk("hi") + " " + shAnswer(3, `{"stopReason":"end_turn"}`),
 		"read -r line",
 	}, "\n") + "\n"
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"agent.sh": agent, "s.yaml": `name: postnew
+	writeFiles(t, dir, map[string]string{"agent.sh": agent, "commands.jsonl": commands, "s.yaml": `name: postnew
 agent: {command: [sh, agent.sh]}
 killGrace: 1s
 turns:
@@ -77,12 +96,12 @@ func TestLateFloodStaysWithItsTurn(t *testing.T) {
 		"read -r line; printf '%s\\n' " + shAnswer(1, `{"protocolVersion":1,"agentCapabilities":{}}`),
 		"read -r line; printf '%s\\n' " + shAnswer(2, `{"sessionId":"s1"}`),
 		"read -r line; printf '%s\\n' " + shChunk("one") + " " + shAnswer(3, `{"stopReason":"end_turn"}`),
-		fmt.Sprintf("yes %s | head -n %d", shChunk("z"), flood),
+		"cat flood.jsonl",
 		"read -r line; printf '%s\\n' " + shChunk("two") + " " + shAnswer(4, `{"stopReason":"end_turn"}`),
 		"read -r line",
 	}, "\n") + "\n"
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"agent.sh": agent, "s.yaml": `name: lateflood
+	writeFiles(t, dir, map[string]string{"agent.sh": agent, "flood.jsonl": floodFile(chunkUpdate("z"), flood), "s.yaml": `name: lateflood
 agent: {command: [sh, agent.sh]}
 killGrace: 1s
 turns:
