@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // End-to-end tests of the pass threshold of repeated runs: run
@@ -284,5 +286,53 @@ func TestMinPassRateStartFailed(t *testing.T) {
 	}
 	if merged := acprun(t, dir, "merge", "out.json", "-o", "merged.json"); merged.code != exitAgent {
 		t.Errorf("merge: exit %d, want %d as the run\n%s", merged.code, exitAgent, merged.stderr)
+	}
+}
+
+// TestMinPassRateNoVerdict: a scenario whose agent never finishes a turn
+// is cut short by the run's --timeout at both its attempts: it has no
+// verdict, but it keeps its row in summary.passRates (no attempts, 2
+// interrupted, its minimum not met), the table and the totals ("1 of 2
+// pass rates met"), also once merged; the scenario that passed meets its
+// minimum.
+func TestMinPassRateNoVerdict(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"slow.mock.yaml": "turns:\n  - steps: [{text: working}, {waitForCancel: true}]\n",
+		"fast.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+		"slow1.yaml": "name: s1\nagent: {command: [acprun, mock-agent, slow.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turnTimeout: 1m\nturns: [{prompt: one}, {prompt: two}]\n",
+		"fast1.yaml": "name: f1\nagent: {command: [acprun, mock-agent, fast.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+	})
+	res, out := runResults(t, dir, "slow1.yaml", "fast1.yaml", "--repeat", "2", "--min-pass-rate", "0.5", "-j", "4", "--timeout", "2s")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1: s1 was interrupted\n%s", res.code, res.stderr)
+	}
+	type row struct {
+		Scenario              string
+		Attempts, Passed, Int int
+		Min                   float64
+		Met                   bool
+	}
+	var got []row
+	for _, p := range out.Summary.PassRates {
+		got = append(got, row{p.Scenario, p.Attempts, p.Passed, p.Interrupted, p.MinPassRate, p.Met != nil && *p.Met})
+	}
+	want := []row{{"f1", 2, 2, 0, 0.5, true}, {"s1", 0, 0, 2, 0.5, false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summary.passRates (-want +got):\n%s", diff)
+	}
+	if n := len(out.Summary.PassRates); n == 2 && out.Summary.PassRates[1].Met == nil {
+		t.Errorf("s1: no minPassRateMet; want false")
+	}
+	for _, want := range []string{"s1        no verdict, 2 interrupted, min 50%: below\n", "2 passed, 0 failed, 1 of 2 pass rates met, 2 interrupted"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	merged := acprun(t, dir, "merge", "out.json", "-o", "merged.json")
+	if merged.code != exitFailed || !strings.Contains(merged.stderr, "1 of 2 pass rates met") {
+		t.Errorf("merge: exit %d, want 1 and 1 of 2 pass rates met\n%s", merged.code, merged.stderr)
 	}
 }

@@ -144,6 +144,9 @@ func JUnit(w io.Writer, rep report.Report) error {
 	rates := map[passRateKey]report.PassRate{}
 	judged := map[passRateKey][]report.Result{} // by their pass rate: one testcase each
 	for _, p := range report.PassRates(rep) {
+		if p.Attempts == 0 {
+			continue // no verdict: its attempts are skipped or invalid testcases of their own
+		}
 		k := passRateKey{p.File, p.Scenario, p.Agent}
 		if p.Attempts > 1 || p.Met != nil {
 			rates[k] = p

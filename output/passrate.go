@@ -104,13 +104,17 @@ func commandBase(command []string) string {
 	return filepath.Base(command[0])
 }
 
-// passRateCell is one cell of the pass-rate table: "3/5 (60%)", for
-// several attempts pass@k and pass^k at k = attempts, the attempts
-// interrupted or invalid, which are not samples, and the rate against its
-// minimum when there is one ("min 80%: met").
+// passRateCell is one cell of the pass-rate table: "3/5 (60%)", or "no
+// verdict" when no attempt gave one, for several attempts pass@k and
+// pass^k at k = attempts, the attempts interrupted or invalid, which are
+// not samples, and the rate against its minimum when there is one ("min
+// 80%: met").
 func passRateCell(p report.PassRate) string {
 	rate, _ := p.Percents()
 	s := fmt.Sprintf("%d/%d (%s)", p.Passed, p.Attempts, rate)
+	if p.Attempts == 0 {
+		s = "no verdict"
+	}
 	if n := p.Attempts; n > 1 {
 		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 	}

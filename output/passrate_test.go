@@ -15,7 +15,8 @@ import (
 
 // TestPassRatesLeaveOutInterrupted: an interrupted attempt is not a
 // sample: it is counted apart, the rates are those of the attempts that
-// ran to their end, and a scenario none of whose attempts did has no row.
+// ran to their end, and a scenario none of whose attempts did has a row
+// without a rate.
 func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 	rep := report.Report{SchemaVersion: report.SchemaVersion}
 	for i, st := range []report.Status{report.StatusPassed, report.StatusFailed, report.StatusInterrupted, report.StatusPassed} {
@@ -25,8 +26,11 @@ func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: report.StatusInterrupted, NotRun: i == 1})
 	}
 	got := report.PassRates(rep)
-	if len(got) != 1 {
-		t.Fatalf("pass rates %+v, want a's only", got)
+	if len(got) != 2 {
+		t.Fatalf("pass rates %+v, want a's and b's", got)
+	}
+	if b := got[1]; b.Scenario != "b" || b.Attempts != 0 || b.Interrupted != 2 {
+		t.Errorf("b: %+v; want no attempts, 2 interrupted", b)
 	}
 	p := got[0]
 	if p.Scenario != "a" || p.Attempts != 3 || p.Passed != 2 || p.Interrupted != 1 || math.Abs(p.Rate-2.0/3) > 1e-9 || p.PassHatK.At(3) != 0 {
@@ -36,8 +40,10 @@ func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 	if err := output.Text(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	if want := "2/3 (66.67%) pass@3=1.00 pass^3=0.00, 1 interrupted"; !strings.Contains(buf.String(), want) {
-		t.Errorf("the table does not say %q:\n%s", want, buf.String())
+	for _, want := range []string{"2/3 (66.67%) pass@3=1.00 pass^3=0.00, 1 interrupted\n", "b         no verdict, 2 interrupted\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the table does not say %q:\n%s", want, buf.String())
+		}
 	}
 }
 

@@ -57,6 +57,65 @@ func TestMinPassRateText(t *testing.T) {
 	}
 }
 
+// TestMinPassRateNoVerdict: a scenario with a minimum none of whose
+// attempts gave a verdict (cut short by the run's --timeout) is a row of
+// the table, below its minimum, and counts in the totals' pass rates;
+// JUnit keeps a skipped testcase for each of its attempts, as for any
+// interrupted attempt.
+func TestMinPassRateNoVerdict(t *testing.T) {
+	noColor(t)
+	rep := minimumRun(0.75, 0.5)
+	var kept []report.Result
+	for _, r := range rep.Scenarios {
+		if r.Name == "steady" {
+			r.Status, r.Failures, r.Turns[0].Failures = report.StatusInterrupted, nil, nil
+			r.Error = "the run's --timeout passed during turn 1"
+		}
+		kept = append(kept, r)
+	}
+	rep.Scenarios = kept
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"flaky     3/4 (75%) pass@4=1.00 pass^4=0.00, 1 interrupted, min 75%: met\n",
+		"steady    no verdict, 2 interrupted, min 50%: below\n",
+		"3 passed, 1 failed, 1 of 2 pass rates met, 3 interrupted in 9s",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tests   int `xml:"tests,attr"`
+		Skipped int `xml:"skipped,attr"`
+		Cases   []struct {
+			Name       string `xml:"name,attr"`
+			Properties []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.Bytes())
+	}
+	var names []string
+	for _, c := range got.Cases {
+		names = append(names, c.Name)
+		if strings.HasPrefix(c.Name, "steady") && len(c.Properties) > 0 {
+			t.Errorf("JUnit: %s has pass-rate properties %+v; want none, as it has no rate", c.Name, c.Properties)
+		}
+	}
+	if diff := cmp.Diff([]string{"flaky", "flaky #3", "steady", "steady #2"}, names); diff != "" || got.Skipped != 3 {
+		t.Errorf("JUnit: %d skipped, testcases (-want +got):\n%s\n%s", got.Skipped, diff, buf.Bytes())
+	}
+}
+
 // flakyRun is "flaky" run 3 times (passed, failed, passed) with the
 // minimum given.
 func flakyRun(min float64) report.Report {

@@ -41,26 +41,31 @@ func TestSummaryCountsInvalidApart(t *testing.T) {
 }
 
 // TestPassRatesLeaveInvalidOut: an invalid attempt is no sample: the rate
-// is 2 of 3, not 2 of 4, and the attempt is counted as invalid.
+// is 2 of 3, not 2 of 4, and the attempt is counted as invalid. A
+// scenario whose only attempt was invalid (its retried try not counted)
+// keeps its row, without attempts.
 func TestPassRatesLeaveInvalidOut(t *testing.T) {
 	rates := report.PassRates(invalidRun())
-	if len(rates) != 1 {
-		t.Fatalf("pass rates %+v: want fix's only (cheat ran once)", rates)
+	if len(rates) != 2 {
+		t.Fatalf("pass rates %+v: want fix's and cheat's", rates)
 	}
 	p := rates[0]
 	if p.Attempts != 3 || p.Passed != 2 || p.Invalid != 1 || report.FormatRate(p.Rate) != "0.6667" || len(p.PassAtK) != 3 {
 		t.Errorf("fix: %d attempts, %d passed, %d invalid, rate %v, %d pass@k; want 3, 2, 1, 0.6667, 3", p.Attempts, p.Passed, p.Invalid, p.Rate, len(p.PassAtK))
 	}
+	if p := rates[1]; p.Scenario != "cheat" || p.Attempts != 0 || p.Invalid != 1 || len(p.PassAtK) != 0 {
+		t.Errorf("cheat: %+v; want no attempts, 1 invalid", p)
+	}
 	// An attempt that is invalid alone is no comparison either, and a
-	// scenario whose attempts were all invalid has no rate.
+	// scenario whose attempts were all invalid has no rate, but a row.
 	rep := report.Report{Scenarios: []report.Result{
 		{Name: "a", File: "s.yaml", Attempt: 1, Status: report.StatusInvalid},
 		{Name: "a", File: "s.yaml", Attempt: 2, Status: report.StatusInvalid},
 		{Name: "b", File: "s.yaml", Attempt: 1, Status: report.StatusPassed},
 		{Name: "b", File: "s.yaml", Attempt: 2, Status: report.StatusPassed},
 	}}
-	if rates := report.PassRates(rep); len(rates) != 1 || rates[0].Scenario != "b" {
-		t.Errorf("pass rates %+v: want b's only", rates)
+	if rates := report.PassRates(rep); len(rates) != 2 || rates[0].Scenario != "a" || rates[0].Attempts != 0 || rates[0].Invalid != 2 || rates[1].Scenario != "b" {
+		t.Errorf("pass rates %+v: want a's without attempts, 2 invalid, and b's", rates)
 	}
 }
 

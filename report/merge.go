@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,9 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 // and combines them into the report of the whole run:
 //   - scenarios are concatenated and sorted by file, line, value set
 //     (vars), agent name and attempt (a stable sort, so it is the order
-//     of an unsharded run whenever that run's named agents sort by name);
+//     of an unsharded run whenever that run's named agents sort by name),
+//     a file by its path joined to its shard's dir, however each shard
+//     spelt it (see sortFile);
 //   - startedAt is the earliest, the duration the longest (shards run side
 //     by side, so the longest is the wall time of the whole), interrupted
 //     is set when any shard was interrupted, and policyOverride lists the
@@ -123,10 +126,10 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 	}
 	rep.PolicyOverride = strings.Join(overrides, ", ")
-	rep.Dir = mergeDirs(rep.Scenarios, emptyDirs)
+	file := sortFile(rep.Scenarios)
 	slices.SortStableFunc(rep.Scenarios, func(a, b Result) int {
 		return cmp.Or(
-			cmp.Compare(a.File, b.File),
+			cmp.Compare(file(a), file(b)),
 			cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.VarSet, b.VarSet),
 			cmp.Compare(a.Agent.Name, b.Agent.Name),
@@ -134,7 +137,27 @@ func MergeFiles(paths []string) (Report, error) {
 			cmp.Compare(a.Retry, b.Retry),
 		)
 	})
+	rep.Dir = mergeDirs(rep.Scenarios, emptyDirs)
 	return rep, nil
+}
+
+// sortFile returns the path merged results scs are ordered by, given one
+// of them: when every result says the directory its file is relative to
+// (Result.Dir, its shard's), its file joined to that directory, so that
+// shards run from different directories (suite/a.yaml from the suite's
+// parent, b.yaml from suite/) are in the unsharded run's order, which is
+// that of the files' paths; otherwise (results of an older acprun) its
+// file as recorded.
+func sortFile(scs []Result) func(Result) string {
+	if slices.ContainsFunc(scs, func(sc Result) bool { return sc.Dir == "" }) {
+		return func(sc Result) string { return sc.File }
+	}
+	return func(sc Result) string {
+		if filepath.IsAbs(sc.File) {
+			return filepath.Clean(sc.File)
+		}
+		return filepath.Join(sc.Dir, sc.File)
+	}
 }
 
 // mergeDirs is the directory of merged results whose scenarios scs carry

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +337,87 @@ func TestMergeAttemptOneSpeltTwoWays(t *testing.T) {
 	}
 	if rep, err := report.MergeFiles([]string{once, second}); err != nil || len(rep.Scenarios) != 2 {
 		t.Errorf("MergeFiles of attempts 1 and 2 = %d scenarios, %v; want 2", len(rep.Scenarios), err)
+	}
+}
+
+// TestMergeOrdersByResolvedFile: shards run from different directories
+// record one suite's files relative to each; merged, they are in the
+// unsharded run's order, by each file's path resolved against its shard's
+// dir (then position), and keep the files as recorded. Shards that do
+// not all say their directory (an older acprun's) are ordered by the
+// files as recorded, as before.
+func TestMergeOrdersByResolvedFile(t *testing.T) {
+	dir := t.TempDir()
+	type entry struct {
+		file string
+		line int
+	}
+	write := func(name, runDir string, entries ...entry) string {
+		t.Helper()
+		doc := `{"schemaVersion": 3`
+		if runDir != "" {
+			doc += `, "dir": "` + runDir + `"`
+		}
+		doc += `, "scenarios": [`
+		for i, e := range entries {
+			if i > 0 {
+				doc += ", "
+			}
+			doc += `{"name": "` + e.file + `", "file": "` + e.file + `", "line": ` + strconv.Itoa(e.line) + `, "status": "passed"}`
+		}
+		doc += "]}"
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	root, suite := "/ci/run", "/ci/run/suite"
+	for _, tt := range []struct {
+		name   string
+		shards []string
+		want   []string
+	}{{
+		name: "one shard from the root, one from suite/",
+		shards: []string{
+			write("root.json", root, entry{"suite/a.yaml", 1}, entry{"suite/c.yaml", 1}, entry{"suite/z/e.yaml", 1}),
+			write("suite.json", suite, entry{"b.yaml", 1}, entry{"crash2.yaml", 1}, entry{"d.yaml", 1}),
+		},
+		want: []string{"suite/a.yaml:1", "b.yaml:1", "suite/c.yaml:1", "crash2.yaml:1", "d.yaml:1", "suite/z/e.yaml:1"},
+	}, {
+		name: "the same file from two directories, by line",
+		shards: []string{
+			write("root2.json", root, entry{"./suite/a.yaml", 9}, entry{"suite/b.yaml", 1}),
+			write("suite2.json", suite, entry{"a.yaml", 3}, entry{"/ci/run/suite/b.yaml", 2}),
+		},
+		want: []string{"a.yaml:3", "./suite/a.yaml:9", "suite/b.yaml:1", "/ci/run/suite/b.yaml:2"},
+	}, {
+		name: "no directories recorded",
+		shards: []string{
+			write("old1.json", "", entry{"suite/a.yaml", 1}, entry{"suite/c.yaml", 1}),
+			write("old2.json", "", entry{"b.yaml", 1}, entry{"crash2.yaml", 1}),
+		},
+		want: []string{"b.yaml:1", "crash2.yaml:1", "suite/a.yaml:1", "suite/c.yaml:1"},
+	}, {
+		name: "one shard without a directory",
+		shards: []string{
+			write("old3.json", "", entry{"suite/a.yaml", 1}, entry{"suite/c.yaml", 1}),
+			write("new3.json", suite, entry{"b.yaml", 1}, entry{"crash2.yaml", 1}),
+		},
+		want: []string{"b.yaml:1", "crash2.yaml:1", "suite/a.yaml:1", "suite/c.yaml:1"},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := report.MergeFiles(tt.shards)
+			if err != nil {
+				t.Fatalf("MergeFiles: %v", err)
+			}
+			var got []string
+			for _, sc := range rep.Scenarios {
+				got = append(got, sc.File+":"+strconv.Itoa(sc.Line))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("merged order (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

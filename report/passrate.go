@@ -17,7 +17,9 @@ import (
 // PassRate is how often one scenario passed against one agent over its
 // attempts (--repeat). An interrupted or invalid attempt is not a sample:
 // it is counted in Interrupted or Invalid and left out of Attempts, Passed
-// and the rates.
+// and the rates. A scenario none of whose attempts gave a verdict has
+// Attempts 0, Rate 0 and no pass@k or pass^k: it has no rate, and a
+// minimum is not met.
 type PassRate struct {
 	Scenario string `json:"scenario"`
 	// File is the scenario's file: two scenarios of one name in different
@@ -26,7 +28,7 @@ type PassRate struct {
 	Agent    string  `json:"agent,omitempty"`
 	Attempts int     `json:"attempts"`
 	Passed   int     `json:"passed"`
-	Rate     float64 `json:"passRate"` // passed / attempts, which is also pass@1
+	Rate     float64 `json:"passRate"` // passed / attempts, which is also pass@1; 0 without attempts
 	// PassAtK is the unbiased estimate of pass@k, the chance that at
 	// least one of k attempts drawn from these passes, for k = 1..Attempts.
 	PassAtK ByK `json:"passAtK"`
@@ -200,8 +202,10 @@ type passRateKey struct{ file, name, agent string }
 // to compare: some scenario ran more than once (--repeat) or against more
 // than one agent (an --agent matrix). A scenario that names its one agent
 // is not a comparison. Interrupted and invalid attempts are not samples: a
-// scenario and agent none of whose attempts gave a verdict has no rate, and
-// no row.
+// scenario and agent none of whose attempts gave a verdict has no rate,
+// but keeps its row (Attempts 0, its Interrupted and Invalid counted), and
+// a minimum it had is not met: a scenario that was selected does not
+// drop out of the comparison because no attempt of it finished.
 func PassRates(rep Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
@@ -238,18 +242,19 @@ func PassRates(rep Report) []PassRate {
 	if !interesting {
 		return nil
 	}
-	out = slices.DeleteFunc(out, func(p PassRate) bool { return p.Attempts == 0 })
 	for i := range out {
 		p := &out[i]
 		n, c := p.Attempts, p.Passed
-		p.Rate = float64(c) / float64(n)
+		if n > 0 {
+			p.Rate = float64(c) / float64(n)
+		}
 		p.PassAtK, p.PassHatK = make(ByK, n), make(ByK, n)
 		for k := 1; k <= n; k++ {
 			p.PassAtK[k-1] = PassAtK(n, c, k)
 			p.PassHatK[k-1] = PassHatK(n, c, k)
 		}
 		if p.MinPassRate > 0 {
-			met := p.Rate >= p.MinPassRate
+			met := n > 0 && p.Rate >= p.MinPassRate
 			p.Met = &met
 		}
 	}

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -141,5 +142,59 @@ func TestMinPassRateInvalid(t *testing.T) {
 	}
 	if want := []string{"a #3"}; !slices.Equal(got, want) {
 		t.Errorf("forgiven %v, want %v (the failed attempt, not the invalid one)", got, want)
+	}
+}
+
+// TestPassRateNoVerdict: a scenario none of whose attempts gave a verdict
+// (interrupted, not run, invalid) keeps its row, with no attempts counted,
+// no rate to speak of (0, no pass@k) and, against a minimum, the minimum
+// not met: a run cut short is not a passing one. Its results round-trip.
+func TestPassRateNoVerdict(t *testing.T) {
+	in, inv := report.StatusInterrupted, report.StatusInvalid
+	tests := []struct {
+		name                 string
+		min                  float64
+		sts                  []report.Status
+		notRun               int // attempt not run (0: none)
+		interrupted, invalid int
+		met                  *bool
+	}{
+		{name: "interrupted, with a minimum", min: 0.5, sts: []report.Status{in, in}, interrupted: 2, met: ptr(false)},
+		{name: "one not run, with a minimum", min: 0.5, sts: []report.Status{in, in}, notRun: 2, interrupted: 2, met: ptr(false)},
+		{name: "interrupted and invalid, repeated", sts: []report.Status{in, inv}, interrupted: 1, invalid: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := report.Report{SchemaVersion: report.SchemaVersion}
+			rep.Scenarios = append(rep.Scenarios,
+				report.Result{Name: "fast", File: "f.yaml", Attempt: 1, Status: report.StatusPassed, MinPassRate: tt.min},
+				report.Result{Name: "fast", File: "f.yaml", Attempt: 2, Status: report.StatusPassed, MinPassRate: tt.min})
+			for i, st := range tt.sts {
+				rep.Scenarios = append(rep.Scenarios, report.Result{Name: "slow", File: "s.yaml", Attempt: i + 1, Status: st, MinPassRate: tt.min, NotRun: i+1 == tt.notRun})
+			}
+			rates := report.PassRates(rep)
+			if len(rates) != 2 {
+				t.Fatalf("pass rates %+v; want fast's and slow's", rates)
+			}
+			p := rates[1]
+			if p.Scenario != "slow" || p.File != "s.yaml" || p.Attempts != 0 || p.Passed != 0 || p.Rate != 0 || len(p.PassAtK) != 0 || len(p.PassHatK) != 0 ||
+				p.Interrupted != tt.interrupted || p.Invalid != tt.invalid || p.MinPassRate != tt.min || !equalPtr(p.Met, tt.met) {
+				t.Errorf("slow: %+v, met %v; want 0 attempts, %d interrupted, %d invalid, min %g, met %v", p, fmtPtr(p.Met), tt.interrupted, tt.invalid, tt.min, fmtPtr(tt.met))
+			}
+			if forgiven := report.Forgiven(rep); slices.ContainsFunc(rep.Scenarios, forgiven) {
+				t.Errorf("an attempt is forgiven; want none")
+			}
+			var buf bytes.Buffer
+			if err := report.Write(&buf, rep); err != nil {
+				t.Fatal(err)
+			}
+			read, err := report.Read(&buf)
+			if err != nil {
+				t.Fatalf("read the results back: %v", err)
+			}
+			if got := read.Summary.PassRates; len(got) != 2 || got[1].Attempts != 0 || !equalPtr(got[1].Met, tt.met) {
+				t.Errorf("read back: pass rates %+v; want slow's, as written", got)
+			}
+		})
 	}
 }

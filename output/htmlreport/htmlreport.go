@@ -364,6 +364,9 @@ func passMatrix(rates []report.PassRate) *matrix {
 			if ok {
 				rate, minimum := p.Percents()
 				c.Text = fmt.Sprintf("%d/%d (%s)", p.Passed, p.Attempts, rate)
+				if p.Attempts == 0 {
+					c.Text = "no verdict" // every attempt interrupted or invalid
+				}
 				if n := p.Attempts; n > 1 {
 					c.Detail = fmt.Sprintf("pass@%d %.2f · pass^%d %.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 				}
@@ -381,6 +384,8 @@ func passMatrix(rates []report.PassRate) *matrix {
 					}
 					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · min %s: %s", minimum, verdict), " · ")
 					c.Class = class
+				case p.Attempts == 0:
+					c.Class = "warn"
 				case p.Passed == p.Attempts:
 					c.Class = "ok"
 				case p.Passed == 0:
