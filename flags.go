@@ -1,16 +1,21 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -38,10 +43,9 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 // for a short flag and would suggest --flag="-1", which the flag refuses
 // anyway; its Decode then says what values it wants. -j=-1 is -1 too.
 func popValue(ctx *kong.DecodeContext, what string) (string, error) {
-	t := ctx.Scan.Peek()
-	if v, ok := t.Value.(string); ok && t.Type == kong.UntypedToken && len(v) > 1 && v[0] == '-' && strings.ContainsRune("0123456789.", rune(v[1])) {
+	if t := ctx.Scan.Peek(); negativeNumber(t) {
 		ctx.Scan.Pop()
-		return v, nil
+		return t.Value.(string), nil
 	}
 	t, err := ctx.Scan.PopValue(what)
 	if err != nil {
@@ -52,6 +56,14 @@ func popValue(ctx *kong.DecodeContext, what string) (string, error) {
 		s = strings.TrimPrefix(s, "=")
 	}
 	return s, nil
+}
+
+// negativeNumber reports whether t is a word, not yet read as a flag,
+// that starts with a minus and a digit or a dot (-1, -1s, -.5): a flag's
+// value, which popValue takes, rather than a flag.
+func negativeNumber(t kong.Token) bool {
+	v, ok := t.Value.(string)
+	return ok && t.Type == kong.UntypedToken && len(v) > 1 && v[0] == '-' && strings.ContainsRune("0123456789.", rune(v[1]))
 }
 
 // popCount pops the value of a count flag: a whole number, least at
@@ -180,8 +192,8 @@ type gatewayMode struct{ mode string }
 
 // Decode implements kong.MapperValue.
 func (m *gatewayMode) Decode(ctx *kong.DecodeContext) error {
-	var s string
-	if err := ctx.Scan.PopValueInto("mode", &s); err != nil {
+	s, err := popValue(ctx, "mode")
+	if err != nil {
 		return err
 	}
 	if !slices.Contains(scenario.GatewayModes, s) {
@@ -193,3 +205,185 @@ func (m *gatewayMode) Decode(ctx *kong.DecodeContext) error {
 
 // IsBool makes --fail-fast a flag without a value (kong.BoolMapper).
 func (f *failFast) IsBool() bool { return true }
+
+// needValues has each flag of app that takes a value, in every command,
+// say what value it needs when it is given without one (a
+// missingValueError): at the end of the command line, or before a word
+// that reads as a flag, as -o $OUT --junit j.xml leaves it when OUT is
+// empty. kong's own error would name the flag by its long name whatever
+// the user typed, and offer the next flag as the value
+// (--output="--junit", a file named --junit). A word that starts with a
+// minus and a digit is left to a flag of acprun's own types (a struct),
+// whose Decode takes it through popValue and says what values it wants.
+func needValues(app *kong.Application) {
+	names := map[string]bool{} // every name of a flag of app: --output, --json, -o
+	var values []*kong.Flag
+	seen := map[*kong.Flag]bool{}
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			names["--"+f.Name] = true
+			if f.Short != 0 {
+				names["-"+string(f.Short)] = true
+			}
+			for _, a := range f.Aliases {
+				names[aliasName(a)] = true
+			}
+			if !f.IsBool() && !f.IsCounter() {
+				values = append(values, f)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(app.Node)
+	for _, f := range values {
+		f.Mapper = valueNeeded{next: f.Mapper, names: names}
+	}
+}
+
+// aliasName is how an alias of a flag is typed: -x for one letter, as
+// kong takes it, --name otherwise.
+func aliasName(a string) string {
+	if utf8.RuneCountInString(a) == 1 {
+		return "-" + a
+	}
+	return "--" + a
+}
+
+// valueNeeded is the mapper of a flag that takes a value (see
+// needValues): next decodes the value, once there is one.
+type valueNeeded struct {
+	next  kong.Mapper
+	names map[string]bool // the names of every flag of the command line
+}
+
+// Decode implements kong.Mapper.
+func (m valueNeeded) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
+	t := ctx.Scan.Peek()
+	if t.IsValue() || negativeNumber(t) && ctx.Value.Target.Kind() == reflect.Struct {
+		return m.next.Decode(ctx, target)
+	}
+	e := &missingValueError{flag: ctx.Value.Flag, rest: len(ctx.Scan.PeekAll())}
+	if !t.IsEOL() {
+		e.next = t.String()
+		name, _, _ := strings.Cut(e.next, "=")
+		if !strings.HasPrefix(name, "--") { // -qj4: -q
+			r, _ := utf8.DecodeRuneInString(name[1:])
+			name = "-" + string(r)
+		}
+		e.nextIsFlag = m.names[name]
+	}
+	return e
+}
+
+// missingValueError is the error of a flag given without its value (see
+// needValues).
+type missingValueError struct {
+	flag *kong.Flag
+	// typed is the flag as the user gave it (-o, --json or --output; the
+	// last letter of -qo), set by asGiven; "" names it by its long name.
+	typed string
+	// rest is how many words of the command line follow the flag's.
+	rest       int
+	next       string // the word after the flag; "" at the end of the command line
+	nextIsFlag bool   // next is the name of a flag of acprun, its value after = or not
+}
+
+func (e *missingValueError) Error() string {
+	name := cmp.Or(e.typed, "--"+e.flag.Name)
+	needs := name + " needs " + valueKind(e.flag)
+	empty := fmt.Sprintf(` (an empty variable? quote it: %s "$VAR")`, name)
+	switch {
+	case e.next == "":
+		return needs + ", but the command line ends after it" + empty
+	case e.nextIsFlag:
+		return needs + ", but the next word is the flag " + shellquote.Word(e.next) + empty
+	case e.next == "--":
+		return needs + ", but the next word is --, which ends the flags" + empty
+	}
+	long := name
+	if !strings.HasPrefix(long, "--") {
+		long = "--" + e.flag.Name
+	}
+	return fmt.Sprintf(`%s, but the next word, %s, starts with "-": if it is the value, write %s`,
+		needs, shellquote.Word(e.next), shellquote.Word(long+"="+e.next))
+}
+
+// asGiven returns err, an error of parsing a command line, with a
+// missingValueError in it named as the user gave the flag, taken from the
+// words of the command line (kong's Context.Args): the flag's word is the
+// one before the rest that followed it. Any other error is returned as it
+// is.
+func asGiven(err error) error {
+	e, ok := errors.AsType[*missingValueError](err)
+	pe, okp := errors.AsType[*kong.ParseError](err)
+	if !ok || !okp || pe.Context == nil {
+		return err
+	}
+	args := pe.Context.Args
+	i := len(args) - e.rest - 1
+	if i < 0 || i >= len(args) {
+		return e
+	}
+	given := *e
+	switch w := args[i]; {
+	case w == "--"+e.flag.Name || slices.ContainsFunc(e.flag.Aliases, func(a string) bool { return w == aliasName(a) }):
+		given.typed = w
+	case e.flag.Short != 0 && strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.HasSuffix(w, string(e.flag.Short)):
+		given.typed = "-" + string(e.flag.Short)
+	}
+	return &given
+}
+
+// valueKind says what value the flag f takes, for the error of f given
+// without one: by its name (valueKinds), the values of an enum, or its
+// placeholder (placeholderKinds); "a value" for none of them, which
+// TestEveryValueFlagSaysWhatItNeeds refuses.
+func valueKind(f *kong.Flag) string {
+	if k, ok := valueKinds[f.Name]; ok {
+		return k
+	}
+	if f.Enum != "" {
+		e := f.EnumSlice()
+		return "one of " + strings.Join(e[:len(e)-1], ", ") + " or " + e[len(e)-1]
+	}
+	return cmp.Or(placeholderKinds[f.PlaceHolder], "a value")
+}
+
+// valueKinds says what value a flag takes, by name, for flags whose
+// placeholder does not say it, or says it of another flag too (MODE).
+var valueKinds = map[string]string{
+	"gateway": "a mode (record, replay or meter)",
+	"mode":    "the id of a session mode",
+	"kind":    "a tool kind (e.g. read)",
+	"title":   "a title",
+	"command": "a shell command",
+	"path":    "a path",
+}
+
+// placeholderKinds says what value a flag takes, by placeholder.
+var placeholderKinds = map[string]string{
+	"FILE":        "a file name",
+	"DIR":         "a directory",
+	"DUR":         "a duration (e.g. 5m)",
+	"N":           "a number",
+	"RATE":        "a share of attempts (e.g. 0.8)",
+	"I/N":         "a shard (e.g. 2/4)",
+	"REGEX":       "a regular expression",
+	"TAG,...":     "a tag",
+	"NAME,...":    "an agent's name",
+	"NAME":        "a name",
+	"MODEL":       "the id of a model",
+	"METHOD":      "the id of an auth method",
+	"RULE":        "a rule (e.g. read or 'execute:go test *')",
+	"TEXT|FILE|-": "a prompt (its text, a file, or - for stdin)",
+	"REQ.json":    "a request file (or - for stdin)",
+	"T.jsonl":     "a transcript file",
+	"ID":          "a tool call's id",
+}

@@ -170,6 +170,7 @@ func TestNegativeFlagValues(t *testing.T) {
 		"--turn-timeout -1s": `--turn-timeout: "-1s" is not a positive duration`,
 		"--shards -1":        `--shards: "-1": want the number of shards, 1 or more`,
 		"--max-failures -1":  `--max-failures: "-1": want how many failures stop the run, 1 or more`,
+		"--gateway -1":       `--gateway: "-1": want record`,
 		"--timeout 3000000h": `--timeout: "3000000h" is too large: the most it may be is 2562047h47m16.854775807s`,
 	} {
 		var stderr bytes.Buffer
@@ -353,5 +354,88 @@ func TestOneValueSelectionFlagGivenTwice(t *testing.T) {
 		if err := checkFlags(kctx); err != nil {
 			t.Errorf("%s: %v; want the last value to count", args, err)
 		}
+	}
+}
+
+// TestFlagWithoutItsValue: a flag given without its value, at the end of
+// the command line or before another flag (-o $OUT --junit j.xml with OUT
+// empty), is a usage error (exit 2) that names the flag as it was typed,
+// says what value it needs and what came instead, and never offers a flag
+// as the value (--output="--junit" would write a file named --junit).
+func TestFlagWithoutItsValue(t *testing.T) {
+	for _, tt := range []struct{ args, want string }{
+		{"run x.yaml -o", `acprun: -o needs a file name, but the command line ends after it (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --json", `acprun: --json needs a file name, but the command line ends after it (an empty variable? quote it: --json "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --output --junit j.xml", `acprun: --output needs a file name, but the next word is the flag --junit (an empty variable? quote it: --output "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml -o --junit j.xml", `acprun: -o needs a file name, but the next word is the flag --junit (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml -qo", `acprun: -o needs a file name, but the command line ends after it (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --timeout", `acprun: --timeout needs a duration (e.g. 5m), but the command line ends after it (an empty variable? quote it: --timeout "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml -j -q", `acprun: -j needs a number, but the next word is the flag -q (an empty variable? quote it: -j "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --color --junit=j.xml", `acprun: --color needs one of auto, always or never, but the next word is the flag --junit=j.xml (an empty variable? quote it: --color "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --run -smoke", `acprun: --run needs a regular expression, but the next word, -smoke, starts with "-": if it is the value, write --run=-smoke` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml -o -x.json", `acprun: -o needs a file name, but the next word, -x.json, starts with "-": if it is the value, write --output=-x.json` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --run -1", `acprun: --run needs a regular expression, but the next word, -1, starts with "-": if it is the value, write --run=-1` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml --json --help", `acprun: --json needs a file name, but the next word is the flag --help (an empty variable? quote it: --json "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run -o -- x.yaml", `acprun: -o needs a file name, but the next word is --, which ends the flags (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"run x.yaml -o -out.json", `acprun: -o needs a file name, but the next word is the flag -out.json (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun run --help'\n"},
+		{"list x.yaml --shard", `acprun: --shard needs a shard (e.g. 2/4), but the command line ends after it (an empty variable? quote it: --shard "$VAR")` + "\nsee 'acprun list --help'\n"},
+		{"merge a.json -o --color never", `acprun: -o needs a file name, but the next word is the flag --color (an empty variable? quote it: -o "$VAR")` + "\nsee 'acprun merge --help'\n"},
+		{"report r.json --transcripts", `acprun: --transcripts needs a directory, but the command line ends after it (an empty variable? quote it: --transcripts "$VAR")` + "\nsee 'acprun report --help'\n"},
+	} {
+		var stderr bytes.Buffer
+		code := run(strings.Fields(tt.args), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || stderr.String() != tt.want {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %d and:\n%s", tt.args, code, stderr.String(), exitUsage, tt.want)
+		}
+	}
+}
+
+// TestEveryValueFlagSaysWhatItNeeds gives, for every command, each flag
+// that takes a value, by each of its names, without the value, and checks
+// that the error names the flag as given and what its value is: a flag
+// added later is covered as soon as it is added.
+func TestEveryValueFlagSaysWhatItNeeds(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{Stdout: &out, Stderr: &out}
+	parser, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, cmd := range parser.Model.Leaves(false) {
+		words := strings.Fields(cmd.Path())
+		for _, p := range cmd.Positional {
+			if p.Required {
+				words = append(words, "x")
+			}
+		}
+		for _, flags := range cmd.AllFlags(false) {
+			for _, f := range flags {
+				if f.IsBool() || f.IsCounter() {
+					continue
+				}
+				names := []string{"--" + f.Name}
+				if f.Short != 0 {
+					names = append(names, "-"+string(f.Short))
+				}
+				for _, a := range f.Aliases {
+					names = append(names, "--"+a)
+				}
+				for _, name := range names {
+					checked++
+					args := append(words[:len(words):len(words)], name)
+					var stderr bytes.Buffer
+					code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+					first, _, _ := strings.Cut(stderr.String(), "\n")
+					kind, _, ok := strings.Cut(strings.TrimPrefix(first, "acprun: "+name+" needs "), ", but the command line ends after it")
+					if code != exitUsage || !ok || kind == "" || kind == "a value" {
+						t.Errorf("%q: exit %d, stderr %q; want %d and what %s needs", args, code, stderr.String(), exitUsage, name)
+					}
+				}
+			}
+		}
+	}
+	if checked < 60 {
+		t.Errorf("checked %d flag names; want every one (at least 60)", checked)
 	}
 }

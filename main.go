@@ -250,9 +250,10 @@ type cli struct {
 
 // newParser returns the parser of the command line whose root is root:
 // its commands get ctx and g; help and the version go to stdout, then
-// call exit.
+// call exit; a flag given without its value says what it needs
+// (needValues).
 func newParser(ctx context.Context, root *cli, g *globals, stdout io.Writer, exit func(int)) (*kong.Kong, error) {
-	return kong.New(root,
+	k, err := kong.New(root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
 		kong.Vars{"version": "acprun " + acprunVersion(), "maxRepeat": strconv.Itoa(maxRepeat), "maxAttempts": strconv.Itoa(maxAttempts)},
@@ -262,6 +263,11 @@ func newParser(ctx context.Context, root *cli, g *globals, stdout io.Writer, exi
 		kong.Bind(g),
 		kong.UsageOnError(),
 	)
+	if err != nil {
+		return nil, err
+	}
+	needValues(k.Model)
+	return k, nil
 }
 
 // exitError carries an exit code through kong's FatalIfErrorf.
@@ -371,7 +377,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode // --help, --version
 	}
 	if err != nil { // an argument may be a secret of the environment
-		fmt.Fprintf(stderr, "acprun: %v\n%s\n", g.redactor(nil).Error(err), usageHint(err))
+		fmt.Fprintf(stderr, "acprun: %v\n%s\n", g.redactor(nil).Error(asGiven(err)), usageHint(err))
 		return exitUsage
 	}
 	if err := checkFlags(kctx); err != nil {

@@ -947,6 +947,48 @@ func TestCLINegativeFlagValues(t *testing.T) {
 	}
 }
 
+// TestCLIFlagWithoutItsValue: a flag given without its value, as an
+// unquoted empty variable leaves it in a shell script (-o $OUT --junit
+// j.xml), exits 2 before any agent starts or any file is written, with an
+// error that names the flag as typed, says what value it needs, and does
+// not offer the next flag as its value (--output="--junit").
+func TestCLIFlagWithoutItsValue(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		script string // run by sh with $0 the acprun binary
+		want   string
+	}{
+		{`OUT=; "$0" run a.yaml -o $OUT --junit j.xml`,
+			`acprun: -o needs a file name, but the next word is the flag --junit (an empty variable? quote it: -o "$VAR")`},
+		{`OUT=; "$0" run a.yaml --json $OUT`,
+			`acprun: --json needs a file name, but the command line ends after it (an empty variable? quote it: --json "$VAR")`},
+		{`T=; "$0" run a.yaml --timeout $T -q`,
+			`acprun: --timeout needs a duration (e.g. 5m), but the next word is the flag -q (an empty variable? quote it: --timeout "$VAR")`},
+		{`"$0" run a.yaml -j`,
+			`acprun: -j needs a number, but the command line ends after it (an empty variable? quote it: -j "$VAR")`},
+		{`"$0" run a.yaml --run -a`,
+			`acprun: --run needs a regular expression, but the next word, -a, starts with "-": if it is the value, write --run=-a`},
+	} {
+		t.Run(tt.script, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cliScenarios(t, dir)
+			before := dirNames(t, dir)
+			cmd := exec.Command("sh", "-c", tt.script, acprunFor(t))
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+			res, _ := runCommand(t, cmd)
+			want := tt.want + "\nsee 'acprun run --help'\n"
+			if res.code != exitUsage || res.stderr != want {
+				t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitUsage, want)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, before) || agentStarted(dir) {
+				t.Errorf("the directory holds %q after the command; want %q: nothing run or written", got, before)
+			}
+		})
+	}
+}
+
 // TestFlagsNotAcceptedSilently: --shards 0 in an Indexed Job, where it
 // would read as --shards left out and run the whole suite in every pod,
 // --max-failures 0, which would read as no limit, and the results file
