@@ -131,6 +131,7 @@ func (v Violation) Text(quote func(line string, cut bool) string) string {
 // handles them one at a time (see Handler); and the callers that write.
 type Conn struct {
 	r           io.Reader
+	src         *stream // r, counted (see CatchUp)
 	w           io.Writer
 	h           Handler
 	maxLine     int
@@ -199,7 +200,10 @@ type lag struct {
 	holding bool
 	drains  int64 // how many times the reader drained
 	drained int64 // received as of the last drain
-	waiters int   // callers of WaitHandled waiting
+	waiters int   // callers of WaitHandled and CatchUp waiting
+	// through is where in the stream (a count of its bytes) the reader
+	// has queued every line that ends there or before (see CatchUp).
+	through int64
 
 	behind bool          // holding, or handled < received
 	since  time.Time     // when behind last changed
@@ -309,6 +313,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	}
 	c := &Conn{
 		r:           r,
+		src:         newStream(r),
 		w:           w,
 		h:           h,
 		maxLine:     opts.MaxLineBytes,
@@ -743,6 +748,48 @@ func (c *Conn) WaitHandled(ctx context.Context) error {
 	return nil
 }
 
+// CatchUp waits until every message the peer had written before the call
+// has been handled (as WaitHandled says), or the Conn is closed; it returns
+// context.Cause(ctx) if ctx ends first. What the peer had written is every
+// line it had finished writing to the stream: those the Conn has read,
+// those in its buffer, and those still waiting in a pipe, which are read
+// first. A line the peer finishes later is not waited for (it may be
+// handled by then all the same): what it writes after the call comes after
+// it. The wait ends however fast the peer writes on, once the lines it had
+// written are handled; only a handler that does not return, or an answer
+// the peer does not read, holds it.
+//
+// What waits in a pipe is known when the stream is an *os.File that is
+// read without blocking (os.Pipe's are) and says how many bytes wait in
+// it (FIONREAD): on Linux. Otherwise (an io.Reader, a net.Conn, another
+// system) it is not, and CatchUp waits for what the Conn has read, as
+// WaitHandled does, its buffer included. It must not be called from a
+// Handler, which would wait for itself.
+func (c *Conn) CatchUp(ctx context.Context) error {
+	written := c.src.written()
+	stop := context.AfterFunc(ctx, func() { c.update(func(*state) {}) })
+	defer stop()
+	over := func() bool { return c.closing() || ctx.Err() != nil }
+	c.mu.Lock()
+	l := &c.st.lag
+	l.waiters++
+	unread := func() bool { return l.through < written && !c.st.readDone }
+	for unread() && !over() {
+		c.changed.Wait()
+	}
+	target := l.received
+	for l.handled < target && !over() {
+		c.changed.Wait()
+	}
+	l.waiters--
+	short := (unread() || l.handled < target) && !c.closing()
+	c.mu.Unlock()
+	if short {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
 // Dropped returns how many incoming lines were read but never dispatched
 // because Close came first: queued messages (and lines that only broke
 // the protocol, not reported) and whole lines the reader had read but not
@@ -832,7 +879,7 @@ type reader struct {
 func (c *Conn) read() {
 	defer c.wg.Done()
 	defer close(c.readDone)
-	rd := &reader{c: c, lr: newLineReader(c.r, c.maxLine)}
+	rd := &reader{c: c, lr: newLineReader(c.src, c.maxLine)}
 	for {
 		drained := false
 		if !rd.lr.buffered() {
@@ -1014,6 +1061,10 @@ func (rd *reader) receive(line []byte, at time.Time) {
 // every line it read is then queued.
 func (rd *reader) flush(drain bool) (stopping bool) {
 	c := rd.c
+	through := rd.lr.taken()
+	if drain { // what is left in the buffer is no whole line
+		through = c.src.read()
+	}
 	c.wait(func(s *state) bool {
 		room := len(s.queue) < maxQueued && s.queued < maxQueuedBytes
 		return len(rd.batch) == 0 || room || c.closing() || s.answering || s.holderWaits() || s.unheld
@@ -1030,6 +1081,7 @@ func (rd *reader) flush(drain bool) (stopping bool) {
 			s.lag.drains++
 			s.lag.drained = s.lag.received
 		}
+		s.lag.through = max(s.lag.through, through)
 		s.lag.track()
 		stopping = s.stopping
 	})

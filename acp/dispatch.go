@@ -146,7 +146,7 @@ func (c *Conn) next(handled bool) (in inMsg, ok bool) {
 }
 
 // countHandled counts one more message as handled; it wakes the callers
-// of WaitHandled, if any wait.
+// of WaitHandled and CatchUp, if any wait.
 func (c *Conn) countHandled() {
 	c.mu.Lock()
 	l := &c.st.lag

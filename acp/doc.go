@@ -36,6 +36,9 @@
 //     and Lag says whether handling is behind reading, and for how long it
 //     has been: while the reader waits for the dispatcher the peer only
 //     looks quiet, so a wait for the peer's silence must not count it.
+//     CatchUp waits until every message the peer had written has been
+//     handled, those still in the pipe included: what the peer wrote before
+//     it did something else (asked a third party) is seen before that.
 //
 // # Draining
 //

@@ -21,14 +21,21 @@ const (
 
 // lineReader splits a stream into lines of any length up to max.
 type lineReader struct {
+	src *stream
 	br  *bufio.Reader
 	max int
 	acc []byte // a line longer than the bufio buffer, or an excerpt
 	err error  // sticky end of stream
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, readBufBytes), max: max}
+func newLineReader(src *stream, max int) *lineReader {
+	return &lineReader{src: src, br: bufio.NewReaderSize(src, readBufBytes), max: max}
+}
+
+// taken returns where in the stream (a count of its bytes) the last line
+// next returned ends: every line that ends there or before was returned.
+func (lr *lineReader) taken() int64 {
+	return lr.src.read() - int64(lr.br.Buffered())
 }
 
 // next returns the next line without its '\n'; it is valid until the next

@@ -14,6 +14,7 @@ var testAgents = map[string]func(in io.Reader, out io.Writer) int{
 	lateWriterArg:       lateWriter,
 	lateReaderArg:       lateReader,
 	backgroundWaiterArg: backgroundWaiter,
+	backgroundRacerArg:  backgroundRacer,
 }
 
 // init makes the test binary, given one of testAgents' arguments as its

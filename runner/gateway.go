@@ -16,6 +16,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
@@ -509,7 +510,12 @@ func costPassed(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 // a stray: a warning (strayRequests), and false, so that the replay goes
 // on (a background request, such as claude's title or prompt suggestion
 // after its turn, made in one run and not in another, changes no verdict).
+//
+// Whether the turn had answered is what the agent had written when it made
+// the request, not how far acprun had read it: before it decides,
+// gatewayEvent catches up with the agent's output (catchUp).
 func (r *scenarioRun) gatewayEvent(ev gateway.Event) bool {
+	r.catchUp()
 	t := r.gatewayStop(ev)
 	if t == nil {
 		return false
@@ -525,22 +531,54 @@ func (r *scenarioRun) gatewayEvent(ev gateway.Event) bool {
 	return isClosed(t.cancelSent)
 }
 
+// catchUp handles, before a gateway event is decided on, everything the
+// agent had written to its stdout by the time its request came
+// (acp.Conn.CatchUp): the lines still in the pipe and in the connection's
+// buffer, read and handled first. An agent that answers its prompt, then
+// at once asks its model in the background (claude's title or prompt
+// suggestion) has answered by then, however far behind acprun's reading of
+// its updates was: the request is a stray every run, never the turn's
+// failure on some runs. What the agent writes after the request comes
+// later, and is not waited for. Only while a turn waits for its answer:
+// otherwise no line handled changes the decision. The run's context and
+// settleBound bound the wait (a handler that does not return, an agent
+// that does not read what acprun answers it); past them the event is
+// decided on what was handled. Where the pipe cannot say what waits in it
+// (outside Linux) it catches up with what acprun has read only, as the
+// wait for quiet does.
+func (r *scenarioRun) catchUp() {
+	s := r.sess
+	s.mu.Lock()
+	var conn *acp.Conn
+	if t := s.current(); t != nil && t.prompt != nil && !t.late() {
+		conn = t.conn
+	}
+	s.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.runCtx, settleBound)
+	defer cancel()
+	_ = conn.CatchUp(ctx) // past the bound, decided on what was handled
+}
+
 // gatewayStop records ev as the running turn's failure and cancels the
 // turn; it returns the turn, nil when none runs (a divergence then is a
-// stray, see gatewayEvent).
+// stray, see gatewayEvent). A turn whose answer has been handled runs no
+// more, whether or not the runner has taken the answer yet.
 func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	s := r.sess
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.current()
-	if t == nil || t.answered || t.stop == nil {
+	if t == nil || t.late() || t.stop == nil {
 		// A refusal between turns fails nothing: the next turn's request is
 		// refused too.
 		if ev.Kind == gateway.Diverged {
 			when := "before turn 1's prompt"
 			switch {
 			case t == nil:
-			case t.answered:
+			case t.late():
 				when = fmt.Sprintf("after turn %d had answered", t.rec.Index)
 			default: // its prompt is not sent before stop is set (watchGateway)
 				when = fmt.Sprintf("before turn %d's prompt", t.rec.Index)

@@ -20,6 +20,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
@@ -345,6 +346,33 @@ func TestGatewayDivergenceOutsideTurns(t *testing.T) {
 	}
 	if got := s.gatewayFailure(turn); got != "" {
 		t.Errorf("the turn's gateway failure %q, want none", got)
+	}
+}
+
+// TestGatewayDivergenceAfterAnswerHandled: once the prompt's answer has
+// been handled (its call is done), the turn runs no more, though the
+// runner has yet to take the answer: a divergence then cancels nothing and
+// is a stray "after turn 1 had answered", the same words as once the turn
+// has ended, so that the warning does not depend on how soon the runner
+// took the answer.
+func TestGatewayDivergenceAfterAnswerHandled(t *testing.T) {
+	t.Parallel()
+	conn := acp.NewConn(strings.NewReader(""), io.Discard, nil, nil)
+	conn.Close()
+	s := &session{}
+	r := &scenarioRun{sess: s}
+	turn := s.startTurn(1, "go", nil, false)
+	s.watchGateway(turn, func(error) {
+		t.Error("the turn was stopped")
+		go s.sentCancel(turn, true) // as the runner would, the answer read first (stop runs under s.mu)
+	}, gateway.Spent{})
+	s.sendPrompt(t.Context(), turn, conn, acp.PromptRequest{SessionID: "s1"}) // done at once: the Conn is closed
+	if r.gatewayEvent(gateway.Event{Kind: gateway.Diverged, Message: "request 1: title"}) {
+		t.Error("gatewayEvent reported a cancel after the turn's answer was handled")
+	}
+	want := []string{"gateway: request 1: title; it came after turn 1 had answered, so it fails no turn: the replay answered it with an error"}
+	if diff := gocmp.Diff(want, s.strayRequests()); diff != "" {
+		t.Errorf("stray requests (-want +got):\n%s", diff)
 	}
 }
 

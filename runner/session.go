@@ -158,6 +158,7 @@ type turnState struct {
 	latePlan     []report.PlanEntry // nil without a late plan, [] for an empty one
 	answered     bool               // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call          // the session/prompt call; done = answered
+	conn         *acp.Conn          // the connection prompt went on
 	cancelled    chan struct{}      // closed when acprun cancels the turn, just before session/cancel
 	cancelOnce   sync.Once
 	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
@@ -1096,7 +1097,7 @@ func (s *session) startTurn(index int, prompt string, warnings []string, dropTex
 func (s *session) sendPrompt(ctx context.Context, t *turnState, conn *acp.Conn, req acp.PromptRequest) *acp.Call {
 	call := conn.NewCall(acp.MethodSessionPrompt, req)
 	s.mu.Lock()
-	t.prompt = call
+	t.prompt, t.conn = call, conn
 	s.mu.Unlock()
 	conn.Send(ctx, call)
 	return call
