@@ -76,12 +76,11 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 // variable's value as code in it (${!x}, ${x@P}; see splitter.param), it
 // sets a variable with which bash or the dynamic loader runs code
 // (codeVariable), it runs a script from a stream or binds a name to
-// another program (hiddenCode, shellWhy, wrapperShellWhy), or, unless it
-// is a piece of text split as a command (piece, see splitLine), its
-// command word is expanded (see expandedCommand). What runs then is in
-// no command's text, so such a command matches every deny command
-// pattern and no allow one.
-// The shell lines it runs (sh -c, eval, a trap's action) are commands of
+// another program (hiddenCode, shellWhy, wrapperShellWhy, gitHiddenWhy),
+// or, unless it is a piece of text split as a command (piece, see
+// splitLine), its command word is expanded (see expandedCommand). What
+// runs then is in no command's text, so such a command matches every deny
+// command pattern and no allow one. The shell lines it runs (sh -c, eval, a trap's action) are commands of
 // their own, which allowUnits and denyForms look at too.
 func unresolvedWhy(cmd string, piece bool) string {
 	ws := words(cmd)
@@ -95,9 +94,8 @@ func unresolvedWhy(cmd string, piece bool) string {
 	if why := wrapperShellWhy(argv); why != "" {
 		return why
 	}
-	if _, setting := gitConfig(dequoteAll(argv)); setting != "" {
-		key, variable, _ := strings.Cut(setting, "=")
-		return "it sets git's " + key + ", a command git runs, to the value of " + variable + " (--config-env), which is in no command's text"
+	if why := gitHiddenWhy(argv); why != "" {
+		return why
 	}
 	if dollarQuotedShellLine(ws) {
 		return "it runs a shell line in $'…' or $\"…\", which bash and dash read as different scripts"
@@ -175,12 +173,32 @@ func wrapperShellWhy(argv []string) string {
 	if len(argv) == 0 {
 		return ""
 	}
+	name := path.Base(dequote(argv[0]))
+	w, ok := wrappers[name]
+	if !ok || w.shell == shellNever {
+		return "" // before the words are read: a form of a long line is one of many
+	}
 	args, _ := splitRedirections(argv)
-	name := path.Base(dequote(args[0]))
-	if w, ok := wrappers[name]; !ok || !w.startsShell(args[1:]) {
+	if !w.startsShell(args[1:]) {
 		return ""
 	}
 	return "it starts a shell (" + name + " with no command), which runs the script it reads from its standard input, in no command's text"
+}
+
+// gitHiddenWhy returns why the simple command argv (from its command
+// word on) runs a command git takes from the environment, "" when it does
+// not: git --config-env NAME=VARIABLE for a setting whose value git runs
+// (see gitConfig).
+func gitHiddenWhy(argv []string) string {
+	if len(argv) == 0 || path.Base(dequote(argv[0])) != "git" {
+		return "" // before the words are read: a form of a long line is one of many
+	}
+	_, setting := gitConfig(dequoteAll(argv))
+	if setting == "" {
+		return ""
+	}
+	key, variable, _ := strings.Cut(setting, "=")
+	return "it sets git's " + key + ", a command git runs, to the value of " + variable + " (--config-env), which is in no command's text"
 }
 
 // dollarQuotedShellLine reports whether the simple command ws runs a
