@@ -80,8 +80,9 @@ var declarations = map[string]bool{"export": true, "declare": true, "typeset": t
 // or, unless it is a piece of text split as a command (piece, see
 // splitLine), its command word is expanded (see expandedCommand). What
 // runs then is in no command's text, so such a command matches every deny
-// command pattern and no allow one. The shell lines it runs (sh -c, eval, a trap's action) are commands of
-// their own, which allowUnits and denyForms look at too.
+// command pattern and no allow one. The shell lines it runs (sh -c, eval,
+// a trap's action) are commands of their own, which allowUnits and
+// denyForms look at too.
 func unresolvedWhy(cmd string, piece bool) string {
 	ws := words(cmd)
 	argv := ws[commandWord(ws):] // the command from its command word on
