@@ -19,9 +19,10 @@ import (
 const backgroundRacerArg = "acprun-e2e-background-racer-agent"
 
 // racerUpdates is how many updates the background racer sends before it
-// answers a prompt: about 3 MB, far more than acprun reads ahead of their
-// handling (a few thousand messages) and than the pipe holds.
-const racerUpdates = 20_000
+// answers a prompt: about 1 MB, more than acprun reads ahead of their
+// handling (4096 messages) and than the pipe holds. Without catching up,
+// acprun took the turn for running every time (5 of 5 runs).
+const racerUpdates = 8_000
 
 // backgroundRacer plays an agent that answers each prompt end_turn after
 // a flood of updates and then, at once, asks its model in the background
