@@ -83,43 +83,49 @@ func askTitle() {
 // prompt, then at once makes a model request the cassette does not have
 // (a background one), while acprun is still far behind in reading its
 // updates: the request is a stray every run, a warning that fails
-// nothing, since the agent had answered before it made the request. acprun
-// catches up with what the agent wrote before deciding; without that, it
-// took the turn for still running, and the divergence failed it.
+// nothing, since the agent had answered before it made the request; and
+// it falls under the scenario's budget only, not under the turn's, which
+// it would pass. acprun catches up with what the agent wrote before
+// deciding; without that, it took the turn for still running: the
+// divergence failed it, and the turn's budget refused the request.
 func TestGatewayBackgroundRequestBehindTheAnswer(t *testing.T) {
 	underRace(t)
-	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"s.yaml": fmt.Sprintf(`name: g
+	for name, budget := range map[string]string{"no budget": "", "turn budget": "\n    budget: {maxRequests: 0}"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"s.yaml": fmt.Sprintf(`name: g
 agent: {command: [%q, %s]}
 gateway: {mode: replay, env: ANTHROPIC_BASE_URL}
 permissions: {default: deny}
 turns:
   - prompt: go
-    expect: {stopReason: end_turn}
-`, self, backgroundRacerArg),
-		"cassettes/g.cassette.json": `{"version": 1, "exchanges": []}`,
-	})
-	res, rep := runResults(t, dir, "s.yaml")
-	sc := rep.Scenarios[0]
-	if res.code != exitOK || sc.Status != report.StatusPassed {
-		t.Fatalf("exit %d, %s, failures %q; want exit %d, passed\n%s", res.code, sc.Status, sc.Failures, exitOK, res.stderr)
-	}
-	if tr := sc.Turns[0]; tr.StopReason != "end_turn" || tr.CancelCause != "" || tr.CancelIgnored || len(tr.Failures) > 0 || len(tr.Text) != racerUpdates {
-		t.Errorf("turn 1: stopReason %q, cancelCause %q, cancelIgnored %v, failures %q, %d bytes of text; want end_turn, not cancelled, %d bytes",
-			tr.StopReason, tr.CancelCause, tr.CancelIgnored, tr.Failures, len(tr.Text), racerUpdates)
-	}
-	want := "gateway: request 1 (POST /v1/messages): not in the cassette (it has 0 requests); " +
-		"it came after turn 1 had answered, so it fails no turn: the replay answered it with an error"
-	if !strings.Contains(strings.Join(sc.Warnings, "\n"), want) {
-		t.Errorf("warnings %q; want %q", sc.Warnings, want)
-	}
-	if g := sc.Gateway; g == nil || g.Requests != 1 || g.Unrecorded != 1 {
-		t.Errorf("gateway %+v; want 1 request, unrecorded", g)
+    expect: {stopReason: end_turn}%s
+`, self, backgroundRacerArg, budget),
+				"cassettes/g.cassette.json": `{"version": 1, "exchanges": []}`,
+			})
+			res, rep := runResults(t, dir, "s.yaml")
+			sc := rep.Scenarios[0]
+			if res.code != exitOK || sc.Status != report.StatusPassed {
+				t.Fatalf("exit %d, %s, failures %q; want exit %d, passed\n%s", res.code, sc.Status, sc.Failures, exitOK, res.stderr)
+			}
+			if tr := sc.Turns[0]; tr.StopReason != "end_turn" || tr.CancelCause != "" || tr.CancelIgnored || len(tr.Failures) > 0 || len(tr.Text) != racerUpdates {
+				t.Errorf("turn 1: stopReason %q, cancelCause %q, cancelIgnored %v, failures %q, %d bytes of text; want end_turn, not cancelled, %d bytes",
+					tr.StopReason, tr.CancelCause, tr.CancelIgnored, tr.Failures, len(tr.Text), racerUpdates)
+			}
+			want := "gateway: request 1 (POST /v1/messages): not in the cassette (it has 0 requests); " +
+				"it came after turn 1 had answered, so it fails no turn: the replay answered it with an error"
+			if !strings.Contains(strings.Join(sc.Warnings, "\n"), want) {
+				t.Errorf("warnings %q; want %q", sc.Warnings, want)
+			}
+			if g := sc.Gateway; g == nil || g.Requests != 1 || g.Unrecorded != 1 {
+				t.Errorf("gateway %+v; want 1 request, unrecorded", g)
+			}
+		})
 	}
 }

@@ -432,13 +432,18 @@ func (p *proc) closeRoutes() {
 }
 
 // admitModelRequest is the gateway's Admit: it refuses a model request
-// that would start past the scenario's or the running turn's budget.
+// that would start past the scenario's or the running turn's budget. A
+// turn runs until the agent has written its answer, as gatewayEvent
+// decides: it catches up with the agent's output first (catchUp), so a
+// background request made right after the answer falls under the
+// scenario's budget only, every run.
 func (r *scenarioRun) admitModelRequest(sp gateway.Spent) string {
+	r.catchUp()
 	s := r.sess
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var t *turnState
-	if t = s.current(); t != nil && t.answered {
+	if t = s.current(); t != nil && t.late() {
 		t = nil // between turns: only the scenario's budget applies
 	}
 	if msg := overBudget(r.sc.Budget, "the scenario's", sp, gateway.Spent{}); msg != "" {

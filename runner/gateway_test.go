@@ -376,6 +376,27 @@ func TestGatewayDivergenceAfterAnswerHandled(t *testing.T) {
 	}
 }
 
+// TestGatewayAdmitAfterAnswerHandled: a model request that comes once the
+// prompt's answer has been handled, though the runner has yet to take it,
+// falls under the scenario's budget only: the turn's, which it would pass,
+// no longer applies, as it would not once the turn has ended.
+func TestGatewayAdmitAfterAnswerHandled(t *testing.T) {
+	t.Parallel()
+	none := int64(0)
+	s := &session{}
+	r := &scenarioRun{sess: s, sc: &scenario.Scenario{Turns: []scenario.Turn{{Budget: &scenario.UsageExpect{MaxRequests: &none}}}}}
+	turn := s.startTurn(1, "go", nil, false)
+	if msg := r.admitModelRequest(gateway.Spent{}); !strings.Contains(msg, "budget.maxRequests") {
+		t.Errorf("admitted while the turn runs: %q; want its budget's refusal", msg)
+	}
+	conn := acp.NewConn(strings.NewReader(""), io.Discard, nil, nil)
+	conn.Close()
+	s.sendPrompt(t.Context(), turn, conn, acp.PromptRequest{SessionID: "s1"}) // done at once: the Conn is closed
+	if msg := r.admitModelRequest(gateway.Spent{}); msg != "" {
+		t.Errorf("after the answer was handled: %q; want admitted", msg)
+	}
+}
+
 // TestGatewayRefusalsFailTurnOnce: two requests refused in one turn (an
 // agent that asks twice at once) pass its budget once: the first refusal
 // is the turn's one budget failure, as the first usage_update over a
