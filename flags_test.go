@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/alecthomas/kong"
 )
 
 // TestEveryValueFlagRefusesAnEmptyValue parses, for every command, each
@@ -19,48 +21,33 @@ import (
 func TestEveryValueFlagRefusesAnEmptyValue(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &out}
-	parser, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
-	if err != nil {
-		t.Fatal(err)
-	}
 	checked := 0
-	for _, cmd := range parser.Model.Leaves(false) {
-		words := strings.Fields(cmd.Path())
-		for _, p := range cmd.Positional {
-			if p.Required {
-				words = append(words, "x")
+	eachCommandFlag(t, func(words []string, f *kong.Flag) {
+		kind := f.Target.Kind()
+		if _, ok := emptyPlaceholders[f.PlaceHolder]; !ok || f.Enum != "" || kind != reflect.String && kind != reflect.Slice { // kong checks an enum, a type its own values
+			return
+		}
+		checked++
+		args := append(words, "--"+f.Name+"=")
+		p, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kctx, err := p.Parse(args)
+		if err != nil {
+			t.Errorf("%q: %v", args, err)
+			return
+		}
+		if err := emptyFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
+			t.Errorf("%q: emptyFlag = %v; want the flag refused", args, err)
+		}
+		args[len(args)-1] = "--" + f.Name + "=x"
+		if kctx, err := p.Parse(args); err == nil {
+			if err := emptyFlag(kctx); err != nil {
+				t.Errorf("%q: emptyFlag = %v; want nil", args, err)
 			}
 		}
-		for _, flags := range cmd.AllFlags(false) {
-			for _, f := range flags {
-				kind := f.Target.Kind()
-				if _, ok := emptyPlaceholders[f.PlaceHolder]; !ok || f.Enum != "" || kind != reflect.String && kind != reflect.Slice { // kong checks an enum, a type its own values
-					continue
-				}
-				checked++
-				args := append(words[:len(words):len(words)], "--"+f.Name+"=")
-				root := &cli{}
-				p, err := newParser(context.Background(), root, g, g.Stdout, func(int) {})
-				if err != nil {
-					t.Fatal(err)
-				}
-				kctx, err := p.Parse(args)
-				if err != nil {
-					t.Errorf("%q: %v", args, err)
-					continue
-				}
-				if err := emptyFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
-					t.Errorf("%q: emptyFlag = %v; want the flag refused", args, err)
-				}
-				args[len(args)-1] = "--" + f.Name + "=x"
-				if kctx, err := p.Parse(args); err == nil {
-					if err := emptyFlag(kctx); err != nil {
-						t.Errorf("%q: emptyFlag = %v; want nil", args, err)
-					}
-				}
-			}
-		}
-	}
+	})
 	if checked < 22 { // run --prompt takes a text too: see TestRunUsageErrors
 		t.Errorf("checked %d flags; want every one (at least 22: 18 paths, run's --model, --mode and --auth, probe's --auth)", checked)
 	}
@@ -395,13 +382,45 @@ func TestFlagWithoutItsValue(t *testing.T) {
 // that the error names the flag as given and what its value is: a flag
 // added later is covered as soon as it is added.
 func TestEveryValueFlagSaysWhatItNeeds(t *testing.T) {
+	checked := 0
+	eachCommandFlag(t, func(words []string, f *kong.Flag) {
+		if f.IsBool() || f.IsCounter() {
+			return
+		}
+		names := []string{"--" + f.Name}
+		if f.Short != 0 {
+			names = append(names, "-"+string(f.Short))
+		}
+		for _, a := range f.Aliases {
+			names = append(names, aliasName(a))
+		}
+		for _, name := range names {
+			checked++
+			args := append(words, name)
+			var stderr bytes.Buffer
+			code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			kind, _, ok := strings.Cut(strings.TrimPrefix(first, "acprun: "+name+" needs "), ", but the command line ends after it")
+			if code != exitUsage || !ok || kind == "" || kind == "a value" {
+				t.Errorf("%q: exit %d, stderr %q; want %d and what %s needs", args, code, stderr.String(), exitUsage, name)
+			}
+		}
+	})
+	if checked < 60 {
+		t.Errorf("checked %d flag names; want every one (at least 60)", checked)
+	}
+}
+
+// eachCommandFlag calls fn for every flag of every command, with the words
+// that give the command (its required arguments x), which fn may append to.
+func eachCommandFlag(t *testing.T, fn func(words []string, f *kong.Flag)) {
+	t.Helper()
 	var out bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &out}
 	parser, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
 	for _, cmd := range parser.Model.Leaves(false) {
 		words := strings.Fields(cmd.Path())
 		for _, p := range cmd.Positional {
@@ -411,31 +430,8 @@ func TestEveryValueFlagSaysWhatItNeeds(t *testing.T) {
 		}
 		for _, flags := range cmd.AllFlags(false) {
 			for _, f := range flags {
-				if f.IsBool() || f.IsCounter() {
-					continue
-				}
-				names := []string{"--" + f.Name}
-				if f.Short != 0 {
-					names = append(names, "-"+string(f.Short))
-				}
-				for _, a := range f.Aliases {
-					names = append(names, "--"+a)
-				}
-				for _, name := range names {
-					checked++
-					args := append(words[:len(words):len(words)], name)
-					var stderr bytes.Buffer
-					code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-					first, _, _ := strings.Cut(stderr.String(), "\n")
-					kind, _, ok := strings.Cut(strings.TrimPrefix(first, "acprun: "+name+" needs "), ", but the command line ends after it")
-					if code != exitUsage || !ok || kind == "" || kind == "a value" {
-						t.Errorf("%q: exit %d, stderr %q; want %d and what %s needs", args, code, stderr.String(), exitUsage, name)
-					}
-				}
+				fn(slices.Clip(words), f)
 			}
 		}
-	}
-	if checked < 60 {
-		t.Errorf("checked %d flag names; want every one (at least 60)", checked)
 	}
 }
