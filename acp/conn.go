@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"slices"
@@ -723,24 +724,37 @@ func (c *Conn) Lag() Lag {
 // Lines the reader had taken from the stream and not yet queued count as
 // read. It must not be called from a Handler, which would wait for itself.
 func (c *Conn) WaitHandled(ctx context.Context) error {
+	return c.waitHandled(ctx, func(l *lag, over func() bool) int64 {
+		if !l.holding {
+			return l.received
+		}
+		// What it holds is queued by its next drain.
+		for d := l.drains; l.drains == d && !over(); {
+			c.changed.Wait()
+		}
+		return l.drained
+	})
+}
+
+// waitHandled waits until the messages received up to target have been
+// handled, or the Conn is closed, or ctx ends (then it returns
+// context.Cause(ctx)). target, called with c.mu held and l counted among
+// the waiters, says how many that is; it may wait on c.changed first,
+// until over says the wait is over, and returns math.MaxInt64 when that
+// cut its own wait short.
+func (c *Conn) waitHandled(ctx context.Context, target func(l *lag, over func() bool) int64) error {
 	stop := context.AfterFunc(ctx, func() { c.update(func(*state) {}) })
 	defer stop()
 	over := func() bool { return c.closing() || ctx.Err() != nil }
 	c.mu.Lock()
 	l := &c.st.lag
 	l.waiters++
-	target := l.received
-	if l.holding { // what it holds is queued by its next drain
-		for d := l.drains; l.drains == d && !over(); {
-			c.changed.Wait()
-		}
-		target = l.drained
-	}
-	for l.handled < target && !over() {
+	n := target(l, over)
+	for l.handled < n && !over() {
 		c.changed.Wait()
 	}
 	l.waiters--
-	short := l.handled < target && !c.closing()
+	short := l.handled < n && !c.closing()
 	c.mu.Unlock()
 	if short {
 		return context.Cause(ctx)
@@ -767,27 +781,16 @@ func (c *Conn) WaitHandled(ctx context.Context) error {
 // Handler, which would wait for itself.
 func (c *Conn) CatchUp(ctx context.Context) error {
 	written := c.src.written()
-	stop := context.AfterFunc(ctx, func() { c.update(func(*state) {}) })
-	defer stop()
-	over := func() bool { return c.closing() || ctx.Err() != nil }
-	c.mu.Lock()
-	l := &c.st.lag
-	l.waiters++
-	unread := func() bool { return l.through < written && !c.st.readDone }
-	for unread() && !over() {
-		c.changed.Wait()
-	}
-	target := l.received
-	for l.handled < target && !over() {
-		c.changed.Wait()
-	}
-	l.waiters--
-	short := (unread() || l.handled < target) && !c.closing()
-	c.mu.Unlock()
-	if short {
-		return context.Cause(ctx)
-	}
-	return nil
+	return c.waitHandled(ctx, func(l *lag, over func() bool) int64 {
+		unread := func() bool { return l.through < written && !c.st.readDone }
+		for unread() && !over() {
+			c.changed.Wait()
+		}
+		if unread() {
+			return math.MaxInt64 // cut short: not yet read
+		}
+		return l.received
+	})
 }
 
 // Dropped returns how many incoming lines were read but never dispatched
