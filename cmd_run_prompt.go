@@ -33,7 +33,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	if len(c.Prompt) == 0 && c.resultsLookLikeScenarios() {
 		path := approve.QuoteWord(c.JSON)
 		return nil, exitError{code: exitUsage, err: fmt.Errorf(
-			"nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?", path)}
+			"nothing to run: %s, the value of -o (--output, --json), names the results file, but it looks like scenarios: did you mean acprun run %[1]s -o FILE? (if -o came from an empty variable, quote it: -o \"$VAR\")", path)}
 	}
 	if len(c.Prompt) == 0 {
 		return nil, exitError{code: exitUsage, err: errors.New(

@@ -230,7 +230,7 @@ func TestRunJSONTakesTheResultsFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "suite/t.yaml": ranScenario})
-	const hint = "acprun: nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?"
+	const hint = "acprun: nothing to run: %s, the value of -o (--output, --json), names the results file, but it looks like scenarios: did you mean acprun run %[1]s -o FILE? (if -o came from an empty variable, quote it: -o \"$VAR\")"
 	tests := []struct {
 		args []string
 		want string
@@ -239,6 +239,7 @@ func TestRunJSONTakesTheResultsFile(t *testing.T) {
 		{[]string{"run", "--json", "suite"}, fmt.Sprintf(hint, "suite")},
 		{[]string{"run", "--json=new.yml"}, fmt.Sprintf(hint, "new.yml")},
 		{[]string{"run", "-o", "s.yaml"}, fmt.Sprintf(hint, "s.yaml")},
+		{[]string{"run", "-o", "suite/"}, fmt.Sprintf(hint, "suite/")}, // -o $OUT suite/ with OUT empty
 		{[]string{"run", "--json", "out.json"}, "acprun: nothing to run: give scenario files or directories"},
 	}
 	for _, tt := range tests {
