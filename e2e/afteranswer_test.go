@@ -262,3 +262,33 @@ printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":
 		}
 	}
 }
+
+// TestPermissionAskedByAnAgentThatDies: an agent that asks, then dies
+// (it closed its input first here, so that acprun's answer always finds
+// the pipe broken, as it does now and then when an agent crashes right
+// after asking) gets the answer recorded and counted as the policy gave
+// it: whether the pipe took the line before the agent went is a race, and
+// the verdict must not depend on it (expect.denied: 1 held on some runs
+// and failed on others).
+func TestPermissionAskedByAnAgentThatDies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": shHandshake + `read -r line
+exec 0<&-
+printf '%s\n' '{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t9","title":"rm -rf /","kind":"execute","rawInput":{"command":"rm -rf /"}},"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}}'
+kill -SEGV $$
+`,
+		"s.yaml": "name: dies\nagent: {command: [sh, agent.sh]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {stopReason: agent_exited, denied: 1}\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	want := []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
+		Decision: "deny", OptionID: "r", Outcome: "selected", Reason: "no rule matched; default deny"}}
+	if res.code != 0 || sc.Status != report.StatusPassed || sc.Denied != 1 {
+		t.Errorf("exit %d, status %s %q, denied %d; want 0, passed, 1\nstderr:\n%s", res.code, sc.Status, sc.Failures, sc.Denied, res.stderr)
+	}
+	if diff := gocmp.Diff(want, sc.Turns[0].Permissions); diff != "" {
+		t.Errorf("turn 1's permissions (-want +got):\n%s", diff)
+	}
+}

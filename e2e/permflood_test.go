@@ -279,10 +279,10 @@ func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 // of permission requests and never reads its stdin (so that acprun's
 // answers fill the pipe) cannot make acprun stop reading it, which would
 // leave both sides waiting for each other: every request is recorded, in
-// order, and the turn ends with the agent's answer. The answers the pipe
-// took are the policy's (allowed, and counted); those it could not take
-// before the agent exited never reached it: cancelled, as requests the
-// connection closed on, and counted in neither allowed nor denied.
+// order, and the turn ends with the agent's answer. Every answer is the
+// policy's (allowed, and counted), those the pipe took before the agent
+// exited and those it could not take alike: how many it took is a race,
+// which the results must not show.
 func TestAgentFloodingPermissionsWithoutReading(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -301,19 +301,13 @@ func TestAgentFloodingPermissionsWithoutReading(t *testing.T) {
 	if tr.StopReason != "end_turn" || tr.Text != "done" || len(tr.Permissions) != n {
 		t.Fatalf("turn: stop %q, text %q, %d permissions; want end_turn, done, %d\n%s", tr.StopReason, tr.Text, len(tr.Permissions), n, out)
 	}
-	written := 0
 	for i, p := range tr.Permissions {
-		switch {
-		case p.ToolCallID != fmt.Sprintf("t%d", i+1):
-			t.Fatalf("permission %d = %+v, want t%d", i, p, i+1)
-		case i == written && p.Decision == "allow" && p.OptionID == "allow" && p.Outcome == "selected":
-			written++
-		case i < written || p.Decision != "cancelled" || p.Outcome != "cancelled" || p.Reason != "the connection closed before the answer":
-			t.Fatalf("permission %d = %+v, want t%d allowed while the pipe took the answers, not answered (the connection closed) after", i, p, i+1)
+		if p.ToolCallID != fmt.Sprintf("t%d", i+1) || p.Decision != "allow" || p.OptionID != "allow" || p.Outcome != "selected" {
+			t.Fatalf("permission %d = %+v, want t%d allowed", i, p, i+1)
 		}
 	}
-	if sc := res.Scenarios[0]; written == 0 || written == n || sc.Allowed != written || sc.Denied != 0 {
-		t.Errorf("%d answers written of %d; allowed %d, denied %d; want some, not all, and those allowed", written, n, sc.Allowed, sc.Denied)
+	if sc := res.Scenarios[0]; sc.Allowed != n || sc.Denied != 0 {
+		t.Errorf("allowed %d, denied %d; want %d, 0", sc.Allowed, sc.Denied, n)
 	}
 	assertNoProcessesIn(t, dir)
 }

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 
@@ -311,6 +313,62 @@ expect: {maxDenied: 0}
 			`the policy would have denied it (the default): the policy had no effect on it`}
 		if diff := gocmp.Diff(wantWarn, res.Warnings); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestAnswerToAnAgentThatWent: a permission request whose agent closed its
+// input (it exited, or is exiting) before acprun could write the answer is
+// recorded and counted as the policy answered it, as it is when the pipe
+// took the line first: which of the two happens is a race between the
+// agent's exit and acprun's write, and the same agent output gets the same
+// record and verdict every run. (An answer acprun could not write because
+// it had closed the agent's input itself is another matter: see
+// TestLateRequestNeverAnswered.)
+func TestAnswerToAnAgentThatWent(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		answers := []string{
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		}
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			// The handshake, then the prompt: the agent closes its input
+			// (as its exit does, EPIPE for acprun's writes), asks, and
+			// answers the prompt.
+			sc := bufio.NewScanner(in)
+			for i := 0; sc.Scan() && !strings.Contains(sc.Text(), `"session/prompt"`); {
+				if i < len(answers) && strings.Contains(sc.Text(), `"id"`) {
+					if _, err := io.WriteString(out, answers[i]+"\n"); err != nil {
+						return err
+					}
+					i++
+				}
+			}
+			in.(*io.PipeReader).CloseWithError(syscall.EPIPE)
+			_, err := io.WriteString(out, `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1",`+
+				`"toolCall":{"toolCallId":"t9","title":"rm -rf /","kind":"execute","rawInput":{"command":"rm -rf /"}},`+
+				`"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}}`+"\n"+
+				`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`+"\n")
+			return err
+		}
+		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
+agent: {command: [an-agent]}
+permissions: {default: deny}
+turns: [{prompt: go, expect: {denied: 1}}]
+`, nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		res := b.finish(t, false)
+		if res.Status != report.StatusPassed || res.Allowed != 0 || res.Denied != 1 {
+			t.Errorf("status %s (%q), allowed %d, denied %d; want passed, 1 denied", res.Status, res.Failures, res.Allowed, res.Denied)
+		}
+		want := []report.Permission{{ToolCallID: "t9", Title: "rm -rf /", Kind: "execute", Commands: []string{"rm -rf /"},
+			Decision: "deny", Outcome: "selected", OptionID: "r", Reason: "no rule matched; default deny"}}
+		if diff := gocmp.Diff(want, res.Turns[0].Permissions); diff != "" {
+			t.Errorf("turn 1's permissions (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -949,20 +951,23 @@ func permissionAnswer(a *arrival, d approve.Decision, cancelled bool) (acp.Reque
 }
 
 // reasonUnsent is the reason of a permission request's record whose
-// answer was never written: the connection closed first (the agent's
-// input was closed, by the agent or at the end of the scenario).
+// answer was never written: acprun had closed the connection, or the
+// agent's input, first (at the end of the scenario).
 const reasonUnsent = "the connection closed before the answer"
 
 // answerWritten records the answer rec to a permission request, once its
 // write has ended with err, counts the policy's decision, and tells the
-// Observer. An answer whose write failed never reached the agent: it is
-// recorded as a request the connection closed on (cancelled, with
-// reasonUnsent) and counts in neither allowed nor denied, wherever in
-// the stream it came, and however soon after the end of the agent's input.
+// Observer. An answer acprun could not write because it had closed the
+// agent's input or the connection itself (unsent) is recorded as a request
+// the connection closed on (cancelled, with reasonUnsent) and counts in
+// neither allowed nor denied. An answer whose write failed because the
+// agent had gone (it exited, or closed its input) is recorded and counted
+// as given: whether the pipe took the line before the agent went is a
+// race, which the same agent output must not decide.
 func (s *session) answerWritten(a *arrival, rec report.Permission, err error, seq int) {
 	got := answerNone
 	switch {
-	case err != nil:
+	case unsent(err):
 		rec.Decision, rec.Outcome, rec.Reason, rec.Rule, rec.OptionID = "cancelled", acp.OutcomeCancelled, reasonUnsent, "", ""
 	case rec.Outcome == acp.OutcomeCancelled:
 		got = answerCancelled
@@ -983,6 +988,14 @@ func (s *session) answerWritten(a *arrival, rec report.Permission, err error, se
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
 	s.told.tell(seq, rec, s.obs.permission)
+}
+
+// unsent reports whether a write failed with err because acprun had
+// closed the connection, or the agent's input (an *os.File, or an
+// io.PipeWriter), before it: its own doing, in its own order, unlike a
+// pipe the agent's exit broke (EPIPE).
+func unsent(err error) bool {
+	return errors.Is(err, acp.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // permTold tells the Observer of the permission answers in the order of
