@@ -312,6 +312,27 @@ read -r line
 					t.Errorf("text = %q, want the stray update not recorded as the session's", got)
 				}
 			}},
+		// Requests sent before session/new's answer (before initialize's,
+		// here) wait for the session's id: those for another session are
+		// then refused, violations, and never served.
+		{name: "requests for an unknown session before the session opens",
+			sh: `printf '{"jsonrpc":"2.0","id":"w","method":"fs/write_text_file","params":{"sessionId":"nope","path":"%s/planted.txt","content":"x"}}\n' "$PWD"` + "\n" +
+				`printf '%s\n' '{"jsonrpc":"2.0","id":"t","method":"terminal/create","params":{"sessionId":"nope","command":"touch","args":["planted2.txt"]}}'` + "\n" +
+				shHandshake + "while read -r line; do case $line in *session/prompt*) break;; esac; done\n" + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\nclient: {fs: true, terminal: true}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: fs/write_text_file for unknown session "nope"`,
+			check: func(t *testing.T, out report.Results, _ result) {
+				sc := out.Scenarios[0]
+				want := []string{`fs/write_text_file for unknown session "nope"; refused`, `terminal/create for unknown session "nope"; refused`}
+				if !slices.Equal(sc.Violations, want) || len(sc.SetupClientRequests) != 0 || sc.Allowed != 0 {
+					t.Errorf("violations %q, setup client requests %+v, allowed %d; want %q, none served", sc.Violations, sc.SetupClientRequests, sc.Allowed, want)
+				}
+				for _, f := range []string{"planted.txt", "planted2.txt"} {
+					if _, err := os.Stat(filepath.Join(filepath.Dir(sc.File), f)); err == nil {
+						t.Errorf("%s was written by a request for an unknown session", f)
+					}
+				}
+			}},
 		// An update the schema does not allow is a violation said in its
 		// words, not Go's, and no update of kind "".
 		{name: "session updates without an update or a string kind", sh: shHandshake + "read -r line\n" +

@@ -72,6 +72,108 @@ func TestRequestsForAnotherSession(t *testing.T) {
 	})
 }
 
+// TestRequestsBeforeTheSessionIsKnown: requests the agent sends before
+// session/new's answer, even before initialize's, wait until the session's
+// id is known, as early updates do, and are then told apart like any:
+// those for the scenario's session are served (and recorded as the
+// setup's), one for another is refused, a protocol violation, and never
+// served.
+func TestRequestsBeforeTheSessionIsKnown(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		planted, early := filepath.Join(dir, "planted.txt"), filepath.Join(dir, "early.txt")
+		first := `{"jsonrpc":"2.0","id":"w1","method":"fs/write_text_file","params":{"sessionId":"OTHER","path":"` + planted + `","content":"x"}}
+{"jsonrpc":"2.0","id":"w2","method":"fs/write_text_file","params":{"sessionId":"s1","path":"` + early + `","content":"early"}}
+{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm","kind":"edit"},"options":[{"optionId":"a","name":"Allow","kind":"allow_once"}]}}
+{"jsonrpc":"2.0","id":"w3","method":"fs/write_text_file","params":{"sessionId":"THIRD","path":"` + planted + `","content":"x"}}
+`
+		answers := rawAgent(
+			[]string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`},
+			[]string{`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`},
+			[]string{`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`},
+		)
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			if _, err := io.WriteString(out, first); err != nil {
+				return err
+			}
+			return answers(ctx, in, out)
+		}
+		b := startAgentInBubble(t, dir, agent, `name: s
+agent: {command: [an-agent]}
+client: {fs: true}
+permissions: {default: allow}
+turns: [{prompt: go}]
+`, nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		res := b.finish(t, false)
+		wantViolations := []string{`fs/write_text_file for unknown session "OTHER"; refused`, `fs/write_text_file for unknown session "THIRD"; refused`}
+		if diff := cmp.Diff(wantViolations, res.Violations); diff != "" { // in stream order, every run
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if _, err := os.Stat(planted); err == nil {
+			t.Errorf("fs/write_text_file for another session wrote %s", planted)
+		}
+		if data, err := os.ReadFile(early); err != nil || string(data) != "early" {
+			t.Errorf("%s = %q, %v; want the scenario's session's early write served", early, data, err)
+		}
+		if res.Allowed != 1 || len(res.SetupPermissions) != 1 || len(res.SetupClientRequests) != 1 || res.SetupClientRequests[0].Path != early {
+			t.Errorf("allowed %d, setup permissions %+v, setup client requests %+v; want the early permission request allowed and the early write, as the setup's",
+				res.Allowed, res.SetupPermissions, res.SetupClientRequests)
+		}
+		var sent strings.Builder
+		for _, l := range b.sentLines() {
+			sent.Write(l)
+		}
+		for _, want := range []string{
+			`{"jsonrpc":"2.0","id":"w1","error":{"code":-32602,"message":"invalid params: unknown session \"OTHER\""}}`,
+			`{"jsonrpc":"2.0","id":"w2","result":{}}`,
+			`{"jsonrpc":"2.0","id":"p","result":{"outcome":{"outcome":"selected","optionId":"a"}}}`,
+		} {
+			if !strings.Contains(sent.String(), want) {
+				t.Errorf("acprun sent:\n%s\nwant the answer %s", sent.String(), want)
+			}
+		}
+	})
+}
+
+// TestSetupStuckOnAHeldRequest: an agent that waits for the answer to a
+// request it sent before the session's id was known, before it answers
+// acprun's setup request, waits forever (acprun holds the request until it
+// knows the session): the setup request's error says so.
+func TestSetupStuckOnAHeldRequest(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			if _, err := io.WriteString(out, `{"jsonrpc":"2.0","id":"w","method":"fs/write_text_file","params":{"sessionId":"s1","path":"`+filepath.Join(dir, "early.txt")+`","content":"x"}}`+"\n"); err != nil {
+				return err
+			}
+			_, err := io.Copy(io.Discard, in) // it waits for the answer, and answers nothing
+			return err
+		}
+		b := startAgentInBubble(t, dir, agent, `name: s
+agent: {command: [an-agent]}
+client: {fs: true}
+permissions: {default: allow}
+timeout: 5s
+cancelGrace: 1s
+turns: [{prompt: go}]
+`, nil)
+		ctx, cancel := context.WithTimeoutCause(t.Context(), b.r.sc.Timeout, errScenarioTimeout)
+		defer cancel()
+		err := b.handshake(ctx)
+		const want = "meanwhile the agent's fs/write_text_file waits for the session's id (session/new's answer): acprun serves no request for a session it does not know yet"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("handshake: %v; want an error that says %q", err, want)
+		}
+		b.finish(t, false)
+	})
+}
+
 // TestRequestsWithoutSession: a request without the sessionId its method
 // requires, or with a null one, is refused as invalid params and is the
 // scenario's protocol violation, as one for an unknown session is: it is

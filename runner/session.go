@@ -65,11 +65,11 @@ type session struct {
 	answers *answerBook
 
 	mu         sync.Mutex
-	sessionID  string                    // "" until session/new answered (or session/load is sent)
-	history    *historyState             // session/load's replay; nil without one (see resume.go)
-	early      []acp.SessionNotification // updates that came before session/new answered
-	turns      []*turnState              // every turn so far; the last is the running one
-	setup      setupState                // what came before the first turn
+	sessionID  string         // "" until session/new answered (or session/load is sent)
+	history    *historyState  // session/load's replay; nil without one (see resume.go)
+	early      []earlyMessage // what came before session/new answered, held until it did
+	turns      []*turnState   // every turn so far; the last is the running one
+	setup      setupState     // what came before the first turn
 	violations []string
 	// failing are the protocol violations that fail the scenario, as
 	// results.md says of a malformed required field (see malformedLocked),
@@ -122,6 +122,9 @@ type arrival struct {
 	bad     error                         // why params did not decode
 	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
 	hold    <-chan struct{}               // what a client request waits for (see holdRequests); nil for nothing
+	seq     int                           // a permission request's place among the answers told (permTold)
+	prev    <-chan struct{}               // a client request's place in the line (see lineLocked): closed when the one before is done
+	done    chan struct{}                 // closed when it is done
 	// call is the tool call a permission request asks about, as known
 	// when the request arrived (see askedCall): what the policy is asked.
 	call acp.ToolCall
@@ -253,16 +256,14 @@ func (s *session) holdRequests(t *turnState) (release func()) {
 
 var _ acp.Handler = (*session)(nil)
 
-// line takes the place of an fs/* or terminal/* request, in arrival order,
-// in the line in which they are served: it returns prev, closed once the
-// request before it is done, and done, to close once this one is (see
-// served). Served one at a time, pipelined writes to a file end as the
+// lineLocked takes the place of an fs/* or terminal/* request, in arrival
+// order, in the line in which they are served: it returns prev, closed once
+// the request before it is done, and done, to close once this one is (see
+// served). The caller holds s.mu. Served one at a time, pipelined writes to a file end as the
 // last one asked and a read reads a whole file, every run; and of the
 // answers (up to 8 MiB each) only one is built and unwritten at a time.
-func (s *session) line() (prev <-chan struct{}, done chan struct{}) {
+func (s *session) lineLocked() (prev <-chan struct{}, done chan struct{}) {
 	done = make(chan struct{})
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	prev, s.lineTail = s.lineTail, done
 	if prev == nil {
 		prev = closedChan
@@ -311,6 +312,13 @@ func lookedUp(ctx context.Context) {
 func (s *session) arrive(req *acp.Request) *arrival {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.arriveLocked(req)
+}
+
+// arriveLocked is arrive with s.mu held. It also takes the request's place
+// among the permission answers told (seq) or in the line of client
+// requests (prev, done: see lineLocked).
+func (s *session) arriveLocked(req *acp.Request) *arrival {
 	a := &arrival{turn: s.current()}
 	log := &s.setup.requestLog
 	if a.turn != nil {
@@ -332,10 +340,12 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			a.perm = &slot[report.Permission]{}
 			a.call, a.ask = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
+			a.seq = s.told.take()
 		}
 	} else {
 		a.request = &slot[report.ClientRequest]{}
 		log.requests = append(log.requests, a.request)
+		a.prev, a.done = s.lineLocked()
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
@@ -408,13 +418,16 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if req.Method != acp.MethodElicitationCreate && req.Method != acp.MethodSessionRequestPermission && (s.client == nil || !s.client.serves(req.Method)) {
 		return nil, acp.MethodNotFound(req.Method)
 	}
-	if err := s.checkSession(req); err != nil {
+	a, err := s.checkSession(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	if req.Method == acp.MethodElicitationCreate {
 		return s.elicit(ctx, req)
 	}
-	a := s.arrive(req)
+	if a == nil {
+		a = s.arrive(req)
+	}
 	defer a.answered(ctx)
 	if s.act != nil && req.Method == acp.MethodTerminalWaitForExit && a.turn != nil && !a.late {
 		// It may last as long as its command: it holds the idle clock (and
@@ -433,7 +446,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	// command, takes its place too, to find its terminal after every
 	// request sent before it was served; the line goes on once it has
 	// (lookedUp), while it waits for the command.
-	prev, done := s.line()
+	prev, done := a.prev, a.done
 	free := sync.OnceFunc(func() { close(done) })
 	defer served(ctx, free)
 	if req.Method == acp.MethodTerminalWaitForExit {
@@ -547,32 +560,75 @@ const (
 // (an unknown one), or without the sessionId its method requires (all but
 // elicitation/create), as invalid params, and records it as a protocol
 // violation: it is neither served nor recorded as the scenario's. A
-// request whose params do not decode is left to its method's checks; so
-// is any sessionId before the session's id is known. (A message for a
-// session an earlier scenario closed on the same agent process does not
-// come here: see binding.)
-func (s *session) checkSession(req *acp.Request) error {
+// request whose params do not decode is left to its method's checks. A
+// request that names a session before the session's id is known (it came
+// before session/new's answer, even before initialize's) waits until it
+// is, off the line (acp.Async), and is then checked and attributed in its
+// place in the stream, among the early updates (see setSessionID): its
+// arrival is returned then (nil otherwise: the caller makes it). It
+// returns ctx's cause if ctx ends first (the session never opened). (A
+// message for a session an earlier scenario closed on the same agent
+// process does not come here: see binding.)
+func (s *session) checkSession(ctx context.Context, req *acp.Request) (*arrival, error) {
 	var p struct {
 		SessionID *string `json:"sessionId"`
 	}
 	if req.DecodeParams(&p) != nil {
-		return nil
+		return nil, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.SessionID == nil {
 		if req.Method == acp.MethodElicitationCreate { // scoped to a session or to a request
-			return nil
+			return nil, nil
 		}
 		s.violationLocked(req.Method + " without a sessionId, which is required; refused")
-		return acp.NewError(acp.CodeInvalidParams, "invalid params: sessionId is required")
+		return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: sessionId is required")
+	}
+	if s.sessionID == "" && len(s.early) < maxEarly {
+		h := &heldRequest{req: req, session: *p.SessionID, released: make(chan struct{})}
+		s.early = append(s.early, earlyMessage{req: h})
+		s.mu.Unlock()
+		acp.Async(ctx)
+		select {
+		case <-h.released:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		switch {
+		case !isClosed(h.released):
+			return nil, context.Cause(ctx)
+		case h.why != "":
+			return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", h.session)
+		}
+		return h.a, nil
 	}
 	why := s.foreignLocked(*p.SessionID)
 	if why == "" {
-		return nil
+		return nil, nil
 	}
 	s.violationLocked(fmt.Sprintf("%s for %s; refused", req.Method, why))
-	return acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", *p.SessionID)
+	return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", *p.SessionID)
+}
+
+// heldRequests says which requests of the agent wait for the session's id
+// (see checkSession), for the error of a setup request it did not answer
+// meanwhile: an agent that waits for such an answer before it answers
+// session/new waits forever. "" when none does.
+func (s *session) heldRequests() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var methods []string
+	for _, m := range s.early {
+		if m.req != nil {
+			methods = append(methods, m.req.req.Method)
+		}
+	}
+	if len(methods) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("meanwhile the agent's %s %s for the session's id (session/new's answer): acprun serves no request for a session it does not know yet, so an agent that waits for such an answer first is stuck",
+		strings.Join(methods, ", "), pluralWord(len(methods), "waits", "wait"))
 }
 
 // foreignLocked says why a message for session id is not the scenario's
@@ -586,16 +642,45 @@ func (s *session) foreignLocked(id string) string {
 	return fmt.Sprintf("unknown session %q", id)
 }
 
-// setSessionID makes the session known and replays the updates that came
-// before its id; updates for another session are violations.
+// earlyMessage is an update or a request that came before the session's
+// id was known, held until it is (see setSessionID); one of the two is set.
+type earlyMessage struct {
+	update *acp.SessionNotification
+	req    *heldRequest
+}
+
+// heldRequest is a request that named a session before the session's id
+// was known: its handler waits until it is released (see checkSession).
+type heldRequest struct {
+	req      *acp.Request
+	session  string        // the sessionId it named
+	released chan struct{} // closed once it took its place in the stream: why and a are set
+	why      string        // why it is not the scenario's (foreignLocked); "" when it is
+	a        *arrival      // its arrival, when it is the scenario's and no elicitation
+}
+
+// setSessionID makes the session known and replays what came before its
+// id, in stream order, before anything that comes after: each update is
+// recorded, each request released in its place (a violation, when it is
+// for another session). Updates for another session are violations.
 func (s *session) setSessionID(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessionID = id
 	early := s.early
 	s.early = nil
-	for _, n := range early { // before any that comes after, in stream order
-		s.updateLocked(n)
+	for _, m := range early {
+		if m.req == nil {
+			s.updateLocked(*m.update)
+			continue
+		}
+		h := m.req
+		if h.why = s.foreignLocked(h.session); h.why != "" {
+			s.violationLocked(fmt.Sprintf("%s for %s; refused", h.req.Method, h.why))
+		} else if h.req.Method != acp.MethodElicitationCreate {
+			h.a = s.arriveLocked(h.req)
+		}
+		close(h.released)
 	}
 }
 
@@ -614,7 +699,7 @@ func (s *session) update(n acp.SessionNotification) *turnState {
 func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	switch {
 	case s.sessionID == "" && len(s.early) < maxEarly:
-		s.early = append(s.early, n)
+		s.early = append(s.early, earlyMessage{update: &n})
 		return nil
 	case s.sessionID == "":
 		s.lostEarly++
@@ -874,7 +959,7 @@ func isClosed(ch <-chan struct{}) bool {
 // answer is recorded, counted and told to the Observer once it has been
 // written (see answerWritten).
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
-	seq := s.told.take() // in the request's place in the stream
+	seq := a.seq
 	d := s.policy.Decide(s.policyRequest(a))
 	cancelled := !s.wait(ctx, a.turn)
 	if cancelled && a.turn != nil {

@@ -37,11 +37,14 @@ var errSetupTimeout error = &stopCause{"setup timeout", report.CauseSetupTimeout
 type setupWait struct {
 	grace time.Duration
 	abort <-chan struct{}
+	// held names the agent's requests that wait for the session's id, as
+	// heldRequests does; nil: none can.
+	held func() string
 }
 
 // setupWait is how the scenario's setup requests are cancelled.
 func (r *scenarioRun) setupWait() setupWait {
-	return setupWait{grace: r.limits().CancelGrace, abort: r.opts.Abort}
+	return setupWait{grace: r.limits().CancelGrace, abort: r.opts.Abort, held: r.sess.heldRequests}
 }
 
 // call sends method and waits for its answer into result until ctx ends,
@@ -63,6 +66,9 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 		return err
 	}
 	te := &setupTimeoutError{rec: report.SetupCancel{Method: method, Cause: cancelCause(context.Cause(ctx))}, grace: w.grace}
+	if w.held != nil {
+		te.held = w.held()
+	}
 	start := time.Now()
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err = conn.Notify(notifyCtx, acp.MethodCancelRequest, acp.CancelRequestNotification{RequestID: call.ID()})
@@ -102,9 +108,19 @@ type setupTimeoutError struct {
 	grace   time.Duration
 	unsent  bool // $/cancel_request could not be written
 	aborted bool // a second interrupt ended the wait for its answer
+	// held names the agent's requests that waited for the session's id
+	// meanwhile (see session.heldRequests); "" for none.
+	held string
 }
 
 func (e *setupTimeoutError) Error() string {
+	if e.held == "" {
+		return e.error()
+	}
+	return e.error() + "; " + e.held
+}
+
+func (e *setupTimeoutError) error() string {
 	deadline := "before " + causeText(e.rec.Cause)
 	if e.rec.Cause == report.CauseSetupTimeout {
 		deadline = fmt.Sprintf("within the setup timeout (%s)", setupTimeout)

@@ -54,7 +54,9 @@ func TestWaitForExitServedInItsPlace(t *testing.T) {
 						t.Fatalf("terminal/create = %s", got)
 					}
 				}
-				_, hold := s.line() // a request sent before them, being served
+				s.mu.Lock()
+				_, hold := s.lineLocked() // a request sent before them, being served
+				s.mu.Unlock()
 				params := map[string]string{acp.MethodTerminalRelease: release, acp.MethodTerminalCreate: create}
 				beforeDone := make(chan string, 1)
 				go func() { beforeDone <- call(tc.before, params[tc.before]) }()
