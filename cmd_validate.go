@@ -99,7 +99,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	warnings = append(warnings, copied...)
 	printWarnings(g, scs, scenario.SortWarnings(warnings))
 	if err != nil {
-		return usageError(g, nil, err)
+		return usageError(g, nil, withStartErrors(err))
 	}
 	if len(scs) == 0 {
 		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
@@ -305,6 +305,34 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 		}
 	}
 	return sortErrors(withSources(found))
+}
+
+// withStartErrors adds to err, the problems of loading the scenarios,
+// those startErrors finds in the scenarios as far as they could be read
+// (scenario.ReadScenarios), so that validate reports every mistake at
+// once: a missing mock script beside a bad duration. One on a line that
+// has a problem of loading is left out: what it checks may have been read
+// wrong. Any other error is returned as it is.
+func withStartErrors(err error) error {
+	var errs scenario.Errors
+	if !errors.As(err, &errs) {
+		return err
+	}
+	type line struct {
+		file string
+		n    int
+	}
+	wrong := map[line]bool{}
+	for _, e := range errs {
+		wrong[line{e.File, e.Line}] = true
+	}
+	all := slices.Clone(errs)
+	for _, e := range startErrors(scenario.ReadScenarios(err)) {
+		if !wrong[line{e.File, e.Line}] {
+			all = append(all, e)
+		}
+	}
+	return sortErrors(all)
 }
 
 // starting is what a, an agent of sc, is called in messages ("agent",

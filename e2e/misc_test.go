@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -429,6 +430,33 @@ func TestValidateStrict(t *testing.T) {
 	res = acprun(t, dir, "validate", "--strict", "good.yaml")
 	if res.code != 0 || res.stdout != "OK: 2 scenarios, 2 turns in 1 file\n" {
 		t.Errorf("validate --strict good.yaml: exit %d, stdout %q\n%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestValidateReportsEveryMistakeAtOnce: a missing mock script is
+// reported with the scenario's other mistakes, not only once they are
+// fixed; a problem of the agent's own line stands alone (what the script
+// check would read may be what was read wrong).
+func TestValidateReportsEveryMistakeAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "name: v\nagent: {command: [acprun, mock-agent, nope.mock.yaml]}\npermissions: {default: deny}\ntimeout: 5x\nturns: [{prompt: hi}]\n" +
+			"---\nname: w\nagent: {command: [acprun, mock-agent, gone.mock.yaml], cwd: [x]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	var got []string
+	for line := range strings.Lines(res.stderr) {
+		if strings.HasPrefix(line, "s.yaml:") {
+			got = append(got, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	want := []string{
+		"s.yaml:2:39: agent: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
+		`s.yaml:4:10: bad duration "5x": use a Go duration like 90s, 5m or 1h30m`,
+	}
+	if res.code != 2 || len(got) != 3 || !slices.Equal(got[:2], want) || !strings.HasPrefix(got[2], "s.yaml:8:") || strings.Contains(got[2], "gone.mock.yaml") {
+		t.Errorf("validate: exit %d, errors %q; want 2, %q and one problem of line 8's cwd alone\n%s", res.code, got, want, res.stderr)
 	}
 }
 
