@@ -198,6 +198,14 @@ func TestExplainTranscript(t *testing.T) {
 		return res
 	}
 
+	// The transcript given in the scenario's place: one error that says
+	// what it is and where it goes, and nothing else.
+	res = acprunEnv(t, dir, env, "explain", tr)
+	if want := tr + ": a transcript of a run (run --transcripts), not scenarios: a scenario plays it back with agent: {replay: FILE}, " +
+		"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds\n"; res.code != 2 || res.stderr != want {
+		t.Errorf("explain TRANSCRIPT: exit %d, stderr:\n%s\nwant 2 and:\n%s", res.code, res.stderr, want)
+	}
+
 	// The first request, by default, and a note that there are two.
 	res = explain("--tool-call", "w1")
 	first := explainDecision(t, res)

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // LoadOptions configures Load and LoadBytes.
@@ -115,6 +117,10 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 			l.fileError(file, err)
 			continue
 		}
+		if what := notScenarios(data); what != "" {
+			l.errorf(file, "%s", what)
+			continue
+		}
 		parsed = append(parsed, l.parse(file, data))
 	}
 	sources := workspaceSources(parsed)
@@ -125,6 +131,29 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 		l.add(pf)
 	}
 	return l.result()
+}
+
+// notScenarios says what a file given as scenarios holds instead, and what
+// to do with it, when it is another of acprun's files: a transcript of a
+// run (its first line is one, with "dir" and "msg"), or a run's results
+// (a JSON object with "schemaVersion" and "scenarios"); "" otherwise. As
+// YAML either would be a scenario with every key unknown.
+func notScenarios(data []byte) string {
+	var doc struct {
+		Dir           *string         `json:"dir"`
+		Msg           json.RawMessage `json:"msg"`
+		SchemaVersion *int            `json:"schemaVersion"`
+		Scenarios     json.RawMessage `json:"scenarios"`
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	switch {
+	case json.Unmarshal(first, &doc) == nil && doc.Dir != nil && doc.Msg != nil:
+		return "a transcript of a run (run --transcripts), not scenarios: a scenario plays it back with agent: {replay: FILE}, " +
+			"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds"
+	case json.Unmarshal(data, &doc) == nil && doc.SchemaVersion != nil && doc.Scenarios != nil:
+		return "the results of a run (run -o), not scenarios: acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass"
+	}
+	return ""
 }
 
 // parsedFile is one file's scenarios and problems, before they are added

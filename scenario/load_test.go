@@ -618,6 +618,36 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	}
 }
 
+// TestLoadOtherFilesOfAcprun: a transcript or a run's results given as a
+// scenario file is one error that says what the file is and what takes
+// it, not a problem for each of its keys; a JSON scenario is a scenario.
+func TestLoadOtherFilesOfAcprun(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"tr.jsonl":     `{"t":3,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}` + "\n" + `{"t":4,"dir":"a2c","msg":{}}` + "\n",
+		"results.json": "{\n  \"schemaVersion\": 3,\n  \"summary\": {},\n  \"scenarios\": []\n}\n",
+		"s.json":       `{"name": "json", "agent": {"command": ["a"]}, "turns": [{"prompt": "hi"}]}` + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	_, _, err := scenario.Load([]string{"tr.jsonl", "results.json"}, opts)
+	want := []string{
+		"results.json: the results of a run (run -o), not scenarios: acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass",
+		"tr.jsonl: a transcript of a run (run --transcripts), not scenarios: a scenario plays it back with agent: {replay: FILE}, " +
+			"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds",
+	}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if scs, _, err := scenario.Load([]string{"s.json"}, opts); err != nil || len(scs) != 1 {
+		t.Errorf("a JSON scenario: %d scenarios, %v; want it loaded", len(scs), err)
+	}
+}
+
 // TestReadScenariosOfProblems: Load and LoadBytes return no scenarios with
 // their problems, but the error tells which were read, as far as each file
 // could be (ReadScenarios), for the secrets they hold, which the problems'
