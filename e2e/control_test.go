@@ -265,10 +265,10 @@ func TestRetriesPassOnARetry(t *testing.T) {
 			t.Fatalf("event %s: %v", line, err)
 		}
 		if ev.Event == progress.EventScenarioFinished {
-			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v", ev.Retry, ev.Status, ev.Retried))
+			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v flaky=%v", ev.Retry, ev.Status, ev.Retried, ev.Flaky))
 		}
 	}
-	if diff := cmp.Diff([]string{"retry 0 error retried=true", "retry 1 passed retried=false"}, finished); diff != "" {
+	if diff := cmp.Diff([]string{"retry 0 error retried=true flaky=false", "retry 1 passed retried=false flaky=true"}, finished); diff != "" {
 		t.Errorf("scenario_finished events (-want +got):\n%s", diff)
 	}
 	html := string(readFiles(t, dir, "report.html")["report.html"])

@@ -60,6 +60,9 @@ type Event struct {
 	// Retried (scenario_finished): this try errored or was invalid and
 	// runs again.
 	Retried bool `json:"retried,omitempty"`
+	// Flaky (scenario_finished): this try passed after tries that did not,
+	// as the results' flaky says.
+	Flaky bool `json:"flaky,omitempty"`
 
 	// scenario_finished
 	Status report.Status `json:"status,omitempty"`
@@ -193,7 +196,7 @@ func (e *Events) ScenarioFinished(j runner.Ref, r report.Result) {
 	ev := jobEvent(EventScenarioFinished, j)
 	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
 	ev.Status = r.Status
-	ev.Attempt, ev.Retry, ev.Retried = r.Attempt, r.Retry, r.Retried
+	ev.Attempt, ev.Retry, ev.Retried, ev.Flaky = r.Attempt, r.Retry, r.Retried, r.Flaky
 	ms := r.DurationMs
 	ev.DurationMs = &ms
 	ev.Failures = r.Failures
