@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -194,6 +195,52 @@ func TestGatewayInterruptedRecordingKeepsCassette(t *testing.T) {
 		t.Errorf("gateway %+v, warnings %q; want the partial recording named", r.Gateway, r.Warnings)
 	}
 
+	writeFiles(t, dir, files)
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay"); res.code != exitOK {
+		t.Errorf("replay of the kept cassette: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// TestGatewayRefusedRecordingKeepsCassette: a re-recording the provider
+// refuses (529, overloaded: the attempt is invalid) leaves the cassette as
+// it was, which still replays; what it recorded is beside it.
+func TestGatewayRefusedRecordingKeepsCassette(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
+	writeFiles(t, dir, files)
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "record"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overloaded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(529)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	}))
+	defer overloaded.Close()
+	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], overloaded.URL, "second"))
+	res := acprun(t, dir, "run", "s.yaml", "--gateway", "record", "-o", "refused.json")
+	if res.code != exitInvalid {
+		t.Fatalf("record against an overloaded provider: exit %d, want %d (invalid)\n%s", res.code, exitInvalid, res.stderr)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || string(after) != string(before) {
+		t.Errorf("the cassette was replaced (%v):\n%s", err, after)
+	}
+	partial := cassette + ".partial"
+	if _, err := os.Stat(partial); err != nil {
+		t.Errorf("no partial recording: %v", err)
+	}
+	want := "gateway: the provider refused the work (the attempt is invalid), so the recording does not replace the cassette " + cassette + ": what it kept is in " + partial
+	if r := readResults(t, filepath.Join(dir, "refused.json")).Scenarios[0]; !slices.Contains(r.Warnings, want) {
+		t.Errorf("warnings %q; want %q", r.Warnings, want)
+	}
 	writeFiles(t, dir, files)
 	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay"); res.code != exitOK {
 		t.Errorf("replay of the kept cassette: exit %d\n%s", res.code, res.stderr)

@@ -296,7 +296,15 @@ func (r *scenarioRun) closeGateway() {
 		return
 	}
 	info := r.res.Gateway
-	cut := r.sc.Gateway.Mode == string(gateway.Record) && r.cut != ""
+	// A recording the run's end cut short, or of an attempt the provider
+	// refused (invalid: upstream), is not the scenario's: replayed, the
+	// refusal would make every replay invalid, and rerunning would not
+	// help. It goes beside the cassette.
+	why := r.cut
+	if why == "" && r.invalid != nil && r.invalid.Reason == report.InvalidUpstream {
+		why = "the provider refused the work (the attempt is invalid)"
+	}
+	cut := r.sc.Gateway.Mode == string(gateway.Record) && why != ""
 	if cut {
 		r.gw.CutShort()
 	}
@@ -319,7 +327,7 @@ func (r *scenarioRun) closeGateway() {
 		info.Cassette = "" // none was written
 	case cut:
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %s, so the recording does not replace the cassette %s: what it kept is in %s",
-			r.cut, info.Cassette, r.gw.Written()))
+			why, info.Cassette, r.gw.Written()))
 		info.Cassette = r.gw.Written()
 	}
 }

@@ -686,6 +686,47 @@ func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 	}
 }
 
+// TestGatewayRefusedRecordingKeepsCassette: a recording whose attempt the
+// provider refused (an overload: invalid, upstream) does not replace the
+// cassette either, which replay would play back as the same refusal every
+// run: it is written beside it, and a warning says where.
+func TestGatewayRefusedRecordingKeepsCassette(t *testing.T) {
+	t.Parallel()
+	up, _ := anthropicUpstream(t)
+	dir := t.TempDir()
+	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
+	if good.Status != report.StatusPassed {
+		t.Fatalf("record: %s %q %q", good.Status, good.Failures, good.Error)
+	}
+	cassette := good.Gateway.Cassette
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overloaded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(529)
+		io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	}))
+	defer overloaded.Close()
+	r := runOne(t, modelAgent, gatewayScenario("record", dir, overloaded.URL, "second", "")).Scenarios[0]
+	if r.Status != report.StatusInvalid || r.Invalid == nil || r.Invalid.Reason != report.InvalidUpstream {
+		t.Fatalf("%s %+v; want invalid, upstream", r.Status, r.Invalid)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the cassette was replaced (%v):\n%s", err, after)
+	}
+	partial := cassette + gateway.PartialSuffix
+	if _, err := os.Stat(partial); err != nil || r.Gateway.Cassette != partial {
+		t.Errorf("gateway cassette %q (%v), want %q written", r.Gateway.Cassette, err, partial)
+	}
+	want := "gateway: the provider refused the work (the attempt is invalid), so the recording does not replace the cassette " + cassette + ": what it kept is in " + partial
+	if !slices.Contains(r.Warnings, want) {
+		t.Errorf("warnings %q; want %q", r.Warnings, want)
+	}
+}
+
 // TestGatewayCutRecordingLost: a recording the run's end cut short that
 // cannot be written either (its directory removed) is told once, as lost:
 // no warning points at a partial recording that was never written.

@@ -155,10 +155,11 @@ func (a *Attempt) Unplayed() int {
 // short (CutShort) was written to: the cassette's path with it.
 const PartialSuffix = ".partial"
 
-// CutShort says that something outside the attempt's scenario (an
-// interrupt, the run's time limit) cut it short: its recording is not the
-// scenario's, so in record Close writes it beside the cassette, at the
-// cassette's path with PartialSuffix, and leaves the cassette as it was.
+// CutShort says that the attempt's recording is not the scenario's:
+// something outside its scenario (an interrupt, the run's time limit) cut
+// it short, or the provider refused the work. In record Close then writes
+// it beside the cassette, at the cassette's path with PartialSuffix, and
+// leaves the cassette as it was.
 // Call it before Close.
 func (a *Attempt) CutShort() {
 	a.mu.Lock()
