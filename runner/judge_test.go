@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -223,6 +225,31 @@ func TestErroredAttemptAsksNoJudge(t *testing.T) {
 				t.Errorf("verify %+v, teardown %+v; want both run", res.Verify, res.Teardown)
 			}
 		})
+	}
+}
+
+// TestScenarioChecksBeforeVerify: the scenario's files checks and its
+// judge see the workspace the agent left, as its change set does; verify,
+// which may write (a coverage profile, a rewritten file), runs after them.
+func TestScenarioChecksBeforeVerify(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"j.mock.yaml": "turns: [{steps: [{text: \"PASS \"}, {readFile: a.txt}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" +
+			"workspace: {from: " + filepath.Join(dir, "proj") + "}\n" +
+			"setup: [\"echo left > a.txt\"]\n" +
+			"verify: [\"echo changed-by-verify > a.txt; echo cov > coverage.out\"]\n" +
+			"turns: [{prompt: go}]\n" +
+			"expect:\n  files: {unchanged: [a.txt], absent: [coverage.out]}\n  judge: {agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}\n",
+	}, Options{})
+	res := rep.Scenarios[0]
+	if res.Status != report.StatusPassed || res.Judge == nil || !strings.Contains(res.Judge.Text, "left") || strings.Contains(res.Judge.Text, "changed-by-verify") {
+		t.Errorf("status %s, failures %q, judge %+v; want passed, the judge reading what the agent left", res.Status, res.Failures, res.Judge)
 	}
 }
 

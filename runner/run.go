@@ -871,8 +871,10 @@ func (r *scenarioRun) play(ctx, scCtx context.Context) {
 		// It measured nothing: verify and the judge would judge a
 		// workspace the agent tampered with, or nothing.
 	case ctx.Err() == nil:
-		r.verify(scCtx)
+		// files and the judge see the workspace the agent left; verify,
+		// which may write (a coverage profile, a build), comes after.
 		r.checkScenarioWork(scCtx)
+		r.verify(scCtx)
 	default:
 		if len(r.sc.Verify) > 0 {
 			r.cutShort("before verify")
