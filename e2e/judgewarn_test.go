@@ -83,3 +83,28 @@ func TestJudgeWarnings(t *testing.T) {
 		t.Errorf("violations %q, judge's %q, turn 1's judge's %+v; want none, then 3 each", r.Violations, r.Judge.Violations, r.Turns[0].Judge)
 	}
 }
+
+// TestJudgeThatWritesInTheWorkspace: a turn's judge without a sandbox that
+// writes in the workspace with its own tools is warned about, naming what
+// it changed, which the change set then takes for the agent's.
+func TestJudgeThatWritesInTheWorkspace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"proj/a.txt":      "a\n",
+		"agent.mock.yaml": "default: {steps: [{text: done}]}\n",
+		"judge.mock.yaml": "default: {steps: [{writeFile: {path: notes.txt, content: mine}}, {text: PASS}]}\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nworkspace: {from: proj}\nturns:\n" +
+			"  - {prompt: one, expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: good}}}\n  - prompt: two\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	want := "turn 1: judge: the workspace changed while it ran (created notes.txt): a judge without a sandbox writes with its own tools, " +
+		"and what it writes counts as the agent's; give the scenario a sandbox: to keep its judges read-only"
+	if !slices.Contains(sc.Warnings, want) || !strings.Contains(res.stderr, "warning: "+want) {
+		t.Errorf("warnings %q; want %q, also on stderr:\n%s", sc.Warnings, want, res.stderr)
+	}
+	if sc.Workspace == nil || !slices.Equal(sc.Workspace.Created, []string{"notes.txt"}) {
+		t.Errorf("workspace %+v; want notes.txt created (taken for the agent's, as the warning says)", sc.Workspace)
+	}
+}

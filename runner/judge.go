@@ -70,6 +70,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// so that it is named after the scenario's.
 	opts.Transcripts = ""
 	tr := r.judgeTranscript(ctx, &opts, what)
+	wrote := r.judgeWrites(ctx)
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), tryTranscripts{})
 	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if inv := res.Invalid; inv != nil && inv.Reason == report.InvalidUpstream {
@@ -87,6 +88,9 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	for _, w := range res.Warnings {
 		r.res.Warnings = append(r.res.Warnings, judgeWarningPrefix(what)+w)
 	}
+	if w := wrote(); w != "" {
+		r.res.Warnings = append(r.res.Warnings, judgeWarningPrefix(what)+w)
+	}
 	fail, broken := judgeVerdict(r.red, j, jr, res)
 	if broken {
 		r.res.Status = report.StatusError
@@ -94,6 +98,44 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		return jr, ""
 	}
 	return jr, fail
+}
+
+// judgeWrites lists the workspace's changes before a judge runs, and
+// returns what says, once it has run, how the judge changed the workspace
+// ("" when it did not): without a sandbox a judge that writes with its
+// own tools, not through acprun's read-only client, writes in it, and
+// what it writes is taken for the agent's (a turn's judge's, by the change
+// set, workspace.protect and the later turns; any judge's, by verify).
+// With a sandbox, which holds the workspace read-only for a judge, or
+// without a workspace, it lists nothing.
+func (r *scenarioRun) judgeWrites(ctx context.Context) func() string {
+	if r.ws == nil || r.sc.Sandbox != nil {
+		return func() string { return "" }
+	}
+	c0, m0, d0, err := r.ws.Changes(ctx)
+	if err != nil {
+		return func() string { return "" }
+	}
+	return func() string {
+		c1, m1, d1, err := r.ws.Changes(ctx)
+		if err != nil {
+			return ""
+		}
+		var what []string
+		for _, l := range []struct {
+			verb       string
+			was, after []string
+		}{{"created", c0, c1}, {"modified", m0, m1}, {"deleted", d0, d1}} {
+			if ps := slices.DeleteFunc(slices.Clone(l.after), func(p string) bool { return slices.Contains(l.was, p) }); len(ps) > 0 {
+				what = append(what, l.verb+" "+strings.Join(ps, ", "))
+			}
+		}
+		if len(what) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("the workspace changed while it ran (%s): a judge without a sandbox writes with its own tools, "+
+			"and what it writes counts as the agent's; give the scenario a sandbox: to keep its judges read-only", strings.Join(what, "; "))
+	}
 }
 
 // judgeSandbox is the sandbox of a judge for a scenario whose sandbox is

@@ -251,6 +251,34 @@ func TestScenarioChecksBeforeVerify(t *testing.T) {
 	if res.Status != report.StatusPassed || res.Judge == nil || !strings.Contains(res.Judge.Text, "left") || strings.Contains(res.Judge.Text, "changed-by-verify") {
 		t.Errorf("status %s, failures %q, judge %+v; want passed, the judge reading what the agent left", res.Status, res.Failures, res.Judge)
 	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %q; want none (the judge only read)", res.Warnings)
+	}
+}
+
+// TestJudgeThatWritesIsWarnedAbout: a judge without a sandbox that writes
+// in the workspace with its own tools (not through acprun's read-only
+// client) is warned about, as the judge's, saying what it changed: the
+// change set takes it for the agent's.
+func TestJudgeThatWritesIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: one}]}, {steps: [{text: two}]}]\n",
+		"j.mock.yaml": "turns: [{steps: [{writeFile: {path: notes.txt, content: mine}}, {text: PASS}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" +
+			"workspace: {from: " + filepath.Join(dir, "proj") + "}\n" +
+			"turns:\n  - prompt: one\n    expect: {judge: {agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}}\n  - prompt: two\n",
+	}, Options{})
+	res := rep.Scenarios[0]
+	want := "turn 1: judge: the workspace changed while it ran (created notes.txt): a judge without a sandbox writes with its own tools, " +
+		"and what it writes counts as the agent's; give the scenario a sandbox: to keep its judges read-only"
+	if !slices.Contains(res.Warnings, want) {
+		t.Errorf("warnings %q; want %q", res.Warnings, want)
+	}
 }
 
 // TestJudgeVerdictWithNoText: Options.NoText keeps no text of turns that
