@@ -11,9 +11,9 @@ import (
 // symlink (out of the source, or to another file in it) once the copy has
 // looked at it and before it copies it (an agent writing in the source
 // while it is copied) fails the copy: what the link leads to is never
-// copied.
+// copied. It sets the package's copying hook, which every copy reads: it
+// runs alone (not in parallel), before the parallel tests start.
 func TestCopySwapped(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name, swap string // the path swapped, relative to the source
 		to         func(src, outside string) string
