@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -15,7 +16,9 @@ import (
 	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -159,10 +162,6 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	return exitError{code: code, err: perr}
 }
 
-// checkProbeScript is the problem of the script of agent, when it is
-// acprun mock-agent SCRIPT, that the mock agent could not open (nil when
-// there is none), as run and validate say it (checkScript), before the
-// agent starts: at the word of the config file that names it for a named
 // probeSelfAgent is the problem of the command of agent, one of acprun's
 // own, that acprun's command line refuses (nil when there is none; see
 // selfAgentProblem): at the word it is about in the config file for a
@@ -178,21 +177,53 @@ func probeSelfAgent(agent *scenario.Agent) error {
 	return errors.New(termtext.Printable(msg))
 }
 
-// agent, else by itself.
+// checkProbeScript is the problem of the file that agent plays, when it is
+// acprun mock-agent SCRIPT or acprun replay TRANSCRIPT: a script that the
+// mock agent could not open or that does not parse, a transcript replay
+// could not load (nil when there is none), as run and validate say it
+// (checkScript, scriptParses, checkTranscript), before the agent starts:
+// at the word of the config file that names it for a named agent, else by
+// itself.
 func checkProbeScript(agent *scenario.Agent) error {
+	at := func(i int, msg string) error {
+		if pos := agent.WordPos(i); pos.File != "" {
+			return withSources([]*srcerr.Error{problem(pos, "agent "+agent.Name+": "+msg)})[0]
+		}
+		return errors.New(termtext.Printable(msg))
+	}
+	if path, _ := agent.ReplayTranscript(); path != "" {
+		if _, err := replay.Load(path); err != nil {
+			return at(scenario.FileWord(agent.Command, "replay"), fmt.Sprintf("replay transcript %s: %s", agent.Command[scenario.FileWord(agent.Command, "replay")], replay.Problem(err)))
+		}
+		return nil
+	}
 	cmd := runner.ResolveCommand(agent.Command, "", agent.Cwd, "")
 	if cmd.Script == "" {
 		return nil
 	}
-	err := openScript(cmd.Script)
-	if err == nil {
-		return nil
+	word := agent.Command[cmd.ScriptWord]
+	if err := openScript(cmd.Script); err != nil {
+		return at(cmd.ScriptWord, scriptProblem(word, "", agent.Cwd, err))
 	}
-	msg := scriptProblem(agent.Command[cmd.ScriptWord], "", agent.Cwd, err)
-	if pos := agent.WordPos(cmd.ScriptWord); pos.File != "" {
-		return withSources([]*srcerr.Error{problem(pos, "agent "+agent.Name+": "+msg)})[0]
+	if _, err := mockagent.Load(cmd.Script); err != nil {
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		var out []error // one a line, as validate says them
+		for _, e := range errs {
+			out = append(out, at(cmd.ScriptWord, fmt.Sprintf("mock script %s does not parse: %v", word, e)))
+		}
+		if agent.WordPos(cmd.ScriptWord).File == "" { // printed as "acprun: " and the error
+			lines := make([]string, len(out))
+			for i, e := range out {
+				lines[i] = e.Error()
+			}
+			return errors.New(strings.Join(lines, "\nacprun: "))
+		}
+		return errors.Join(out...)
 	}
-	return errors.New(termtext.Printable(msg))
+	return nil
 }
 
 // checkOutput checks -o before the agent starts: that it is none of the

@@ -160,9 +160,8 @@ func copyWarnings(ctx context.Context, scs []*scenario.Scenario) ([]scenario.War
 // values being incomplete.
 func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
-	self, _ := os.Executable()    // as runner.Run takes it
-	scripts := map[string]error{} // parsed once, by path
-	opened := map[string]error{}  // opened once, by path (checkScript)
+	self, _ := os.Executable()   // as runner.Run takes it
+	opened := map[string]error{} // opened once, by path (checkScript)
 	checks := selfAgentChecks{}
 	workspaces := map[workspaceKey]*runner.WorkspaceError{}
 	var found []*srcerr.Error
@@ -178,7 +177,7 @@ func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors
 				found = append(found, e) // startErrors' too
 				continue
 			}
-			found = append(found, checkAgent(sc, a, self, scripts)...)
+			found = append(found, checkAgent(sc, a, self)...)
 		}
 		found = append(found, checkRoots(sc)...)
 		if e := checkWorkspace(ctx, sc, workspaces); e != nil {
@@ -278,8 +277,9 @@ type workspaceKey struct {
 // The agents of a scenario with unset variables are not checked, their
 // values being incomplete.
 func startErrors(scs []*scenario.Scenario) scenario.Errors {
-	loaded := map[string]error{} // transcripts, by path
-	opened := map[string]error{} // mock agent scripts, by path
+	loaded := map[string]error{}  // transcripts, by path
+	opened := map[string]error{}  // mock agent scripts, by path
+	scripts := map[string]error{} // mock agent scripts parsed, by path
 	checks := selfAgentChecks{}
 	var found []*srcerr.Error
 	for _, sc := range scs {
@@ -293,6 +293,8 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 				found = append(found, e)
 			} else if e := checkScript(sc, a, opened); e != nil {
 				found = append(found, e)
+			} else {
+				found = append(found, scriptParses(sc, a, scripts)...)
 			}
 			if msg := a.UnaskedModeProblem(); msg != "" {
 				found = append(found, problem(a.ModePos, msg))
@@ -513,17 +515,36 @@ func sortErrors(errs scenario.Errors) scenario.Errors {
 // agent script, given by a path relative to the agent's cwd that is
 // missing there is none when setup or a git workspace may make it
 // (madeLater).
-func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*srcerr.Error {
+func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string) []*srcerr.Error {
 	_, a = starting(sc, a)
 	argv := a.Command
 	if len(argv) == 0 {
 		return nil // an error of the file already
 	}
 	cmd := runner.ResolveCommand(argv, sc.File, a.Cwd, self)
+	if cmd.Script != "" {
+		return nil // its script's problems are startErrors' (checkScript, scriptParses)
+	}
+	if e := runner.CheckProgram(a, cmd.Argv[0], a.Cwd); e != nil && !madeLater(sc, cmd.Argv[0], e) {
+		return []*srcerr.Error{problem(e.Pos, e.Msg)}
+	}
+	return nil
+}
+
+// scriptParses returns the problems of the mock agent script that a, an
+// agent of sc, plays (none when it plays none, or one that parses), each
+// at the word of the command that names it: the mock agent would exit
+// with them before it answers initialize. A script setup may still make
+// is left to the run (madeLater). scripts holds what each path gave, so
+// that each is parsed once.
+func scriptParses(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]error) []*srcerr.Error {
+	_, a = starting(sc, a)
+	argv := a.Command
+	if len(argv) == 0 {
+		return nil // an error of the file already
+	}
+	cmd := runner.ResolveCommand(argv, sc.File, a.Cwd, "")
 	if cmd.Script == "" {
-		if e := runner.CheckProgram(a, cmd.Argv[0], a.Cwd); e != nil && !madeLater(sc, cmd.Argv[0], e) {
-			return []*srcerr.Error{problem(e.Pos, e.Msg)}
-		}
 		return nil
 	}
 	err := once(scripts, cmd.Script, func() error {

@@ -378,8 +378,8 @@ func TestRunAgentNotFound(t *testing.T) {
 // scenario's agent command it is about, an agent (or judge) command that does not resolve and a mock
 // script that is missing or does not parse, and at client.roots a root
 // that is not a directory, and exits 2; without --strict only the
-// missing script is an error (as a run finds it before anything runs); a
-// file whose agents all resolve passes both.
+// scripts missing or not parsing are errors (as a run finds them before
+// anything runs); a file whose agents all resolve passes both.
 func TestValidateStrict(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
@@ -398,9 +398,10 @@ func TestValidateStrict(t *testing.T) {
 			"---\nname: sh\nagent: {command: [sh, -c, 'true']}\n" + rules,
 	})
 	missing := "s.yaml:12:39: agent: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path"
+	unparsed := `s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`
 	res := acprun(t, dir, "validate", "s.yaml")
-	if res.code != 2 || strings.Count(res.stderr, "s.yaml:") != 1 || !strings.HasPrefix(res.stderr, missing+"\n") {
-		t.Errorf("validate without --strict: exit %d, want 2 and %q alone\n%s", res.code, missing, res.stderr)
+	if res.code != 2 || strings.Count(res.stderr, "s.yaml:") != 2 || !strings.HasPrefix(res.stderr, unparsed+"\n") || !strings.Contains(res.stderr, "\n"+missing+"\n") {
+		t.Errorf("validate without --strict: exit %d, want 2, %q and %q alone\n%s", res.code, unparsed, missing, res.stderr)
 	}
 	res = acprun(t, dir, "validate", "--strict", "s.yaml")
 	var got []string
@@ -411,7 +412,7 @@ func TestValidateStrict(t *testing.T) {
 	}
 	want := []string{
 		"s.yaml:2:19: agent command no-such-agent-bin: not found in PATH: install it, or give its path",
-		`s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
+		unparsed,
 		missing,
 		"s.yaml:17:19: agent command ./bin/agent: not executable (chmod +x it)",
 		"s.yaml:24:29: agent command no-such-judge: not found in PATH: install it, or give its path",

@@ -226,7 +226,9 @@ func TestConfigAgentWithoutItsScript(t *testing.T) {
 // (its name starts with "-", as acprun mock-agent -- -x.mock.yaml takes
 // it) is the script validate, validate --strict, run and probe look for:
 // the scenario validates and runs, a missing one is named at its word, one
-// that does not parse too. validate took "--" for the script.
+// that does not parse too, by run and validate alike, and by probe before
+// it starts the agent (so is a missing replay transcript). validate took
+// "--" for the script.
 func TestMockScriptAfterDoubleDash(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
@@ -255,7 +257,17 @@ func TestMockScriptAfterDoubleDash(t *testing.T) {
 	}
 	col = strings.Index(bad, "-bad") - strings.Index(bad, "agent:") + 1
 	want = fmt.Sprintf("bad.yaml:2:%d: mock script -bad.mock.yaml does not parse: ", col)
-	if res := acprun(t, dir, "validate", "--strict", "bad.yaml"); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
-		t.Errorf("validate --strict: exit %d, stderr:\n%s\nwant 2 and %q first", res.code, res.stderr, want)
+	for _, args := range [][]string{{"validate", "--strict", "bad.yaml"}, {"validate", "bad.yaml"}, {"run", "bad.yaml", "-o", "out3.json"}} {
+		if res := acprun(t, dir, args...); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 2 and %q first", strings.Join(args, " "), res.code, res.stderr, want)
+		}
+	}
+	if res := acprun(t, dir, "probe", "--", "acprun", "mock-agent", "--", "-bad.mock.yaml"); res.code != exitUsage ||
+		!strings.HasPrefix(res.stderr, "acprun: mock script -bad.mock.yaml does not parse: ") {
+		t.Errorf("probe: exit %d, stderr:\n%s\nwant 2 and the script's problem, before the agent starts", res.code, res.stderr)
+	}
+	if res := acprun(t, dir, "probe", "--", "acprun", "replay", "gone.jsonl"); res.code != exitUsage ||
+		!strings.HasPrefix(res.stderr, "acprun: replay transcript gone.jsonl: ") {
+		t.Errorf("probe of a missing transcript: exit %d, stderr:\n%s\nwant 2 and the transcript named, before the agent starts", res.code, res.stderr)
 	}
 }
