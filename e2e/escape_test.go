@@ -354,7 +354,9 @@ func TestLegacyCommandsEscapedInStdoutFormats(t *testing.T) {
 // with "::" after blanks (a workflow command: GitHub's runner trims the
 // blanks), the agent's text, stderr and tool call titles included: in
 // HTML the first ':' is written &#58;, in JUnit's CDATA the section is
-// split between the colons; both read back as the agent sent them.
+// split between the colons (and between the '#' of "##["), in <system-out>
+// and a <failure> alike; both read back as the agent and a verify command
+// wrote them.
 func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -365,7 +367,9 @@ func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
       - tool_call: {toolCallId: t1, title: "look\n ::warning::forged", kind: read, status: completed}
       - stderr: "  ::add-mask::hello"
 `,
-		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\n" +
+			"verify: [\"printf '::error::v\\\\n##[group]w\\\\n'; exit 1\"]\n" +
+			"turns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n",
 	})
 	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitFailed {
 		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
@@ -391,12 +395,14 @@ func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
 	}
 	var out struct {
 		Cases []struct {
-			Out string `xml:"system-out"`
+			Out     string `xml:"system-out"`
+			Failure string `xml:"failure"`
 		} `xml:"testsuite>testcase"`
 	}
 	res := acprun(t, dir, "run", "s.yaml", "-o", "o4.json", "--junit", "-")
-	if err := xml.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Cases) != 1 || !strings.Contains(out.Cases[0].Out, "::add-mask::hello") {
-		t.Errorf("--junit -: %v, %+v; want the agent's stderr in system-out", err, out.Cases)
+	if err := xml.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Cases) != 1 || !strings.Contains(out.Cases[0].Out, "::add-mask::hello") ||
+		!strings.Contains(out.Cases[0].Failure, "\n::error::v\n##[group]w") {
+		t.Errorf("--junit -: %v, %+v; want the agent's stderr in system-out and verify's output in the failure, as they were", err, out.Cases)
 	}
 }
 

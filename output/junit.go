@@ -77,11 +77,12 @@ type junitTestCase struct {
 	SystemOut  *junitText       `xml:"system-out,omitempty"`
 }
 
-// junitProblem is a <failure> or an <error>.
+// junitProblem is a <failure> or an <error>; its body is text kept as
+// written, in CDATA (newJUnitText).
 type junitProblem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Body    string `xml:",cdata"`
+	Body    string `xml:",innerxml"`
 }
 
 // junitSkipped is the <skipped> of an interrupted scenario: cut short, or
@@ -96,15 +97,21 @@ type junitText struct {
 	CDATA string `xml:",innerxml"`
 }
 
-// newJUnitText is the junitText of text: one CDATA section, split where
-// text holds "]]>", and where one of its lines begins with "::" after
-// blanks, between the two colons, so that no line of the document begins
-// so: GitHub's runner would run it as a workflow command in a step's log,
-// which the JUnit written to stdout often is. It reads back as text.
-func newJUnitText(text string) *junitText {
+// newJUnitText is the junitText of text: one CDATA section (cdata).
+func newJUnitText(text string) *junitText { return &junitText{cdata(text)} }
+
+// cdata is text as one CDATA section, split where text holds "]]>", where
+// it holds "##[", between the two '#', and where one of its lines begins
+// with "::" after blanks, between the two colons, so that the document
+// holds no "##[" and no line of it begins so: GitHub's runner would run
+// either as a workflow command in a step's log, which the JUnit written to
+// stdout often is (and an escape such as &#35; is no escape in CDATA). It
+// reads back as text.
+func cdata(text string) string {
 	var b strings.Builder
 	b.WriteString("<![CDATA[")
-	for line := range strings.Lines(strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>")) {
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>"), "##[", "#]]><![CDATA[#[")
+	for line := range strings.Lines(text) {
 		if rest := strings.TrimLeft(line, " \t"); strings.HasPrefix(rest, "::") {
 			b.WriteString(line[:len(line)-len(rest)+1])
 			b.WriteString("]]><![CDATA[")
@@ -113,7 +120,7 @@ func newJUnitText(text string) *junitText {
 		b.WriteString(line)
 	}
 	b.WriteString("]]>")
-	return &junitText{b.String()}
+	return b.String()
 }
 
 // JUnit writes the report as JUnit XML: one testsuite per scenario file (in
@@ -266,13 +273,13 @@ func junitCase(r report.Result) junitTestCase {
 	case r.Status == report.StatusInvalid && r.Invalid != nil:
 		// An <error>, not a <skipped>: the test could not be carried out
 		// as written, which a CI report must not show as green or grey.
-		tc.Error = &junitProblem{Message: r.Invalid.String(), Type: "invalid", Body: xmlText(problemBody(r))}
+		tc.Error = &junitProblem{Message: r.Invalid.String(), Type: "invalid", Body: cdata(xmlText(problemBody(r)))}
 	case r.Status == report.StatusFailed:
 		msg := "stop reasons: " + stopReasons(r)
 		if len(r.Failures) > 0 {
 			msg += "; " + strings.Join(r.Failures, "; ")
 		}
-		tc.Failure = &junitProblem{Message: msg, Type: "failed", Body: xmlText(problemBody(r))}
+		tc.Failure = &junitProblem{Message: msg, Type: "failed", Body: cdata(xmlText(problemBody(r)))}
 	default:
 		typ := "error"
 		if r.StartFailed {
@@ -280,7 +287,7 @@ func junitCase(r report.Result) junitTestCase {
 		}
 		typ = cmp.Or(r.ErrorCause, typ) // auth, setupTimeout, protocolVersion
 		msg := cmp.Or(r.Error, "stop reasons: "+stopReasons(r))
-		tc.Error = &junitProblem{Message: msg, Type: typ, Body: xmlText(problemBody(r))}
+		tc.Error = &junitProblem{Message: msg, Type: typ, Body: cdata(xmlText(problemBody(r)))}
 	}
 	return tc
 }

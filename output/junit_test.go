@@ -258,19 +258,24 @@ func TestJUnitErrorCause(t *testing.T) {
 }
 
 // TestJUnitTextBeginsNoLineWithCommand: a text whose lines begin with
-// "::" after blanks (a workflow command) is written in CDATA sections that
-// read back as the text, and no line of the document begins with "::".
+// "::" after blanks, or that holds "##[" (workflow commands), in
+// <system-out> or in a <failure>'s or <error>'s body, is written in CDATA
+// sections that read back as the text, and no line of the document begins
+// with "::" nor holds "##[": the escapes of JUnit written to stdout, which
+// mean nothing in CDATA, are never needed there.
 func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
 	rep := reporttest.Sample()
 	rep.Scenarios = rep.Scenarios[2:3]
-	tail := "ok\n::error file=a::b\n  \t::add-mask::s ]]> x\n::\n:: ::\nend ::\n"
+	tail := "ok\n::error file=a::b\n  \t::add-mask::s ]]> x\n::\n:: ::\nend ::\na ##[group]b ###[c ]]>##[d\n"
 	rep.Scenarios[0].StderrTail = tail
+	const failure = "verify `x` exited with code 1; output ends:\n::error::x\n##[group]y"
+	rep.Scenarios[0].Failures = append(rep.Scenarios[0].Failures, failure)
 	var buf bytes.Buffer
 	if err := output.JUnit(&buf, rep); err != nil {
 		t.Fatalf("JUnit: %v", err)
 	}
 	for line := range strings.Lines(buf.String()) {
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") || strings.Contains(line, "##[") {
 			t.Errorf("the document holds the line %q", line)
 		}
 	}
@@ -278,7 +283,17 @@ func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
 	}
-	if out := got.Suites[0].Cases[0].SystemOut; !strings.HasSuffix(out, "agent stderr (last lines):\n"+tail) {
-		t.Errorf("system-out = %q; want it to end with the stderr tail %q", out, tail)
+	c := got.Suites[0].Cases[0]
+	if !strings.HasSuffix(c.SystemOut, "agent stderr (last lines):\n"+tail) {
+		t.Errorf("system-out = %q; want it to end with the stderr tail %q", c.SystemOut, tail)
+	}
+	var body string
+	for _, p := range []*xProblem{c.Failure, c.Error} {
+		if p != nil {
+			body = p.Body
+		}
+	}
+	if !strings.Contains(body, failure) {
+		t.Errorf("failure or error body = %q; want it to hold %q", body, failure)
 	}
 }
