@@ -21,7 +21,7 @@ type mergeCmd struct {
 func (c *mergeCmd) Help() string {
 	return `Combines the JSON results of several runs, typically the shards of one run
 (--shard), into the results of the whole: scenarios sorted by file, line, agent
-and attempt; byStopReason and summary computed again; the earliest startedAt
+(in the order of the shards' --agent) and attempt; byStopReason and summary computed again; the earliest startedAt
 and the longest durationMs. A summary goes to stderr, coloured as run colours
 its own (--color; NO_COLOR when not empty). -o is written as run writes its
 outputs (parents created, symlinks followed, devices and FIFOs written in

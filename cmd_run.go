@@ -618,6 +618,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return finishStderr(printer, stderr, exitError{code: exitOutput})
 	}
 	rep.BalancedBy = c.balancedBy
+	rep.Agents = words(c.Agent)
 	if wd, err := os.Getwd(); err == nil {
 		rep.Dir = wd // what the scenarios' relative paths are relative to
 	}

@@ -139,6 +139,50 @@ turns: [{prompt: "fast {{.n}}"}]
 	}
 }
 
+// TestShardsOfAMatrixMergeInTheRunsOrder: the shards of an --agent matrix
+// run, repeated, merge into the whole run's order: scenario by scenario,
+// the agents in the order --agent gave them (not by name), then attempts.
+func TestShardsOfAMatrixMergeInTheRunsOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":  "agents:\n  zed: {command: [acprun, mock-agent, ok.mock.yaml]}\n  alpha: {command: [acprun, mock-agent, ok.mock.yaml]}\n",
+		"ok.mock.yaml": "default: {steps: [{text: ok}]}\n",
+		"a.yaml":       "name: a\nagent: {command: [unused]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"b.yaml":       "name: b\nagent: {command: [unused]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	args := []string{"run", "a.yaml", "b.yaml", "--agent", "zed,alpha", "--repeat", "2", "-q"}
+	if res := acprun(t, dir, append(args, "-o", "whole.json")...); res.code != exitOK {
+		t.Fatalf("whole run: exit %d\n%s", res.code, res.stderr)
+	}
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		f := fmt.Sprintf("shard%d.json", i)
+		if res := acprun(t, dir, append(args, "--shard", fmt.Sprintf("%d/2", i), "-o", f)...); res.code != exitOK {
+			t.Fatalf("shard %d: exit %d\n%s", i, res.code, res.stderr)
+		}
+		shards = append(shards, f)
+	}
+	if res := acprun(t, dir, append([]string{"merge", "-o", "merged.json"}, shards...)...); res.code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", res.code, res.stderr)
+	}
+	order := func(r report.Results) []string {
+		var out []string
+		for _, sc := range r.Scenarios {
+			out = append(out, fmt.Sprintf("%s/%s#%d", sc.Name, sc.Agent.Name, sc.Attempt))
+		}
+		return out
+	}
+	whole, merged := readResults(t, filepath.Join(dir, "whole.json")), readResults(t, filepath.Join(dir, "merged.json"))
+	want := []string{"a/zed#1", "a/zed#2", "a/alpha#1", "a/alpha#2", "b/zed#1", "b/zed#2", "b/alpha#1", "b/alpha#2"}
+	if diff := cmp.Diff(want, order(whole)); diff != "" {
+		t.Errorf("the whole run's order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, order(merged)); diff != "" {
+		t.Errorf("the merged order (-want +got):\n%s", diff)
+	}
+}
+
 func TestRepeatRecordsAttempts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

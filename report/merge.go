@@ -57,10 +57,12 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 // MergeFiles reads the results files at paths, the shards of one run,
 // and combines them into the report of the whole run:
 //   - scenarios are concatenated and sorted by file, line, value set
-//     (vars), agent name and attempt (a stable sort, so it is the order
-//     of an unsharded run whenever that run's named agents sort by name),
-//     a file by its path joined to its shard's dir, however each shard
-//     spelt it (see sortFile);
+//     (vars), agent and attempt (a stable sort), a file by its path
+//     joined to its shard's dir, however each shard spelt it (see
+//     sortFile), and agents in the order of the shards' run --agent
+//     (agents), as the unsharded run ordered them; by name when the
+//     shards do not say it alike (run without --agent, or by an older
+//     acprun);
 //   - startedAt is the earliest, the duration the longest (shards run side
 //     by side, so the longest is the wall time of the whole), interrupted
 //     is set when any shard was interrupted, and policyOverride lists the
@@ -88,6 +90,7 @@ func MergeFiles(paths []string) (Report, error) {
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
 	var emptyDirs []string // the dirs of shards without scenarios
+	var agents [][]string  // each shard's --agent matrix
 	seen := map[resultKey]entryAt{}
 	for i, p := range paths {
 		res, err := readFile(p)
@@ -100,6 +103,7 @@ func MergeFiles(paths []string) (Report, error) {
 				"run every shard with the same --balance-from FILE", paths[0], balancedBy(rep.BalancedBy), p, balancedBy(r.BalancedBy))
 		}
 		rep.BalancedBy = r.BalancedBy
+		agents = append(agents, r.Agents)
 		if !r.StartedAt.IsZero() && (rep.StartedAt.IsZero() || r.StartedAt.Before(rep.StartedAt)) {
 			rep.StartedAt = r.StartedAt
 		}
@@ -126,12 +130,22 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 	}
 	rep.PolicyOverride = strings.Join(overrides, ", ")
+	if len(agents[0]) > 0 && !slices.ContainsFunc(agents, func(a []string) bool { return !slices.Equal(a, agents[0]) }) {
+		rep.Agents = agents[0]
+	}
+	agentRank := func(r Result) int {
+		if i := slices.Index(rep.Agents, r.Agent.Name); i >= 0 {
+			return i
+		}
+		return len(rep.Agents) // then by name
+	}
 	file := sortFile(rep.Scenarios)
 	slices.SortStableFunc(rep.Scenarios, func(a, b Result) int {
 		return cmp.Or(
 			cmp.Compare(file(a), file(b)),
 			cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.VarSet, b.VarSet),
+			cmp.Compare(agentRank(a), agentRank(b)),
 			cmp.Compare(a.Agent.Name, b.Agent.Name),
 			cmp.Compare(a.Attempt, b.Attempt),
 			cmp.Compare(a.Retry, b.Retry),

@@ -421,3 +421,49 @@ func TestMergeOrdersByResolvedFile(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeKeepsTheMatrixOrder: results of an --agent matrix are merged in
+// the order of the shards' --agent (agents), as the unsharded run ordered
+// them, not by the agents' names; by name when the shards do not say it
+// alike.
+func TestMergeKeepsTheMatrixOrder(t *testing.T) {
+	dir := t.TempDir()
+	result := func(name, agent string, attempt int) report.Result {
+		return report.Result{Name: name, File: "s.yaml", Line: map[string]int{"a": 1, "b": 5}[name], Agent: report.AgentInfo{Name: agent, Command: []string{agent}},
+			Attempt: attempt, Status: report.StatusPassed}
+	}
+	run := func(agents []string, scs ...report.Result) report.Report {
+		return report.Report{SchemaVersion: report.SchemaVersion, Agents: agents, Dir: dir, Scenarios: scs}
+	}
+	order := func(rep report.Report) []string {
+		var out []string
+		for _, r := range rep.Scenarios {
+			out = append(out, r.Name+"/"+r.Agent.Name+"#"+strconv.Itoa(r.Attempt))
+		}
+		return out
+	}
+	matrix := []string{"zed", "alpha"}
+	for _, tt := range []struct {
+		name         string
+		first, other []string // the shards' agents
+		want         []string
+	}{
+		{"the run's order", matrix, matrix, []string{"a/zed#1", "a/zed#2", "a/alpha#1", "a/alpha#2", "b/zed#1", "b/alpha#1"}},
+		{"shards that do not say it", nil, nil, []string{"a/alpha#1", "a/alpha#2", "a/zed#1", "a/zed#2", "b/alpha#1", "b/zed#1"}},
+		{"shards that differ", matrix, []string{"alpha", "zed"}, []string{"a/alpha#1", "a/alpha#2", "a/zed#1", "a/zed#2", "b/alpha#1", "b/zed#1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			paths := []string{
+				writeJSON(t, t.TempDir(), "1.json", run(tt.first, result("a", "alpha", 2), result("a", "zed", 1), result("b", "alpha", 1))),
+				writeJSON(t, t.TempDir(), "2.json", run(tt.other, result("a", "zed", 2), result("a", "alpha", 1), result("b", "zed", 1))),
+			}
+			rep, err := report.MergeFiles(paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, order(rep)); diff != "" {
+				t.Errorf("merged order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

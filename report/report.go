@@ -153,6 +153,10 @@ type Report struct {
 	// balanced by (run --shard with --balance-from); "" when its shards
 	// were round robin. Merge refuses shards that differ in it.
 	BalancedBy string `json:"balancedBy,omitempty"`
+	// Agents are the named agents of run --agent, in the order given:
+	// the matrix that ran each scenario against each, in that order, which
+	// merge keeps. None without --agent.
+	Agents []string `json:"agents,omitempty"`
 	// Dir is the directory the scenarios' relative File paths are
 	// relative to: the working directory of the run, as an absolute path.
 	// "" when it is not known (results of an older acprun), or when

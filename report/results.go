@@ -74,6 +74,7 @@ type Results struct {
 	Interrupted    bool                 `json:"interrupted,omitempty"`
 	PolicyOverride string               `json:"policyOverride,omitempty"`
 	BalancedBy     string               `json:"balancedBy,omitempty"`
+	Agents         []string             `json:"agents,omitempty"`
 	Dir            string               `json:"dir,omitempty"`
 	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
 	Summary        Summary              `json:"summary"`
@@ -89,6 +90,7 @@ func NewResults(rep Report) Results {
 		Interrupted:    rep.Interrupted,
 		PolicyOverride: rep.PolicyOverride,
 		BalancedBy:     rep.BalancedBy,
+		Agents:         rep.Agents,
 		Dir:            rep.Dir,
 		ByStopReason:   map[string][]TurnRef{},
 		Summary:        Summarize(rep),
@@ -322,6 +324,7 @@ func (r Results) Report() Report {
 		Interrupted:    r.Interrupted,
 		PolicyOverride: r.PolicyOverride,
 		BalancedBy:     r.BalancedBy,
+		Agents:         r.Agents,
 		Dir:            r.Dir,
 		Scenarios:      r.Scenarios,
 	}
