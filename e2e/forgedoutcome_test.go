@@ -84,3 +84,27 @@ turns:
 		t.Errorf("JUnit names a turn that ran skipped:\n%s", junit)
 	}
 }
+
+// TestAgentsOwnStopReasonExpected: a stop reason of the agent's own (a
+// vendor's, or a later ACP's) is recorded as sent and can be expected as
+// written: the turn passes, and byStopReason keys it verbatim; one that
+// is not expected fails as any other.
+func TestAgentsOwnStopReasonExpected(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{text: paused}], stopReason: vendor_paused}\n",
+		"s.yaml": "name: own\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns:\n  - prompt: one\n    expect: {stopReason: vendor_paused}\n  - prompt: two\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != exitFailed || sc.Turns[0].StopReason != "vendor_paused" || len(sc.Turns[0].Failures) != 0 ||
+		!strings.Contains(strings.Join(sc.Turns[1].Failures, "\n"), "stopReason vendor_paused, want end_turn") {
+		t.Errorf("exit %d, turn 1 %s %q, turn 2 %q; want exit 1, turn 1 passed with vendor_paused, turn 2 failed for it\n%s",
+			res.code, sc.Turns[0].StopReason, sc.Turns[0].Failures, sc.Turns[1].Failures, res.stderr)
+	}
+	if refs := out.ByStopReason["vendor_paused"]; len(refs) != 2 {
+		t.Errorf("byStopReason %v; want both turns under vendor_paused", out.ByStopReason)
+	}
+}

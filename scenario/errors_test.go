@@ -452,6 +452,19 @@ turns:
 			want: []string{`bad.yaml:5:37: unknown stop reason "cancel" (did you mean "cancelled"?)`},
 		},
 		{
+			name: "stop reasons no turn meets",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect: {stopReason: [skipped, ""]}
+`,
+			want: []string{
+				`bad.yaml:5:27: unknown stop reason "skipped" (valid stop reasons: end_turn, max_tokens, max_turn_requests, refusal, cancelled, error, agent_exited, unresponsive)`,
+				`bad.yaml:5:36: unknown stop reason "" (valid stop reasons: end_turn, max_tokens, max_turn_requests, refusal, cancelled, error, agent_exited, unresponsive)`,
+			},
+		},
+		{
 			name: "cancelCause",
 			src: `name: x
 agent: {command: [a]}

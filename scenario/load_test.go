@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -615,6 +616,19 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	// The warnings of the files are returned with their errors.
 	if len(warns) != 1 || warns[0].String() != "c.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s" {
 		t.Errorf("warnings = %v, want c.yaml's turn timeout warning only", warns)
+	}
+}
+
+// TestAgentsOwnStopReason: a stop reason that is none of ACP's nor of
+// acprun's outcomes, and no near miss of one, is an agent's own: expected
+// verbatim, as the results keep it.
+func TestAgentsOwnStopReason(t *testing.T) {
+	scs, warns, err := scenario.LoadBytes("s.yaml", []byte("name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: {stopReason: [end_turn, vendor_paused]}\n"), opts)
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("load: %v, warnings %v", err, warns)
+	}
+	if got := scs[0].Turns[0].Expect.StopReasons; !slices.Equal(got, []string{"end_turn", "vendor_paused"}) {
+		t.Errorf("stop reasons %q; want end_turn and the agent's own vendor_paused", got)
 	}
 }
 

@@ -65,6 +65,27 @@ var (
 	runCancelCauses = []string{"interrupt", "runTimeout", "failFast"}
 )
 
+// stopReason is the stop reason of node n of an expectation: one of ACP's
+// or of acprun's outcomes (stopReasons), or an agent's own, which the
+// results keep verbatim and the expectation then matches so. A near miss
+// of one of them (end_turnn) is an error that says which, as are "" and
+// "skipped": a turn that did not run meets no expectation.
+func (p *fileParser) stopReason(n *yaml.Node) (string, bool) {
+	s, ok := p.str(n)
+	switch {
+	case !ok || slices.Contains(stopReasons, s):
+		return s, ok
+	case s == "skipped" || strings.TrimSpace(s) == "":
+		p.Errorf(n, "%s", unknownMsg("stop reason", s, stopReasons, "stop reasons"))
+		return "", false
+	}
+	if _, near := suggest(s, stopReasons); near {
+		p.Errorf(n, "%s", unknownMsg("stop reason", s, stopReasons, "stop reasons"))
+		return "", false
+	}
+	return s, true
+}
+
 // MaxFileBytes and MaxTurns bound what one scenario file may ask for, so
 // that a runaway file fails at once with a clear message instead of
 // running for hours.
@@ -762,7 +783,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.StopReasonSet, e.StopReasonPos = true, p.pos(yamlnode.Deref(kv.V))
 			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, r := range nodes {
-				if s, ok := p.oneOf(r, "stop reason", stopReasons, "stop reasons", ""); ok {
+				if s, ok := p.stopReason(r); ok {
 					e.StopReasons = append(e.StopReasons, s)
 				}
 			}
