@@ -377,8 +377,16 @@ func TestProbeFailures(t *testing.T) {
 			"c.yaml:2:61: agent cwd " + filepath.Join(dir, "nodir") + " does not exist: create that directory, or change cwd (a relative cwd is relative to " + dir + ")\n", ""},
 		{"named agent's program not in PATH", []string{"probe", "nobin", "--config", "c.yaml"}, 3,
 			"acprun: c.yaml:3:21: agent nobin: command nosuchcmd-xyz: not found in PATH: install it, or give its path\n", ""},
-		{"agent exits at once", []string{"probe", "--", acprunBin, "mock-agent", "bad.mock.yaml"}, 3,
+		// A script the mock agent would refuse is said before it starts,
+		// as run and validate say it.
+		{"mock script does not parse", []string{"probe", "--", "acprun", "mock-agent", "bad.mock.yaml"}, 2,
+			"acprun: mock script bad.mock.yaml does not parse: " + filepath.Join(dir, "bad.mock.yaml") + `:1:10: unknown key "stps" in turn`, ""},
+		{"agent exits at once", []string{"probe", "--", "sh", "-c", "echo bye >&2; exit 2"}, 3,
 			"the agent exited with code 2 before answering initialize", ""},
+		// It closes its output and lives on: not said to be killed by the
+		// SIGTERM acprun then sends it.
+		{"agent closes its output", []string{"probe", "--", "sh", "-c", "exec 1>&-; exec sleep 100"}, 3,
+			"acprun: the agent closed its output before answering initialize\n", ""},
 		// It exits without reading: whether acprun's write of initialize
 		// fails first (EPIPE) or the end of its output comes first, the
 		// probe says the same (TestProbeSaysAnExitOneWay runs it again).

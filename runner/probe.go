@@ -168,12 +168,22 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		if errors.Is(context.Cause(ctx), errProbeTimeout) {
 			cancel() // out of time: no grace
 		}
+		// An agent whose output ended is waited for, before acprun stops
+		// it, to tell one that exited from one that only closed its
+		// output (scenarioRun.exitDescription).
+		exited := !wentAway(err) || a.exitsWithin(closeCtx, probeGrace)
 		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
 		rep.StderrTail = a.StderrTail(red)
 		// The agent went away: say how, unless it exited with 0, as a run
 		// does (scenarioRun.gone).
 		if wentAway(err) {
-			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
+			if !exited {
+				if unanswered != "" {
+					err = fmt.Errorf("the agent closed its output before answering %s", unanswered)
+				} else {
+					err = fmt.Errorf("the agent closed its output: %w", err)
+				}
+			} else if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
 				if unanswered != "" {
 					err = fmt.Errorf("%s before answering %s", a.exitReason(), unanswered)
 				} else {

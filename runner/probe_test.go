@@ -110,6 +110,12 @@ func TestProbe(t *testing.T) {
 			want: ProbeReport{Command: []string{bin, "mock-agent", "missing.mock.yaml"}, Cwd: dir,
 				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
 			wantErr: "the agent exited with code 2 before answering initialize", stderr: true},
+		// An agent that closes its output and lives on is not said to have
+		// been killed by the SIGTERM acprun then sends it, as a run says it.
+		{name: "agent closes its output", agent: scenario.Agent{Command: []string{"sh", "-c", "exec 1>&-; exec sleep 100"}},
+			want: ProbeReport{Command: []string{"sh", "-c", "exec 1>&-; exec sleep 100"}, Cwd: dir,
+				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
+			wantErr: "the agent closed its output before answering initialize"},
 		// A program that is not there is said as a run says it (CheckProgram),
 		// not in exec's words.
 		{name: "not started", agent: scenario.Agent{Command: []string{"/nonexistent/agent"}},
