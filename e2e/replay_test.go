@@ -199,6 +199,29 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 	}
 }
 
+// TestReplayOfAnotherClientsNulls: a transcript recorded by another ACP
+// client, whose answers spell an optional field null where acprun leaves
+// it out ("signal": null in terminal/wait_for_exit's result), replays
+// without a divergence: null and absent say the same.
+func TestReplayOfAnotherClientsNulls(t *testing.T) {
+	t.Parallel()
+	recDir, rec := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	if rec.Scenarios[0].Status != "passed" {
+		t.Fatalf("recording: %+v", rec.Scenarios[0])
+	}
+	transcript := string(replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl")))
+	const answered = `"result":{"exitCode":0}`
+	if !strings.Contains(transcript, answered) {
+		t.Fatalf("the transcript has no answer %s to edit:\n%s", answered, transcript)
+	}
+	transcript = strings.ReplaceAll(transcript, answered, `"result":{"exitCode":0,"signal":null}`)
+	dir := replayDir(t, []byte(transcript), replayScenario, map[string]string{"hello.txt": "helo\n"})
+	res, got := runResults(t, dir, "s.yaml")
+	if res.code != 0 || got.Scenarios[0].Status != "passed" {
+		t.Errorf("replay: exit %d, status %s, failures %q; want 0 and passed, no divergence\n%s", res.code, got.Scenarios[0].Status, got.Scenarios[0].Failures, res.stderr)
+	}
+}
+
 // TestReplayInvalidRequestsOfTheAgent: an agent's requests whose method is
 // no method's name ("", a number), which acprun answered -32600, are
 // recorded, and the transcript replays to the same results, warnings
