@@ -224,10 +224,18 @@ func (c *runCmd) files() []outfile.Target {
 }
 
 // checkOutputFlags rejects combinations of output flags that cannot work:
-// two outputs on stdout, a directory on stdout, one file for two outputs.
+// two outputs on stdout, a directory on stdout, one file for two outputs,
+// -v with nothing printed (--format quiet).
 func (c *runCmd) checkOutputFlags(g *globals) error {
 	if c.Transcripts == outfile.Stdout {
 		return errors.New("--transcripts -: transcripts need a directory (one file per scenario), not stdout")
+	}
+	if c.Verbose && c.format() == formatQuiet {
+		quiet := "--format quiet"
+		if c.Quiet {
+			quiet = "-q"
+		}
+		return fmt.Errorf("-v (--verbose) streams what the agents do on stderr, and %s prints nothing there but the totals: leave one of them out", quiet)
 	}
 	return outfile.CheckTargets(g.Stdout, c.files())
 }

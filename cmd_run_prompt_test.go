@@ -74,6 +74,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--agent", "claude", "--agent", "codex", "--prompt", "hi", "--print"}, "--print prints the reply of one run of one scenario, and this run has 2 scenarios (scenario × agent)"},
 		{[]string{"run", "--agent", "claude", "--prompt", "hi", "--print", "--repeat", "3"}, "this run has --repeat 3"},
 		{[]string{"run", scenarioFile, "--print"}, "this run has 2 scenarios"},
+		{[]string{"run", scenarioFile, "-q", "-v"}, "-v (--verbose) streams what the agents do on stderr, and -q prints nothing there but the totals: leave one of them out"},
+		{[]string{"run", scenarioFile, "--format", "quiet", "--verbose"}, "and --format quiet prints nothing there but the totals"},
 		{[]string{"run", "--agent", "claude", "--prompt", "hi", "--allow", "exec:go test *"}, `--allow 'exec:go test *': "exec" is neither a tool kind`},
 		{[]string{"run", "--agent", "claude", "--prompt", "hi", "--deny", "fetch:x"}, "--deny fetch:x: a pattern follows only execute (a command)"},
 		{[]string{"run", scenarioFile, "--run", "^s$", "--prompt", "fix the tests"}, "--prompt 'fix the tests': the file does not exist (with a scenario file, --prompt takes a file holding the prompt, or - to read it from stdin; the text itself only without one: acprun run --agent NAME --prompt TEXT)"},

@@ -157,6 +157,26 @@ func TestDotsVerbose(t *testing.T) {
 	}
 }
 
+// TestQuietVerboseRefused: -v with -q (or --format quiet) is a usage error
+// before anything runs: the one silences what the other streams, and -v
+// was dropped without a word.
+func TestQuietVerboseRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: one\nagent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n",
+		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-q", "-v", "-o", "out.json")
+	want := "acprun: -v (--verbose) streams what the agents do on stderr, and -q prints nothing there but the totals: leave one of them out\n"
+	if res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", res.code, res.stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("a run refused ran: out.json was written")
+	}
+}
+
 // TestTTYEventsOnStdout runs with --events - and stdout on stderr's
 // terminal, in the lines format and in the dots format: no live area is
 // drawn between the events, nor dots written before them; the result
