@@ -250,10 +250,14 @@ func TestMinPassRateStartFailed(t *testing.T) {
 			"if [ $((n%2)) -eq 1 ]; then echo 'flaky start failure' >&2; exit 1; fi\nexec \"$ACPRUN_TEST_SELF\" mock-agent ok.mock.yaml\n",
 		"s.yaml": "name: flaky\nagent: {command: [sh, flaky.sh]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 	})
-	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="},
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary.md"), "GITHUB_WORKSPACE="},
 		"run", "s.yaml", "--repeat", "4", "-j", "1", "--min-pass-rate", "0.5", "-o", "out.json", "--junit", "junit.xml")
 	if res.code != exitAgent || !strings.Contains(res.stderr, "2 passed, 0 failed, 2 errors, 1 of 1 pass rate met") {
 		t.Fatalf("exit %d, want %d: the agent could not start twice, though 2 of 4 meets 0.5\n%s", res.code, exitAgent, res.stderr)
+	}
+	// The step summary's totals say the pass rate met, as stderr's do.
+	if md := readFiles(t, dir, "summary.md")["summary.md"]; !strings.Contains(string(md), "**2 passed, 0 failed, 2 errors, 1 of 1 pass rate met** of 4") {
+		t.Errorf("the step summary lacks the pass rate met:\n%s", md)
 	}
 	for _, want := range []string{"::error file=s.yaml,line=1,title=acprun%3A flaky errored::", "::error file=s.yaml,line=1,title=acprun%3A flaky #3 errored::"} {
 		if !strings.Contains(res.stdout, want) {

@@ -289,19 +289,17 @@ func Markdown(rep report.Report) string {
 	s := report.Summarize(rep)
 	var b strings.Builder
 	b.WriteString("## acprun results\n\n")
+	// The counts of the text summary's totals line, the pass rates met,
+	// flaky tries and reruns included (what made the run's verdict), then
+	// of how many results, and the warnings.
+	plain := func(a ...any) string { return fmt.Sprint(a...) }
+	noWarnings := s
+	noWarnings.Warnings = 0
 	warned := ""
 	if s.Warnings > 0 {
 		warned = ", " + warnings(s.Warnings)
 	}
-	interrupted := ""
-	if s.Invalid > 0 {
-		interrupted = fmt.Sprintf(", %d invalid", s.Invalid)
-	}
-	if s.Interrupted > 0 {
-		interrupted += fmt.Sprintf(", %d interrupted", s.Interrupted)
-	}
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), mdCell(totals(s)))
+	fmt.Fprintf(&b, "**%s** of %d%s in %s%s\n\n", counts(noWarnings, plain, plain), s.Scenarios, warned, Duration(rep.Duration), mdCell(totals(s)))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}

@@ -344,3 +344,22 @@ func TestMinPassRateJUnitPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestStepSummarySaysWhatMadeTheVerdict: the step summary's totals say
+// the pass rates met, the flaky tries and the reruns, as the text
+// summary's do: a green run whose table shows failed attempts says why it
+// passed.
+func TestStepSummarySaysWhatMadeTheVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		rep  report.Report
+		want string
+	}{
+		{"pass rates", minimumRun(0.6, 0), "**3 passed, 3 failed, 1 of 1 pass rate met, 1 interrupted** of 7"},
+		{"retries", reporttest.Retried(), "1 flaky, 2 reruns**"},
+	} {
+		if md := output.Markdown(tt.rep); !strings.Contains(md, tt.want) {
+			t.Errorf("%s: the step summary lacks %q:\n%s", tt.name, tt.want, md)
+		}
+	}
+}
