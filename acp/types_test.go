@@ -1100,3 +1100,24 @@ func FuzzSessionUpdate(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeParamsInTheSchemasWords: a request's params of the wrong shape
+// give an error in the schema's words, the member's path first; it wraps
+// the decoding's own error.
+func TestDecodeParamsInTheSchemasWords(t *testing.T) {
+	for _, tt := range []struct {
+		params string
+		want   string
+	}{
+		{`"bad"`, `want an object, got string "bad"`},
+		{`{"sessionId":"s","prompt":"hi"}`, `prompt: want an array, got a string`},
+		{`{"sessionId":5,"prompt":[]}`, `sessionId: want a string, got a number`},
+	} {
+		req := &acp.Request{Method: acp.MethodSessionPrompt, Params: json.RawMessage(tt.params)}
+		var p acp.PromptRequest
+		err := req.DecodeParams(&p)
+		if err == nil || err.Error() != tt.want || errors.Unwrap(err) == nil {
+			t.Errorf("DecodeParams(%s) = %v; want %q, wrapping the decoding's error", tt.params, err, tt.want)
+		}
+	}
+}

@@ -111,8 +111,16 @@ type Request struct {
 func (r *Request) IsNotification() bool { return r.ID == nil }
 
 // DecodeParams decodes the params into v as json.Unmarshal does, with the
-// JSON decoding of every message (see the package doc).
-func (r *Request) DecodeParams(v any) error { return json.Unmarshal(r.Params, v) }
+// JSON decoding of every message (see the package doc). Its error says
+// what is wrong in the schema's words, not Go's ("prompt: want an array,
+// got a string"), and wraps the decoding's own.
+func (r *Request) DecodeParams(v any) error {
+	err := json.Unmarshal(r.Params, v)
+	if err == nil {
+		return nil
+	}
+	return &memberError{msg: problem(err, r.Params), err: err}
+}
 
 // message is one JSON-RPC message: a request (Method and ID), a
 // notification (Method, no ID; decode takes an empty one) or a response

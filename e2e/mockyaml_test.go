@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,35 @@ func TestMockAgentWrongValueIsNotMissing(t *testing.T) {
 			!strings.Contains(res.stderr, "b.mock.yaml:4:24: flood.count: -1 out of range [1, 10000000]") {
 			t.Errorf("acprun %s: exit %d, want %d and each value's error alone:\n%s", args[0], res.code, want, res.stderr)
 		}
+	}
+}
+
+// TestMockAgentParamsErrorsInTheSchemasWords: the mock agent driven by hand
+// over stdin answers params of the wrong shape -32602 in the protocol's
+// words ("prompt: want an array, got a string"), not Go's ("cannot
+// unmarshal string into Go struct field PromptRequest.prompt of type
+// acp.List[…]").
+func TestMockAgentParamsErrorsInTheSchemasWords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	cmd := exec.Command(acprunFor(t), "mock-agent", "m.mock.yaml")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":"bad"}
+{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/x","mcpServers":[]}}
+{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"mock-session-1","prompt":"hi"}}
+`)
+	r, _ := runCommand(t, cmd)
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize: want an object, got string \"bad\""}}`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"session/prompt: prompt: want an array, got a string"}}`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the mock agent's answers lack %s:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "Go ") || strings.Contains(r.stdout, "unmarshal") {
+		t.Errorf("the mock agent's answers speak Go:\n%s", r.stdout)
 	}
 }
