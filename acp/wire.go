@@ -116,8 +116,8 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 // got a string"), and wraps the decoding's own.
 func (r *Request) DecodeParams(v any) error {
 	err := json.Unmarshal(r.Params, v)
-	if err == nil {
-		return nil
+	if me := (*memberError)(nil); err == nil || errors.As(err, &me) {
+		return err // none, or said in the schema's words by v's own decoding
 	}
 	return &memberError{msg: problem(err, r.Params), err: err}
 }
