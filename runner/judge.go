@@ -126,8 +126,12 @@ func (r *scenarioRun) judgeWrites(ctx context.Context) func() string {
 			verb       string
 			was, after []string
 		}{{"created", c0, c1}, {"modified", m0, m1}, {"deleted", d0, d1}} {
-			if ps := slices.DeleteFunc(slices.Clone(l.after), func(p string) bool { return slices.Contains(l.was, p) }); len(ps) > 0 {
-				what = append(what, l.verb+" "+strings.Join(ps, ", "))
+			was := make(map[string]bool, len(l.was))
+			for _, p := range l.was {
+				was[p] = true
+			}
+			if ps := slices.DeleteFunc(slices.Clone(l.after), func(p string) bool { return was[p] }); len(ps) > 0 {
+				what = append(what, l.verb+" "+listed(ps)) // paths the judge chose, each one line
 			}
 		}
 		if len(what) == 0 {

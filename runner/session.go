@@ -259,9 +259,10 @@ var _ acp.Handler = (*session)(nil)
 // lineLocked takes the place of an fs/* or terminal/* request, in arrival
 // order, in the line in which they are served: it returns prev, closed once
 // the request before it is done, and done, to close once this one is (see
-// served). The caller holds s.mu. Served one at a time, pipelined writes to a file end as the
-// last one asked and a read reads a whole file, every run; and of the
-// answers (up to 8 MiB each) only one is built and unwritten at a time.
+// served). The caller holds s.mu. Served one at a time, pipelined writes
+// to a file end as the last one asked and a read reads a whole file, every
+// run; and of the answers (up to 8 MiB each) only one is built and
+// unwritten at a time.
 func (s *session) lineLocked() (prev <-chan struct{}, done chan struct{}) {
 	done = make(chan struct{})
 	prev, s.lineTail = s.lineTail, done
@@ -596,7 +597,8 @@ func (s *session) checkSession(ctx context.Context, req *acp.Request) (*arrival,
 		}
 		s.mu.Lock()
 		switch {
-		case !isClosed(h.released):
+		case !isClosed(h.released): // the connection closed first: forget it
+			s.early = slices.DeleteFunc(s.early, func(m earlyMessage) bool { return m.req == h })
 			return nil, context.Cause(ctx)
 		case h.why != "":
 			return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", h.session)
