@@ -206,15 +206,11 @@ func checkProbeScript(agent *scenario.Agent) error {
 		return at(cmd.ScriptWord, scriptProblem(word, "", agent.Cwd, err))
 	}
 	if _, err := mockagent.Load(cmd.Script); err != nil {
-		errs := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			errs = j.Unwrap()
-		}
 		var out []error // one a line, as validate says them
-		for _, e := range errs {
-			out = append(out, at(cmd.ScriptWord, fmt.Sprintf("mock script %s does not parse: %v", word, e)))
+		for _, msg := range parseProblems(word, err) {
+			out = append(out, at(cmd.ScriptWord, msg))
 		}
-		if agent.WordPos(cmd.ScriptWord).File == "" { // printed as "acprun: " and the error
+		if agent.WordPos(cmd.ScriptWord).File == "" { // each line printed as "acprun: " and the error
 			lines := make([]string, len(out))
 			for i, e := range out {
 				lines[i] = e.Error()

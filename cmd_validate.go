@@ -556,14 +556,25 @@ func scriptParses(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]e
 		return nil
 	}
 	var out []*srcerr.Error
+	for _, msg := range parseProblems(word, err) {
+		out = append(out, problem(a.WordPos(cmd.ScriptWord), msg))
+	}
+	return out
+}
+
+// parseProblems says each problem of err, the error of a mock agent script
+// that word names and that does not parse (mockagent.Load's, which joins
+// them), as a message of its own.
+func parseProblems(word string, err error) []string {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
-	for _, e := range errs {
-		out = append(out, problem(a.WordPos(cmd.ScriptWord), fmt.Sprintf("mock script %s does not parse: %v", word, e)))
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = fmt.Sprintf("mock script %s does not parse: %v", word, e)
 	}
-	return out
+	return msgs
 }
 
 // once returns what f gives for key, calling it once per key of done.
