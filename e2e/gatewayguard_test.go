@@ -155,23 +155,32 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	}
 }
 
+// recordedCassette records gatewayFiles' scenario (Anthropic's API) in a
+// new directory and returns the directory, the files, the cassette's path
+// and what it holds.
+func recordedCassette(t *testing.T) (dir string, files map[string]string, cassette string, before []byte) {
+	t.Helper()
+	up := testkit.NewAnthropicServer(t)
+	dir = t.TempDir()
+	files = gatewayFiles(gatewayAPIs[0], up.URL, "second")
+	writeFiles(t, dir, files)
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "record"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	cassette = filepath.Join(dir, "cassettes", "g.cassette.json")
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, files, cassette, before
+}
+
 // TestGatewayInterruptedRecordingKeepsCassette: Ctrl-C during a
 // re-recording leaves the cassette as it was, which still replays; what
 // the interrupted attempt recorded is beside it, and a warning says so.
 func TestGatewayInterruptedRecordingKeepsCassette(t *testing.T) {
 	t.Parallel()
-	up := testkit.NewAnthropicServer(t)
-	dir := t.TempDir()
-	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
-	writeFiles(t, dir, files)
-	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "record"); res.code != exitOK {
-		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
-	}
-	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
-	before, err := os.ReadFile(cassette)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, files, cassette, before := recordedCassette(t)
 
 	// Recorded again, interrupted in turn 2, after turn 1's model request.
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]\n" +
@@ -206,18 +215,7 @@ func TestGatewayInterruptedRecordingKeepsCassette(t *testing.T) {
 // it was, which still replays; what it recorded is beside it.
 func TestGatewayRefusedRecordingKeepsCassette(t *testing.T) {
 	t.Parallel()
-	up := testkit.NewAnthropicServer(t)
-	dir := t.TempDir()
-	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
-	writeFiles(t, dir, files)
-	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "record"); res.code != exitOK {
-		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
-	}
-	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
-	before, err := os.ReadFile(cassette)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, files, cassette, before := recordedCassette(t)
 	overloaded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")

@@ -626,22 +626,31 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 
 func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
 
+// recordedCassette records gatewayScenario on modelAgent, through an
+// Anthropic upstream, into a new directory and returns the upstream, the
+// directory, the cassette's path and what it holds.
+func recordedCassette(t *testing.T) (up *httptest.Server, dir, cassette string, before []byte) {
+	t.Helper()
+	up, _ = anthropicUpstream(t)
+	dir = t.TempDir()
+	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
+	if good.Status != report.StatusPassed {
+		t.Fatalf("record: %s %q %q", good.Status, good.Failures, good.Error)
+	}
+	cassette = good.Gateway.Cassette
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up, dir, cassette, before
+}
+
 // TestGatewayCutRecordingKeepsCassette: a recording the run's end cut
 // short (an interrupt during turn 2) does not replace the cassette: it is
 // written beside it, and a warning says where.
 func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 	t.Parallel()
-	up, _ := anthropicUpstream(t)
-	dir := t.TempDir()
-	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
-	if good.Status != report.StatusPassed {
-		t.Fatalf("record: %s %q %q", good.Status, good.Failures, good.Error)
-	}
-	cassette := good.Gateway.Cassette
-	before, err := os.ReadFile(cassette)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up, dir, cassette, before := recordedCassette(t)
 
 	// The second recording is interrupted by its second model request.
 	ctx, cancel := context.WithCancelCause(t.Context())
@@ -692,17 +701,7 @@ func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 // run: it is written beside it, and a warning says where.
 func TestGatewayRefusedRecordingKeepsCassette(t *testing.T) {
 	t.Parallel()
-	up, _ := anthropicUpstream(t)
-	dir := t.TempDir()
-	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
-	if good.Status != report.StatusPassed {
-		t.Fatalf("record: %s %q %q", good.Status, good.Failures, good.Error)
-	}
-	cassette := good.Gateway.Cassette
-	before, err := os.ReadFile(cassette)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dir, cassette, before := recordedCassette(t)
 	overloaded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
