@@ -26,7 +26,7 @@ import (
 type validateCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	configFlag
-	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable, that every mock agent script parses, that every workspace's git ref names a commit and that every cassette a replaying gateway reads is one replay plays."`
+	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable, that every workspace's git ref names a commit and that every cassette a replaying gateway reads is one replay plays."`
 	gatewayFlags `set:"gatewayDoes=Check the scenarios as run --gateway MODE loads them, with acprun's model gateway between each agent and its model provider"`
 }
 
@@ -43,9 +43,10 @@ command line: a missing or extra argument, or an unknown flag, is an error at
 the word it is about. Every replay transcript a scenario plays
 (agent: {replay: PATH}, or acprun replay PATH in a command; judges' too) is
 read as acprun replay reads it, and every mock agent script (acprun
-mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) is opened as the mock
-agent opens it, as a run does before anything runs: one missing, not a file
-or that replay would refuse is an error at the word that names it. Each
+mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) is opened and parsed
+as the mock agent does, as a run does before anything runs: one missing, not
+a file, that does not parse or that replay would refuse is an error at the
+word that names it. Each
 directory a workspace copies (from) is walked, once however many scenarios
 copy it, and a .git file in it that names a git directory by its absolute
 path, or a symbolic link that leads outside it, is a warning at the
@@ -58,8 +59,8 @@ scenario that uses it.
 With --strict, validate also checks what a run needs: every ${VAR} is set, and
 what a run would otherwise find only when it starts the agent (exit 3): each agent's
 command resolves to an executable ("acprun" is acprun itself, a bare name is
-looked up in PATH, a path is relative to the agent's cwd) and each mock agent
-script parses, each client root is a directory, each workspace's git
+looked up in PATH, a path is relative to the agent's cwd), each client root
+is a directory, each workspace's git
 directory is the top of a repository in which its ref (HEAD when none)
 names a commit (git reads it where it is; nothing is fetched or
 changed), and the cassette that each gateway in replay (the scenario's,
@@ -150,8 +151,8 @@ func copyWarnings(ctx context.Context, scs []*scenario.Scenario) ([]scenario.War
 
 // strictErrors are the problems validate --strict finds beyond the
 // files' own: an agent command that does not resolve to an executable
-// and a mock agent script that is missing or does not parse, resolved as
-// a run resolves them (runner.ResolveCommand), each at the word of the
+// (a mock agent script's problems are startErrors'), resolved as a run
+// resolves it (runner.ResolveCommand), each at the word of the
 // command, in the scenario (or its judge), that it is about; a client
 // root that is not a directory; a workspace that a run could not make
 // (runner.CheckWorkspace); and a cassette that a gateway in replay could
