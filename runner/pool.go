@@ -42,13 +42,13 @@ type pool struct {
 	idle     []*proc           // kept for the next scenario, oldest first
 	noReuse  map[string]string // keys whose agent cannot be reused, and why
 	numbered map[string]int    // the processes named so far, by name
-	told     map[string]bool   // the notes told once in the run (see tellOnce)
+	tellers  map[string]Ref    // the try each note is told in (see pickTellers)
 	dir      string            // the pool's directory (see workDir), once made
 	guard    *reap.Guard       // the run's, given the pool's directory
 }
 
 func newPool(slots int, baseDir string, guard *reap.Guard) *pool {
-	return &pool{slots: max(slots, 1), baseDir: baseDir, guard: guard, noReuse: map[string]string{}, numbered: map[string]int{}, told: map[string]bool{}}
+	return &pool{slots: max(slots, 1), baseDir: baseDir, guard: guard, noReuse: map[string]string{}, numbered: map[string]int{}, tellers: map[string]Ref{}}
 }
 
 // workDir is the directory of the temporary directories of pooled
@@ -165,15 +165,28 @@ func (pl *pool) whyNotReusable(key string) string {
 	return pl.noReuse[key]
 }
 
-// tellOnce reports whether note is told for the first time in the run.
-func (pl *pool) tellOnce(note string) bool {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if pl.told[note] {
-		return false
+// pickTellers picks, for each reason why a scenario that asks to reuse its
+// agent runs its agent on a process of its own all the same (ownProcess),
+// the try that says it, once in the run: the first try of the first such
+// job in the run's order, the same every run whichever job starts first.
+// Call it before the jobs run.
+func (pl *pool) pickTellers(jobs []job, reuseAgents bool) {
+	for _, j := range jobs {
+		if !j.sc.Agent.Reuse && !reuseAgents {
+			continue
+		}
+		if why := ownProcess(j.sc); why != "" {
+			if _, ok := pl.tellers[why]; !ok {
+				pl.tellers[why] = j.ref
+			}
+		}
 	}
-	pl.told[note] = true
-	return true
+}
+
+// tells reports whether note is told in the try ref (see pickTellers).
+func (pl *pool) tells(note string, ref Ref) bool {
+	t, ok := pl.tellers[note]
+	return ok && t == ref
 }
 
 // close stops every idle process, all at once, and removes the pool's
@@ -300,7 +313,7 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 	argv := ResolveCommand(r.sc.Agent.Command, r.sc.File, r.sc.Agent.Cwd, r.opts.Self).Argv
 	key := ""
 	if why := ownProcess(r.sc); r.reuses() && why != "" {
-		if pl.tellOnce(why) {
+		if pl.tells(why, r.ref) {
 			r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why+" (said once in the run)")
 		}
 	} else if r.reuses() {

@@ -460,6 +460,37 @@ func TestOwnProcess(t *testing.T) {
 	}
 }
 
+// TestTellersPickedInJobOrder: the note of why a scenario that asks to
+// reuse its agent runs on a process of its own is said in the first try of
+// the first such job in the run's order, whichever job starts first, and
+// only with reuse asked for.
+func TestTellersPickedInJobOrder(t *testing.T) {
+	t.Parallel()
+	plain := &scenario.Scenario{Name: "plain", File: "s.yaml"}
+	files := func(name string) *scenario.Scenario {
+		return &scenario.Scenario{Name: name, File: "s.yaml", Workspace: &scenario.Workspace{}}
+	}
+	jobs := []job{newJob(plain, 0), newJob(files("b1"), 0), newJob(files("b2"), 0)}
+	pl := newPool(2, t.TempDir(), nil)
+	pl.pickTellers(jobs, true)
+	first := jobs[1].ref
+	again := first
+	again.Retry = 1
+	for _, tt := range []struct {
+		ref  Ref
+		want bool
+	}{{first, true}, {again, false}, {jobs[2].ref, false}, {jobs[0].ref, false}} {
+		if got := pl.tells(ownFiles, tt.ref); got != tt.want {
+			t.Errorf("tells(ownFiles, %+v) = %v; want %v", tt.ref, got, tt.want)
+		}
+	}
+	none := newPool(2, t.TempDir(), nil)
+	none.pickTellers(jobs, false)
+	if none.tells(ownFiles, first) {
+		t.Error("a note is told without reuse asked for")
+	}
+}
+
 // shAgent is an agent of the reuse tests that serves one session after
 // another on one process and offers session/close; its first argument
 // says what it does besides (words):

@@ -257,6 +257,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
+	opts.procs.pickTellers(jobs, opts.ReuseAgents)
 	names := transcriptNames(jobs)
 	opts.cassettes = pinCassettes(pins, jobs)
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
