@@ -345,6 +345,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	// for the answer, so that an agent that reads late gets the same
 	// outcome whatever the size of its prompt.
 	grace := r.limits().CancelGrace
+	start, lag0 := time.Now(), r.agent.Conn.Lag().Total
 	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
 	defer cancelTimeout()
 	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
@@ -373,15 +374,52 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 			return answeredFirst, errNotSent
 		}
 	}
-	err = call.Await(graceCtx, resp)
-	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
+	aborted, err := r.awaitCancelled(call, resp, start, lag0, grace)
+	if err != nil && isContextErr(err) {
 		r.agent.Kill()
-		if timeoutCtx.Err() == nil {
+		if aborted {
 			return answeredFirst, fmt.Errorf("%w: no answer to session/cancel before a second interrupt; the agent was stopped", errUnresponsive)
 		}
 		return answeredFirst, fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
 	}
 	return answeredFirst, err
+}
+
+// awaitCancelled waits for the answer to a cancelled prompt's call into
+// resp, until grace after start, the cancel's, plus the time acprun has
+// been behind reading and handling what the agent sent since then
+// (acp.Conn.Lag, from lag0), as the idle clock counts it: an agent whose
+// answer waits behind a backlog acprun has not read yet (a flood that
+// filled the pipe) is not unresponsive, however slowly acprun reads, and
+// the same agent gets the same outcome every run. settleBound bounds what
+// the lag adds (an agent that floods without end). aborted says a second
+// interrupt ended the wait; err is the answer's (nil for an answer), or a
+// context's when none came.
+func (r *scenarioRun) awaitCancelled(call *acp.Call, resp *acp.PromptResponse, start time.Time, lag0, grace time.Duration) (aborted bool, err error) {
+	abortCtx, stop := untilAbort(context.Background(), r.opts.Abort)
+	defer stop()
+	conn := r.agent.Conn
+	last := start.Add(grace + settleBound)
+	deadline := start.Add(grace)
+	for {
+		ctx, cancel := context.WithDeadline(abortCtx, deadline)
+		err = call.Await(ctx, resp)
+		cancel()
+		switch {
+		case err == nil || !isContextErr(err):
+			return false, err // an answer, or the end of the connection
+		case abortCtx.Err() != nil:
+			return true, err
+		}
+		next := start.Add(grace + conn.Lag().Total - lag0)
+		if next.After(last) {
+			next = last
+		}
+		if !next.After(time.Now()) {
+			return false, err
+		}
+		deadline = next
+	}
 }
 
 // isContextErr reports whether err is not an answer (an *acp.Error) nor
