@@ -193,7 +193,8 @@ func checkProbeScript(agent *scenario.Agent) error {
 	}
 	if path, _ := agent.ReplayTranscript(); path != "" {
 		if _, err := replay.Load(path); err != nil {
-			return at(scenario.FileWord(agent.Command, "replay"), fmt.Sprintf("replay transcript %s: %s", agent.Command[scenario.FileWord(agent.Command, "replay")], replay.Problem(err)))
+			i := scenario.FileWord(agent.Command, "replay")
+			return at(i, fmt.Sprintf("replay transcript %s: %s", agent.Command[i], replay.Problem(err)))
 		}
 		return nil
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"path/filepath"
@@ -328,30 +327,20 @@ expect: {maxDenied: 0}
 func TestAnswerToAnAgentThatWent(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		answers := []string{
-			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
-			`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
-		}
-		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
-			// The handshake, then the prompt: the agent closes its input
-			// (as its exit does, EPIPE for acprun's writes), asks, and
-			// answers the prompt.
-			sc := bufio.NewScanner(in)
-			for i := 0; sc.Scan() && !strings.Contains(sc.Text(), `"session/prompt"`); {
-				if i < len(answers) && strings.Contains(sc.Text(), `"id"`) {
-					if _, err := io.WriteString(out, answers[i]+"\n"); err != nil {
-						return err
-					}
-					i++
-				}
+		// The handshake, then the prompt: the agent closes its input (as
+		// its exit does, EPIPE for acprun's writes), asks, and answers the
+		// prompt.
+		agent := handshakeAgent(func(line string, in io.Reader, out io.Writer) (bool, error) {
+			if !strings.Contains(line, `"session/prompt"`) {
+				return false, nil
 			}
 			in.(*io.PipeReader).CloseWithError(syscall.EPIPE)
 			_, err := io.WriteString(out, `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1",`+
 				`"toolCall":{"toolCallId":"t9","title":"rm -rf /","kind":"execute","rawInput":{"command":"rm -rf /"}},`+
 				`"options":[{"optionId":"a","name":"a","kind":"allow_once"},{"optionId":"r","name":"r","kind":"reject_once"}]}}`+"\n"+
 				`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`+"\n")
-			return err
-		}
+			return true, err
+		})
 		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
 agent: {command: [an-agent]}
 permissions: {default: deny}

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -35,36 +33,20 @@ func (slowObserver) Update(Ref, Update)                       { time.Sleep(10 * 
 func TestCancelGraceWaitsForWhatAcprunHasNotRead(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		answers := []string{
-			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
-			`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
-		}
-		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
-			sc := bufio.NewScanner(in)
-			for i := 0; sc.Scan(); {
-				line := sc.Text()
-				switch {
-				case strings.Contains(line, `"session/prompt"`):
-					var b strings.Builder
-					for n := range 100 {
-						b.WriteString(update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c%d","title":"step","kind":"read"}`, n)) + "\n")
-					}
-					if _, err := io.WriteString(out, b.String()); err != nil {
-						return err
-					}
-				case strings.Contains(line, `"session/cancel"`):
-					if _, err := io.WriteString(out, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`+"\n"); err != nil {
-						return err
-					}
-				case i < len(answers) && strings.Contains(line, `"method"`):
-					if _, err := io.WriteString(out, answers[i]+"\n"); err != nil {
-						return err
-					}
-					i++
+		agent := handshakeAgent(func(line string, _ io.Reader, out io.Writer) (bool, error) {
+			var err error
+			switch {
+			case strings.Contains(line, `"session/prompt"`):
+				var b strings.Builder
+				for n := range 100 {
+					b.WriteString(update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c%d","title":"step","kind":"read"}`, n)) + "\n")
 				}
+				_, err = io.WriteString(out, b.String())
+			case strings.Contains(line, `"session/cancel"`):
+				_, err = io.WriteString(out, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`+"\n")
 			}
-			return sc.Err()
-		}
+			return false, err
+		})
 		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
 agent: {command: [an-agent]}
 permissions: {default: deny}

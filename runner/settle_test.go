@@ -53,6 +53,35 @@ func rawAgent(answers ...[]string) func(ctx context.Context, in io.Reader, out i
 	}
 }
 
+// handshakeAgent plays an agent that answers initialize and session/new
+// (session s1), then hands each later line acprun sends it to react, with
+// its input and output, until react is done or its input ends.
+func handshakeAgent(react func(line string, in io.Reader, out io.Writer) (done bool, err error)) func(ctx context.Context, in io.Reader, out io.Writer) error {
+	answers := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+	}
+	return func(ctx context.Context, in io.Reader, out io.Writer) error {
+		sc := bufio.NewScanner(in)
+		for i := 0; sc.Scan(); {
+			line := sc.Text()
+			if i < len(answers) {
+				if strings.Contains(line, `"method"`) && strings.Contains(line, `"id"`) {
+					if _, err := io.WriteString(out, answers[i]+"\n"); err != nil {
+						return err
+					}
+					i++
+				}
+				continue
+			}
+			if done, err := react(line, in, out); done || err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	}
+}
+
 // update is a session/update line of session s1.
 func update(u string) string {
 	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + u + `}}`
