@@ -274,7 +274,7 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: allow, answerDelay: 1h}
 turns:
   - prompt: go
-    timeout: 500ms
+    timeout: 2s
     expect: {stopReason: cancelled}
 `,
 	})

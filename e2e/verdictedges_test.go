@@ -269,7 +269,10 @@ turns: [{prompt: hi}]
 // the later turns did not run and have not met their expectations: the
 // scenario fails (exit 1), naming each skipped turn at its position and
 // why, and --rerun-failed picks it up; with continueAfterCancel: true they
-// are played and it passes.
+// are played and it passes. The mock's turns match their prompts, and
+// the timeout leaves a starved machine time to write the first prompt: a
+// prompt its deadline kept from being written would skip the turn, and
+// the test must then fail at once, not wait on turn 2.
 func TestTurnsAfterAnExpectedCancelFail(t *testing.T) {
 	t.Parallel()
 	const scenario = `name: cancels
@@ -277,14 +280,14 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 %sturns:
   - prompt: one
-    timeout: 100ms
+    timeout: 1s
     expect: {stopReason: cancelled}
   - prompt: two
     expect: {text: {contains: two}}
 `
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{waitForCancel: true}]\n  - steps: [{text: two}]\n",
+		"agent.mock.yaml": "turns:\n  - {match: one, steps: [{waitForCancel: true}]}\n  - {match: two, steps: [{text: two}]}\n",
 		"s.yaml":          fmt.Sprintf(scenario, ""),
 		"continues.yaml":  strings.Replace(fmt.Sprintf(scenario, "continueAfterCancel: true\n"), "name: cancels", "name: continues", 1),
 	})
@@ -489,7 +492,8 @@ turns:
 // reporting its tokens does not pass on the other turns' alone: the total
 // is unknown, and the failure says so (as the same bound on the turn
 // does). A cancelled turn that reports its tokens is counted; a turn
-// never played spent nothing.
+// never played spent nothing. (On the mock's match: and the timeout, see
+// TestTurnsAfterAnExpectedCancelFail.)
 func TestScenarioTokensOfACancelledTurn(t *testing.T) {
 	t.Parallel()
 	const scenario = `name: scen-level
@@ -498,7 +502,7 @@ permissions: {default: allow}
 continueAfterCancel: true
 expect: {usage: {maxTotalTokens: 150}}
 turns:
-  - {prompt: one, timeout: 100ms, expect: {stopReason: cancelled}}
+  - {prompt: one, timeout: 1s, expect: {stopReason: cancelled}}
   - prompt: two
 `
 	for _, tt := range []struct {
@@ -514,8 +518,8 @@ turns:
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, out, _ := runOne(t, "turns:\n  - steps: [{text: working}, {waitForCancel: true}]\n"+tt.usage+
-				"  - steps: [{text: second}]\n    usage: {inputTokens: 90, outputTokens: 10}\n", scenario)
+			res, out, _ := runOne(t, "turns:\n  - match: one\n    steps: [{text: working}, {waitForCancel: true}]\n"+tt.usage+
+				"  - match: two\n    steps: [{text: second}]\n    usage: {inputTokens: 90, outputTokens: 10}\n", scenario)
 			sc := out.Scenarios[0]
 			if got := strings.Join(sc.Failures, "\n"); res.code != tt.code || got != tt.want {
 				t.Errorf("exit %d, failures %q; want %d, %q\n%s", res.code, got, tt.code, tt.want, res.stderr)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -173,10 +174,16 @@ turns:
 // TestElicitationWithoutAnswers: without answers acprun advertises no
 // elicitation, so a well-behaved agent does not ask; one that asks anyway
 // is declined with a warning; a question in a turn being cancelled is
-// answered cancel, after session/cancel.
+// answered cancel, after session/cancel. It plays in a synctest bubble:
+// turn 2's timeout passes after its prompt was written, however slow the
+// machine.
 func TestElicitationWithoutAnswers(t *testing.T) {
 	t.Parallel()
-	rep := runOne(t, `
+	synctest.Test(t, testElicitationWithoutAnswers)
+}
+
+func testElicitationWithoutAnswers(t *testing.T) {
+	sc := playInBubble(t, `
 turns:
   - steps:
       - elicit: {message: "Which branch?", fields: {branch: string}}
@@ -194,7 +201,6 @@ turns:
     timeout: 200ms
     expect: {stopReason: end_turn, cancelCause: turnTimeout}
 `)
-	sc := rep.Scenarios[0]
 	t1, t2 := sc.Turns[0], sc.Turns[1]
 	if want := "elicit: not asked (the client offers no form elicitation)elicit: decline"; t1.Text != want {
 		t.Errorf("turn 1 text = %q, want %q", t1.Text, want)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -68,7 +69,10 @@ func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts O
 // TestSkippedTurnsFail: a turn that did not run because an earlier one
 // was cancelled as expected, or ended with an expected agent_exited, has
 // not met its expectations: the scenario fails, naming the turn and why.
-// continueAfterCancel plays it.
+// continueAfterCancel plays it. The cancels play in a synctest bubble: a
+// turn timeout that passed before the prompt was written (a starved
+// machine) would skip turn 1 instead, and give turn 2 the script's first
+// turn.
 func TestSkippedTurnsFail(t *testing.T) {
 	t.Parallel()
 	const cancelled = `name: s
@@ -81,16 +85,18 @@ turns:
     expect: {stopReason: cancelled}
   - prompt: two
 `
+	const cancelScript = "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n"
 	tests := []struct {
 		name, script, scenario string
+		bubble                 bool // played in a synctest bubble, not by Run
 		status                 report.Status
 		failures               []string
 		stops                  []string
 	}{
-		{"after a cancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, ""),
+		{"after a cancel", cancelScript, fmt.Sprintf(cancelled, ""), true,
 			report.StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":9:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)"},
 			[]string{"cancelled", "skipped"}},
-		{"continueAfterCancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, "continueAfterCancel: true"),
+		{"continueAfterCancel", cancelScript, fmt.Sprintf(cancelled, "continueAfterCancel: true"), true,
 			report.StatusPassed, nil, []string{"cancelled", "end_turn"}},
 		{"after an expected exit", "turns: [{steps: [{exit: 3}]}]\n", `name: s
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
@@ -99,12 +105,16 @@ turns:
   - prompt: one
     expect: {stopReason: agent_exited}
   - prompt: two
-`, report.StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":7:5: not run: the agent exited during turn 1"}, []string{"agent_exited", "skipped"}},
+`, false, report.StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":7:5: not run: the agent exited during turn 1"}, []string{"agent_exited", "skipped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := runFiles(t, t.Context(), map[string]string{"a.mock.yaml": tt.script, "s.yaml": tt.scenario}, Options{})
-			r := rep.Scenarios[0]
+			var r report.Result
+			if tt.bubble {
+				synctest.Test(t, func(t *testing.T) { r = playInBubble(t, tt.script, tt.scenario) })
+			} else {
+				r = runFiles(t, t.Context(), map[string]string{"a.mock.yaml": tt.script, "s.yaml": tt.scenario}, Options{}).Scenarios[0]
+			}
 			var stops []string
 			for _, tr := range r.Turns {
 				stops = append(stops, tr.StopReason)
