@@ -352,7 +352,7 @@ func TestLegacyCommandsEscapedInStdoutFormats(t *testing.T) {
 // TestLineCommandsEscapedInStdoutFormats: the formats that keep an
 // agent's newlines (JUnit and HTML with -, report -o -) begin no line
 // with "::" after blanks (a workflow command: GitHub's runner trims the
-// blanks), the agent's text, stderr and tool call titles included: in
+// blanks, any Unicode white space), the agent's text, stderr and tool call titles included: in
 // HTML the first ':' is written &#58;, in JUnit's CDATA the section is
 // split between the colons (and between the '#' of "##["), in <system-out>
 // and a <failure> alike; both read back as the agent and a verify command
@@ -363,9 +363,9 @@ func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"m.mock.yaml": `turns:
   - steps:
-      - text: "ok\n::error file=README.md,line=1::all tests passed\n::stop-commands::x1"
+      - text: "ok\n::error file=README.md,line=1::all tests passed\n::stop-commands::x1\n\u00a0::warning::nbsp\n\u3000\f::notice::wide"
       - tool_call: {toolCallId: t1, title: "look\n ::warning::forged", kind: read, status: completed}
-      - stderr: "  ::add-mask::hello"
+      - stderr: "  ::add-mask::hello\n\u00a0::add-mask::nbsp"
 `,
 		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\n" +
 			"verify: [\"printf '::error::v\\\\n##[group]w\\\\n'; exit 1\"]\n" +
@@ -381,14 +381,19 @@ func TestLineCommandsEscapedInStdoutFormats(t *testing.T) {
 		{[]string{"run", "s.yaml", "-o", "o2.json", "--junit", "-"}, ":]]><![CDATA[:add-mask::hello"},
 		{[]string{"run", "s.yaml", "-o", "o3.json", "--html", "-"}, "&#58;:error file=README.md"},
 		{[]string{"report", "out.json", "-o", "-"}, "&#58;:error file=README.md"},
+		{[]string{"run", "s.yaml", "-o", "o5.json", "--junit", "-"}, "\u00a0:]]><![CDATA[:add-mask::nbsp"},
+		{[]string{"report", "out.json", "-o", "-"}, "\u00a0&#58;:warning::nbsp"},
+		// In a step's log the reply is plain text: a zero-width space
+		// after the first colon.
+		{[]string{"run", "s.yaml", "-o", "o6.json", "--print"}, "\u3000\f:\u200b:notice::wide"},
 	} {
 		args := tt.args
-		res := acprun(t, dir, args...)
+		res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true"}, args...)
 		if res.code > 1 || !strings.Contains(res.stdout, tt.want) {
-			t.Errorf("%q: exit %d; want stdout with %s\nstderr:\n%s", args, res.code, tt.want, res.stderr)
+			t.Errorf("%q: exit %d; want stdout with %q\nstderr:\n%s", args, res.code, tt.want, res.stderr)
 		}
-		for line := range strings.Lines(res.stdout) {
-			if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+		for line := range strings.Lines(strings.ReplaceAll(res.stdout, "\r", "\n")) {
+			if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
 				t.Errorf("%q: stdout holds the line %q", args, line)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 )
 
@@ -102,7 +103,7 @@ func newJUnitText(text string) *junitText { return &junitText{cdata(text)} }
 
 // cdata is text as one CDATA section, split where text holds "]]>", where
 // it holds "##[", between the two '#', and where one of its lines begins
-// with "::" after blanks, between the two colons, so that the document
+// with "::" after blanks (termtext.IsBlank), between the two colons, so that the document
 // holds no "##[" and no line of it begins so: GitHub's runner would run
 // either as a workflow command in a step's log, which the JUnit written to
 // stdout often is (and an escape such as &#35; is no escape in CDATA). It
@@ -111,8 +112,15 @@ func cdata(text string) string {
 	var b strings.Builder
 	b.WriteString("<![CDATA[")
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>"), "##[", "#]]><![CDATA[#[")
-	for line := range strings.Lines(text) {
-		if rest := strings.TrimLeft(line, " \t"); strings.HasPrefix(rest, "::") {
+	for text != "" {
+		// A line ends at '\n' or '\r', as the runner reads a log.
+		end := strings.IndexAny(text, "\r\n") + 1
+		if end == 0 {
+			end = len(text)
+		}
+		line := text[:end]
+		text = text[end:]
+		if rest := termtext.TrimBlanks(line); strings.HasPrefix(rest, "::") {
 			b.WriteString(line[:len(line)-len(rest)+1])
 			b.WriteString("]]><![CDATA[")
 			line = rest[1:]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
@@ -266,7 +267,10 @@ func TestJUnitErrorCause(t *testing.T) {
 func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
 	rep := reporttest.Sample()
 	rep.Scenarios = rep.Scenarios[2:3]
-	tail := "ok\n::error file=a::b\n  \t::add-mask::s ]]> x\n::\n:: ::\nend ::\na ##[group]b ###[c ]]>##[d\n"
+	// Blanks are any the runner trims (.NET's TrimStart), and a line
+	// ends at '\r' too.
+	tail := "ok\n::error file=a::b\n  \t::add-mask::s ]]> x\n::\n:: ::\nend ::\na ##[group]b ###[c ]]>##[d\n" +
+		"\u00a0::warning::nbsp\n\u3000\u2003::w\nx\r::w\r\n"
 	rep.Scenarios[0].StderrTail = tail
 	const failure = "verify `x` exited with code 1; output ends:\n::error::x\n##[group]y"
 	rep.Scenarios[0].Failures = append(rep.Scenarios[0].Failures, failure)
@@ -274,8 +278,8 @@ func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
 	if err := output.JUnit(&buf, rep); err != nil {
 		t.Fatalf("JUnit: %v", err)
 	}
-	for line := range strings.Lines(buf.String()) {
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") || strings.Contains(line, "##[") {
+	for line := range strings.Lines(strings.ReplaceAll(buf.String(), "\r", "\n")) {
+		if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[") {
 			t.Errorf("the document holds the line %q", line)
 		}
 	}
@@ -284,7 +288,8 @@ func TestJUnitTextBeginsNoLineWithCommand(t *testing.T) {
 		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
 	}
 	c := got.Suites[0].Cases[0]
-	if !strings.HasSuffix(c.SystemOut, "agent stderr (last lines):\n"+tail) {
+	// (XML reads a line break as '\n'.)
+	if !strings.HasSuffix(c.SystemOut, "agent stderr (last lines):\n"+strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(tail)) {
 		t.Errorf("system-out = %q; want it to end with the stderr tail %q", c.SystemOut, tail)
 	}
 	var body string

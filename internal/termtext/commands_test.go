@@ -29,6 +29,13 @@ func TestCommandWriter(t *testing.T) {
 		{"a\r::warning::x", "a\r\\u003a:warning::x"},
 		{"x::y\n :x\n: :\n:", "x::y\n :x\n: :\n:"},
 		{"\n##[x\n::y", "\n#\\u0023[x\n\\u003a:y"},
+		// Any blank the runner's .NET TrimStart takes, of one byte or
+		// several (cut in every place by the loop below).
+		{"a\n\u00a0::warning::x\n\u3000::w\n\v::w\n\f::w\n\u2028::w\n\u0085::w\n \u2003\t::w",
+			"a\n\u00a0\\u003a:warning::x\n\u3000\\u003a:w\n\v\\u003a:w\n\f\\u003a:w\n\u2028\\u003a:w\n\u0085\\u003a:w\n \u2003\t\\u003a:w"},
+		{"\ufeff::w\n\u200b::w\n\x1f::w", "\ufeff\\u003a:w\n\u200b\\u003a:w\n\x1f\\u003a:w"},
+		// Not blanks: a letter, a character cut short, a stray byte.
+		{"\u00e9::w\n\xc2::w\n\x80::w\n\xc2\n::w", "\u00e9::w\n\xc2::w\n\x80::w\n\xc2\n\\u003a:w"},
 	} {
 		for cut := range len(tt.in) + 1 {
 			var buf bytes.Buffer
