@@ -1123,3 +1123,49 @@ turns:
 		}
 	}
 }
+
+// TestSandboxHidesOtherAgentsTemps: the explorer's case. Under bubblewrap
+// an agent's TMPDIR (where Claude Code keeps its tools' output) is its
+// own: another agent's, of this run or another (here one planted in the
+// workspaces' directory, where acprun makes them all), is hidden from it,
+// a pooled agent's (reuse: true) too, with a workspace or without.
+func TestSandboxHidesOtherAgentsTemps(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	shared := filepath.Join(dir, "ws", "acprun-workspaces-"+strconv.Itoa(os.Getuid()))
+	other := filepath.Join(shared, "acprun-tmp-planted")
+	const secret = "private-b-data"
+	writeFiles(t, dir, map[string]string{
+		"x.mock.yaml": "turns:\n  - steps:\n      - spawn: 'echo mine > $TMPDIR/f && cat $TMPDIR/f; cat " + other + "/b-secret.txt 2>&1'\n",
+		"fixture/a":   "a\n",
+		"s.yaml": `name: plain
+agent: {command: [acprun, mock-agent, x.mock.yaml]}
+sandbox: {}
+permissions: {default: deny}
+turns: [{prompt: go}]
+---
+name: pooled
+agent: {command: [acprun, mock-agent, x.mock.yaml], reuse: true}
+workspace: {from: ./fixture}
+sandbox: {}
+permissions: {default: deny}
+turns: [{prompt: go}]
+`,
+	})
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "b-secret.txt"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, out := runSandboxed(t, dir, env, "s.yaml", "--workspace-dir", "ws")
+	if res.code != 0 || len(out.Scenarios) != 2 {
+		t.Fatalf("exit %d, %d results; want 0, 2\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	for _, sc := range out.Scenarios {
+		if text := sc.Turns[0].Text; !strings.Contains(text, "mine") || strings.Contains(text, secret) || !strings.Contains(text, "No such file") {
+			t.Errorf("%s: the agent said %q; want its own TMPDIR written and the planted one unread", sc.Name, text)
+		}
+	}
+}

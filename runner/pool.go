@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -19,6 +17,7 @@ import (
 	process "github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -60,11 +59,9 @@ func (pl *pool) workDir() (string, error) {
 	if pl.dir != "" {
 		return pl.dir, nil
 	}
-	base := cmp.Or(pl.baseDir, os.TempDir())
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", fmt.Errorf("agent processes' directory: %w", err)
-	}
-	dir, err := os.MkdirTemp(base, "acprun-agents-")
+	// In the workspaces' shared directory, as a scenario's agent's is
+	// (sandboxTemp): the sandboxes hide it.
+	dir, err := workspace.MakePrivate(pl.baseDir, "acprun-agents")
 	if err != nil {
 		return "", fmt.Errorf("agent processes' directory: %w", err)
 	}
@@ -206,7 +203,7 @@ func (pl *pool) close(abort <-chan struct{}) {
 	}
 	wg.Wait()
 	if dir != "" {
-		_ = os.RemoveAll(dir)
+		_ = workspace.RemovePrivate(dir)
 	}
 }
 

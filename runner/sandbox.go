@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"os/user"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -195,6 +195,11 @@ func (r *scenarioRun) sandboxed(argv []string, dir, tmp string) ([]string, *sand
 func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 	spec := *r.sbox
 	spec.TempDir = tmp
+	if shared := workspace.SharedOf(tmp); tmp != "" && shared != "" {
+		// The other agents' temporary directories are beside it.
+		spec.Conceal = append(slices.Clone(spec.Conceal), shared)
+		spec.Reveal = append(slices.Clone(spec.Reveal), tmp)
+	}
 	a, err := sandbox.Plan(spec, r.opts.host())
 	if err != nil {
 		return a, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
@@ -203,19 +208,20 @@ func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 }
 
 // sandboxTemp makes the private temporary directory of a sandboxed agent
-// process in dir ("": the system's).
+// process in dir ("": the system's temporary directory): in the
+// workspaces' shared directory there (workspace.MakePrivate), which the
+// sandboxes hide (see planSandbox), so that no other agent reads it, of
+// this run or another. removeTemp removes it.
 func sandboxTemp(dir string) (string, error) {
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("sandbox temporary directory: %w", err)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, "acprun-tmp-")
+	tmp, err := workspace.MakePrivate(dir, "acprun-tmp")
 	if err != nil {
 		return "", fmt.Errorf("sandbox temporary directory: %w", err)
 	}
 	return tmp, nil
 }
+
+// removeTemp removes a sandbox temporary directory sandboxTemp made.
+func removeTemp(tmp string) error { return workspace.RemovePrivate(tmp) }
 
 // noteSandbox records in the scenario's results what the sandbox of the
 // process that serves it applies, with its warnings, and has the
@@ -287,7 +293,7 @@ func (r *scenarioRun) sandboxWarningPos(w sandbox.Warning) (pos scenario.Pos, ok
 // directory, once everything of its agent has stopped.
 func (r *scenarioRun) removeSandboxTemp() {
 	if r.sboxTemp != "" {
-		if err := os.RemoveAll(r.sboxTemp); err != nil {
+		if err := removeTemp(r.sboxTemp); err != nil {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("sandbox temporary directory: %v", err))
 		}
 	}
@@ -305,7 +311,7 @@ func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err err
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() { os.RemoveAll(tmp) }
+	done = func() { _ = removeTemp(tmp) }
 	a, err := r.planSandbox(tmp)
 	if err != nil || a.Backend == "none" { // best-effort on a host that can do nothing
 		done()

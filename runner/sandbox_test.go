@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -562,5 +563,52 @@ func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
 		if sb == nil || !slices.Contains(sb.Hide, shared) {
 			t.Errorf("%s's sandbox %+v; want %s hidden", who, sb, shared)
 		}
+	}
+}
+
+// TestSandboxHidesOtherTemps: under bubblewrap a sandboxed agent's TMPDIR
+// is its own, in the workspaces' directory, and the other agents'
+// (another attempt's, of this run or another, here one planted there) are
+// hidden from it, workspace or none; the run leaves nothing of its own
+// there.
+func TestSandboxHidesOtherTemps(t *testing.T) {
+	t.Parallel()
+	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
+	}
+	for _, ws := range []string{"", "workspace: {from: fixture}\n"} {
+		t.Run(fmt.Sprintf("workspace=%t", ws != ""), func(t *testing.T) {
+			t.Parallel()
+			wsDir := t.TempDir()
+			shared := filepath.Join(wsDir, "acprun-workspaces-"+strconv.Itoa(os.Getuid()))
+			other := filepath.Join(shared, "acprun-tmp-other")
+			if err := os.MkdirAll(other, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(other, "key"), []byte("S3CR3T-VALUE\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep := runScenarios(t, Options{Environ: sandboxEnviron(t), WorkspaceDir: wsDir},
+				"name: temps\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+ws+"sandbox: {}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+				map[string]string{
+					"agent.mock.yaml": `turns: [{steps: [{spawn: "echo mine > $TMPDIR/f && cat $TMPDIR/f && echo tmp=$TMPDIR && cat ` + other + `/key 2>&1 | tr A-Z a-z"}]}]` + "\n",
+					"fixture/README":  "fixture\n",
+				})
+			r := rep.Scenarios[0]
+			text := r.Turns[0].Text
+			tmp, _, _ := strings.Cut(strings.TrimSpace(text[strings.Index(text, "tmp=")+len("tmp="):]), "\n")
+			if !strings.Contains(text, ": mine\n") || filepath.Dir(tmp) != shared || strings.Contains(text, "s3cr3t") || !strings.Contains(text, "no such file or directory") {
+				t.Errorf("status %s %q: the agent said %q; want its TMPDIR written, in %s, and the other agent's unread", r.Status, r.Error, text, shared)
+			}
+			if r.Sandbox == nil || !slices.Contains(r.Sandbox.Hide, shared) {
+				t.Errorf("sandbox %+v; want %s hidden", r.Sandbox, shared)
+			}
+			if left, _ := os.ReadDir(shared); len(left) != 1 || left[0].Name() != "acprun-tmp-other" {
+				t.Errorf("the workspaces' directory holds %v after the run; want only what was planted", left)
+			}
+		})
 	}
 }

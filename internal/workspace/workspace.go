@@ -242,6 +242,54 @@ func makeDir(what, given, src, parent, prefix string) (dir, shared string, err e
 	return dir, shared, nil
 }
 
+// MakePrivate makes a new directory of acprun's own, named prefix-*, in
+// the shared directory (see Workspace.Shared) in parent ("" for the
+// system's temporary directory; made when missing), with the
+// workspaces: a sandbox that hides that directory hides it too (a
+// sandboxed agent's temporary directory, which no other agent may read).
+// A parent that lies in a shared directory already (one MakePrivate made)
+// gets the new directory itself. RemovePrivate removes it.
+func MakePrivate(parent, prefix string) (string, error) {
+	parent, err := filepath.Abs(cmp.Or(parent, os.TempDir()))
+	if err != nil {
+		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
+	}
+	if SharedOf(parent) != "" {
+		dir, err := os.MkdirTemp(parent, sanitise(prefix)+"-*")
+		if err != nil {
+			return "", fmt.Errorf("workspace: %w", err)
+		}
+		return dir, nil
+	}
+	dir, _, err := makeIn(parent, prefix)
+	return dir, err
+}
+
+// RemovePrivate removes dir, made by MakePrivate, and the shared
+// directory it was made in when nothing is left in it.
+func RemovePrivate(dir string) error {
+	err := os.RemoveAll(dir)
+	if parent := filepath.Dir(dir); filepath.Base(parent) == sharedName() {
+		removeShared(parent)
+	}
+	return err
+}
+
+// SharedOf returns the shared directory that path lies in (see
+// Workspace.Shared), "" when it lies in none.
+func SharedOf(path string) string {
+	for d := filepath.Clean(path); ; {
+		if filepath.Base(d) == sharedName() {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
 // makeIn makes, in parent (absolute; made when missing), the shared
 // directory and in it the workspace's own new one (see makeDir).
 func makeIn(parent, prefix string) (dir, shared string, err error) {
