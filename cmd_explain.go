@@ -116,7 +116,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	} else if err != nil {
 		return usageError(g, []*scenario.Scenario{sc}, err) // a bad request at its place, redacted as a run of sc
 	}
-	req.UnaskedModes = sc.Agent.UnaskedModes() // as run answers
+	req.UnaskedModes, req.ModeOptions = sc.Agent.UnaskedModes(), sc.Agent.ModeOptions() // as run answers
 	red := g.redactor([]*scenario.Scenario{sc})
 	// A long value the reasons cut is shown as a run shows it: redacted
 	// knowing the whole value, for the text redacted below has lost its rest.

@@ -46,7 +46,7 @@ is a protocol violation. Then it stops the agent. acprun offers no fs or
 terminal methods to the agent and cancels any permission request.
 
   acprun probe claude
-  acprun probe -- npx -y @zed-industries/claude-agent-acp
+  acprun probe -- npx -y @agentclientprotocol/claude-agent-acp
   acprun probe --json -- acprun mock-agent examples/agents/basic.mock.yaml
   acprun probe claude -o claude-probe.json
 

@@ -532,8 +532,9 @@ func scalarText(v any) (string, bool) {
 // selectOption picks the option for d's verdict among req's options. An
 // option whose id is also that of an option of another verdict (or of a
 // kind that is none of the four) is not usable: the agent could take the
-// answer for that option. Nor is one whose id is one of req.UnaskedModes,
-// which would switch the agent into a mode in which it does not ask.
+// answer for that option. Nor is one that would switch the agent into one
+// of req.UnaskedModes, a mode in which it does not ask: one whose id is
+// that mode, or maps to it in req.ModeOptions.
 func selectOption(d *Decision, always bool, req Request) {
 	opts, q := req.Options, quoter(req.Excerpt)
 	want, alt, what := RejectOnce, RejectAlways, "reject"
@@ -558,8 +559,8 @@ func selectOption(d *Decision, always bool, req Request) {
 			why := ""
 			if other, ok := sharedID(o, opts); ok {
 				why = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", q.quote(o.ID), o.Kind, q.quote(other.Kind))
-			} else if slices.Contains(req.UnaskedModes, o.ID) {
-				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", q.quote(o.ID), o.Kind, q.quote(o.ID))
+			} else if mode := cmp.Or(req.ModeOptions[o.ID], o.ID); slices.Contains(req.UnaskedModes, mode) {
+				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", q.quote(o.ID), o.Kind, q.quote(mode))
 			}
 			if why != "" {
 				unusable = cmp.Or(unusable, why)

@@ -779,6 +779,35 @@ var (
 	claudeUnasked = []string{"bypassPermissions", "dontAsk"}
 )
 
+// TestOptionSelectionModeOptions: the ExitPlanMode options of
+// @agentclientprotocol/claude-agent-acp 0.101 are not named after the mode
+// each switches to; Request.ModeOptions says it, and an option that leads
+// to a mode that does not ask is passed over as one named after it is.
+func TestOptionSelectionModeOptions(t *testing.T) {
+	opts := []approve.Option{{"exit-plan-clear-auto", "Yes, clear context and use auto mode", "allow_always"},
+		{"exit-plan-auto", "Yes, and use auto mode", "allow_always"}, {"exit-plan-bypass", "Yes, and bypass permissions", "allow_always"},
+		{"exit-plan-default", "Yes, manually approve edits", "allow_once"}, {"reject", "No, keep planning", "reject_once"}}
+	modes := map[string]string{"exit-plan-clear-auto": "auto", "exit-plan-auto": "auto", "exit-plan-bypass": "bypassPermissions",
+		"exit-plan-default": "default", "exit-plan-accept-edits": "acceptEdits"}
+	unasked := []string{"bypassPermissions", "dontAsk", "auto"}
+	p := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Always: true}}}
+	req := execReq("ls")
+	req.Options, req.UnaskedModes, req.ModeOptions = opts, unasked, modes
+	d := p.Decide(req)
+	const why = `; no usable allow_always option offered (option "exit-plan-clear-auto" of kind allow_always would switch the agent to mode "auto", in which it does not ask permission), chose allow_once`
+	if d.OptionID != "exit-plan-default" || d.OptionKind != "allow_once" || d.Cancelled || !strings.HasSuffix(d.Reason, why) {
+		t.Errorf("Decide() = %q %q cancelled %v, reason %q; want exit-plan-default allow_once, ending %q", d.OptionID, d.OptionKind, d.Cancelled, d.Reason, why)
+	}
+	req.Options = opts[:3:3]
+	if d := p.Decide(req); !d.Cancelled || d.OptionID != "" {
+		t.Errorf("Decide() without exit-plan-default = %q, cancelled %v; want cancelled", d.OptionID, d.Cancelled)
+	}
+	req.Options, req.ModeOptions = opts, nil // unknown: the ids are no modes
+	if d := p.Decide(req); d.OptionID != "exit-plan-clear-auto" {
+		t.Errorf("Decide() without ModeOptions = %q; want exit-plan-clear-auto", d.OptionID)
+	}
+}
+
 func TestOptionSelection(t *testing.T) {
 	allowOnce := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}}}}
 	allowAlways := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Always: true}}}

@@ -161,6 +161,7 @@
 // Cancelled. Option ids are only ever copied from the request, and never
 // one that an option of another verdict (or of an unknown kind) shares:
 // the agent could take the answer for that option. Nor is one whose id is
-// one of Request.UnaskedModes ever selected: it would switch the agent
-// into a mode in which it no longer asks.
+// one of Request.UnaskedModes, or that Request.ModeOptions maps to one,
+// ever selected: it would switch the agent into a mode in which it no
+// longer asks.
 package approve

@@ -47,6 +47,12 @@ type Request struct {
 	// ExitPlanMode options are named after the mode each switches to, and
 	// is never selected: the rules would not be consulted after it.
 	UnaskedModes []string
+	// ModeOptions are the ids of the options that switch the agent to a
+	// mode other than the one of the same name, by that mode (the
+	// ExitPlanMode options of @agentclientprotocol/claude-agent-acp:
+	// exit-plan-auto switches to auto). Such an option whose mode is one
+	// of UnaskedModes is never selected either.
+	ModeOptions map[string]string
 }
 
 // Option is one permission option the agent offers.

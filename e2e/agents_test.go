@@ -51,7 +51,7 @@ func TestAgentsListsBuiltins(t *testing.T) {
 		t.Errorf("header = %q, want %q", got, want)
 	}
 	want := []string{
-		"claude npx -y @zed-industries/claude-agent-acp - ANTHROPIC_API_KEY (set) built-in ",
+		"claude npx -y @agentclientprotocol/claude-agent-acp - ANTHROPIC_API_KEY (set) built-in ",
 		"codex npx -y @zed-industries/codex-acp openai-api-key OPENAI_API_KEY (not set) built-in ",
 		"gemini npx -y @google/gemini-cli --acp - GEMINI_API_KEY (not set) built-in ",
 		"goose goose acp - - built-in ",
@@ -104,7 +104,7 @@ func TestAgentsConfigOverride(t *testing.T) {
 	}
 	lines = squashLines(r.stdout)
 	if !hasLinePrefix(lines, "other other-agent - - other.yaml") || hasLinePrefix(lines, "mine ") ||
-		!hasLinePrefix(lines, "claude npx -y @zed-industries/claude-agent-acp - ANTHROPIC_API_KEY (not set) built-in") {
+		!hasLinePrefix(lines, "claude npx -y @agentclientprotocol/claude-agent-acp - ANTHROPIC_API_KEY (not set) built-in") {
 		t.Errorf("--config other.yaml: want other and the built-in claude, not acprun.yaml's agents:\n%s", r.stdout)
 	}
 }

@@ -21,6 +21,14 @@ import (
 // (issue 28). npm installs it, pinned, under claude-agent-acp-VERSION in the
 // third-party cache (.ci/run does); its bin is a node script, and Claude
 // Code itself (the Agent SDK's cli.js) runs on node too.
+//
+// It stays Zed's last release, not the @agentclientprotocol/claude-agent-acp
+// the built-in runs now: 0.101.0 passes the scenario, but its Claude Code
+// adds model requests these tests count exactly (a session title, asked
+// while the turn runs and in any order with the loop's, and prompt
+// suggestions, which the fake answers from the script unless
+// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false), and its permission option
+// is allow-once.
 const (
 	claudeAgentPackage = "@zed-industries/claude-agent-acp"
 	claudeAgentVersion = "0.23.1"
@@ -222,7 +230,7 @@ func TestClaudeTwoTurns(t *testing.T) {
 	bin := claudeAgentBin(t)
 	dir := realTempDir(t)
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
-	// The agent expectation docs/results.md shows, which the adapter's
+	// The agent expectation of the form docs/results.md shows, which the adapter's
 	// agentInfo must match (else the scenario is invalid).
 	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "expect:\n  agent: {name: \"@zed-industries/claude-agent-acp\", version: {matches: '^0\\.23\\.'}}\n")
 	r := runClaudeScenario(t, dir, model, nil)

@@ -94,7 +94,7 @@ func TestAgentsAndProbeSpareWhatARunSpares(t *testing.T) {
 	lines := squashLines(agents.stdout)
 	for _, want := range []string{
 		"greeter acprun mock-agent a.mock.yaml - - acprun.yaml An agent that greets",
-		"claude npx -y @zed-industries/claude-agent-acp",
+		"claude npx -y @agentclientprotocol/claude-agent-acp",
 	} {
 		if !hasLinePrefix(lines, want) {
 			t.Errorf("acprun agents: no line starting %q in:\n%s", want, agents.stdout)

@@ -498,8 +498,8 @@ func TestConfigRedactorSparesNames(t *testing.T) {
 	t.Parallel()
 	cfg := &scenario.Config{Agents: map[string]scenario.NamedAgent{"greeter": {Name: "greeter", Agent: scenario.Agent{
 		Name: "greeter", Env: map[string]string{"APP_MODE": "agent", "MODEL_NAME": "greeter", "WHICH": "claude", "API_KEY": "sk-live-ABCDEF123456"}}}}}
-	const in = "greeter: npx -y @zed-industries/claude-agent-acp, an agent that greets with sk-live-ABCDEF123456"
-	const want = "greeter: npx -y @zed-industries/claude-agent-acp, an agent that greets with " + redact.Marker
+	const in = "greeter: npx -y @agentclientprotocol/claude-agent-acp, an agent that greets with sk-live-ABCDEF123456"
+	const want = "greeter: npx -y @agentclientprotocol/claude-agent-acp, an agent that greets with " + redact.Marker
 	if got := Redactor(Options{Config: cfg}, nil).String(in); got != want {
 		t.Errorf("Redactor: String(%q) = %q; want %q", in, got, want)
 	}

@@ -987,7 +987,7 @@ func (s *session) policyRequest(a *arrival) approve.Request {
 	req := PermissionRequest(a.call, a.params.Options, s.cwd)
 	req.Excerpt = policyExcerpt(s.red)
 	if s.agent != nil {
-		req.UnaskedModes = s.agent.UnaskedModes()
+		req.UnaskedModes, req.ModeOptions = s.agent.UnaskedModes(), s.agent.ModeOptions()
 	}
 	return req
 }

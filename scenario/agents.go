@@ -71,18 +71,29 @@ var (
 
 // builtinAgents are the well-known ACP agents acprun knows by name.
 var builtinAgents = []builtinEntry{
-	{name: "claude", description: "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)",
-		command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
+	// claude-agent-acp moved from Zed (@zed-industries, last 0.23.1) to the
+	// ACP organisation (@agentclientprotocol), the same program.
+	{name: "claude", description: "Claude Code through its ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)",
+		command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
 		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"}, tempEnv: []string{"CLAUDE_CODE_TMPDIR"},
 		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
 			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
-			UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"}}, // acceptEdits still asks: the ask rules outrank it; auto: the newer adapters' "Claude handles permission decisions"
+			UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"}, // acceptEdits still asks: the ask rules outrank it; auto: "Claude handles permission decisions"
+			// ExitPlanMode's options: 0.23's are named after the mode each
+			// switches to, the @agentclientprotocol adapter's are these.
+			ModeOptions: map[string]string{"exit-plan-auto": "auto", "exit-plan-bypass": "bypassPermissions",
+				"exit-plan-accept-edits": "acceptEdits", "exit-plan-default": "default", "exit-plan-clear-auto": "auto",
+				"exit-plan-clear-bypass": "bypassPermissions", "exit-plan-clear-accept-edits": "acceptEdits"}},
 		gateway: []GatewayTarget{anthropicTarget}},
 	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
 		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state: []string{"$CODEX_HOME|~/.codex"},
-		// agent-full-access is @agentclientprotocol/codex-acp's full-access.
-		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access"}},
+		// Still Zed's codex-acp: @agentclientprotocol/codex-acp (2.x) is another
+		// program, which ignores the -c below, starts in its mode agent (a
+		// model reviews its approval requests) and calls its key auth
+		// api-key. Its agent-full-access is full-access, and agent does not
+		// ask the client either.
+		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access", "agent"}},
 		gateway: []GatewayTarget{openAITarget}}, // its built-in openai provider reads OPENAI_BASE_URL
 	{name: "gemini", description: "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)",
 		command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, authEnv: []string{"GEMINI_API_KEY"},

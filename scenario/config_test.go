@@ -130,7 +130,7 @@ agents:
 			McpServers: json.RawMessage(`[{"name":"m","command":"/bin/mcp","args":[],"env":[]}]`)}},
 		"claude": {Name: "claude", Source: "/cfg/acprun.yaml",
 			Description: scenario.BuiltinAgents()[0].Description, Agent: scenario.Agent{
-				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"},
 				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}}},
 		"codex": {Name: "codex", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
 			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}, AuthEnv: []string{"OPENAI_API_KEY"}}},
@@ -340,7 +340,7 @@ turns: [{prompt: hi}]
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
 				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, Cwd: "/s", McpServers: mcp,
-				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access"}}},
+				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access", "agent-full-access", "agent"}}},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -588,7 +588,7 @@ turns: [{prompt: hi}]
 	if err != nil {
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
-	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"},
 		Env: map[string]string{"A": "own", "B": "own"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", OwnCwd: true, CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
 		Enforcement: claudeEnforcement, AuthEnv: []string{"ANTHROPIC_API_KEY"}}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
@@ -686,7 +686,7 @@ func TestNamedAgentsList(t *testing.T) {
 	for _, na := range cfg.NamedAgents() {
 		names = append(names, na.Name+"="+na.Source+"="+strings.Join(na.Agent.Command, " "))
 	}
-	want = []string{"aaa=/cfg/acprun.yaml=a", "claude=built-in=npx -y @zed-industries/claude-agent-acp",
+	want = []string{"aaa=/cfg/acprun.yaml=a", "claude=built-in=npx -y @agentclientprotocol/claude-agent-acp",
 		"codex=built-in=npx -y @zed-industries/codex-acp", "gemini=built-in=npx -y @google/gemini-cli --acp",
 		"goose=/cfg/acprun.yaml=my-goose", "mock=built-in=acprun mock-agent", "opencode=built-in=opencode acp",
 		"qwen=built-in=npx -y @qwen-code/qwen-code --acp --auth-type=openai"}
@@ -748,7 +748,10 @@ func TestWalkSkipsConfigFiles(t *testing.T) {
 // claudeEnforcement is what permissions.enforce gives the claude agent.
 var claudeEnforcement = &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
 	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
-	UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"}}
+	UnaskedModes:    []string{"bypassPermissions", "dontAsk", "auto"},
+	ModeOptions: map[string]string{"exit-plan-auto": "auto", "exit-plan-bypass": "bypassPermissions",
+		"exit-plan-accept-edits": "acceptEdits", "exit-plan-default": "default", "exit-plan-clear-auto": "auto",
+		"exit-plan-clear-bypass": "bypassPermissions", "exit-plan-clear-accept-edits": "acceptEdits"}}
 
 func TestConfigAnswers(t *testing.T) {
 	cfg := loadConfig(t, "defaults:\n  answers: {branch: main}\n")

@@ -39,7 +39,7 @@
 //	description: Ask the agent to fix what go vet reports.
 //	tags: [nightly]               # a string or a list
 //	agent:                        # required (unless the config has a default): a mapping, or a named agent: claude
-//	  command: [npx, -y, "@zed-industries/claude-agent-acp"]  # a list, or a string split like a shell would
+//	  command: [npx, -y, "@agentclientprotocol/claude-agent-acp"]  # a list, or a string split like a shell would
 //	  env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}"}
 //	  cwd: ./repo                 # session cwd, relative to the file (must exist); default: the file's directory
 //	  auth: openai-api-key        # authenticate with this method id before session/new
@@ -93,7 +93,7 @@
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
 //	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below, and
-//	                              # agent: {name: "@zed-industries/claude-agent-acp", version: {matches: '^0\.23\.'}} (initialize's agentInfo)
+//	                              # agent: {name: "@agentclientprotocol/claude-agent-acp", version: {matches: '^0\.101\.'}} (initialize's agentInfo)
 //	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
@@ -313,8 +313,8 @@
 // # Named agents
 //
 // BuiltinAgents are the well-known ACP agents: claude (npx -y
-// @zed-industries/claude-agent-acp), codex (npx -y @zed-industries/codex-acp,
-// auth openai-api-key), gemini (npx -y @google/gemini-cli --acp), goose
+// @agentclientprotocol/claude-agent-acp), codex (npx -y
+// @zed-industries/codex-acp, auth openai-api-key), gemini (npx -y @google/gemini-cli --acp), goose
 // (goose acp), mock (acprun mock-agent, which needs its script in args),
 // opencode (opencode acp) and qwen (npx -y @qwen-code/qwen-code --acp
 // --auth-type=openai, which makes it read OPENAI_API_KEY). A

@@ -47,6 +47,10 @@ type Enforcement struct {
 	// its own. Setting one with enforcement on is an error
 	// (Agent.UnaskedMode).
 	UnaskedModes []string
+	// ModeOptions are the ids of its permission options that switch it to
+	// a mode other than the one of the same name, by that mode (see
+	// approve.Request.ModeOptions).
+	ModeOptions map[string]string
 }
 
 // AsksNot reports whether the agent is made to ask (permissions.enforce)
@@ -64,6 +68,15 @@ func (a *Agent) AsksNot(mode string) bool {
 func (a *Agent) UnaskedModes() []string {
 	e, _ := enforcementOf(a.Name)
 	return e.UnaskedModes
+}
+
+// ModeOptions are the ids of the permission options of the agent, known
+// by its name, that switch it to a mode not of the same name, by that
+// mode (its Enforcement's ModeOptions); nil for an agent acprun knows none
+// of. With UnaskedModes they say which options acprun never answers with.
+func (a *Agent) ModeOptions() map[string]string {
+	e, _ := enforcementOf(a.Name)
+	return e.ModeOptions
 }
 
 // UnaskedModeProblem is the problem of an agent made to ask whose session

@@ -193,4 +193,12 @@ func TestUnaskedMode(t *testing.T) {
 	if m := (&scenario.Agent{}).UnaskedModes(); m != nil {
 		t.Errorf("an agent given by its command: UnaskedModes = %q, want none", m)
 	}
+	// The ExitPlanMode options of @agentclientprotocol/claude-agent-acp,
+	// by the mode each switches to, whether made to ask or not.
+	if m := s.Agent.ModeOptions(); m["exit-plan-auto"] != "auto" || m["exit-plan-clear-bypass"] != "bypassPermissions" || off.Agent.ModeOptions()["exit-plan-bypass"] != "bypassPermissions" {
+		t.Errorf("ModeOptions = %q, with enforce: false %q; want exit-plan-auto auto, exit-plan-*bypass bypassPermissions", m, off.Agent.ModeOptions())
+	}
+	if m := (&scenario.Agent{}).ModeOptions(); m != nil {
+		t.Errorf("an agent given by its command: ModeOptions = %q, want none", m)
+	}
 }

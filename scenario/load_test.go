@@ -68,7 +68,7 @@ func TestLoadFull(t *testing.T) {
 		Index:       0,
 		Agent: scenario.Agent{
 			Pos:     at(6, 3),
-			Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+			Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"},
 			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			OwnEnv:  map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			Cwd:     filepath.Join(dir, "repo"),
@@ -173,7 +173,7 @@ func TestLoadMultiDocument(t *testing.T) {
 		{Name: "first", Command: []string{"mock-agent", "--script", "a b.mock.yaml"}, Index: 0,
 			Pos: "testdata/multi.yaml:4:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
-		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, Index: 1,
+		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, Index: 1,
 			Pos: "testdata/multi.yaml:11:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{}, Mcp: "[]", Contains: []scenario.Located{{Pos: scenario.Pos{File: "testdata/multi.yaml", Line: 16, Col: 32}, Value: "by"}, {Pos: scenario.Pos{File: "testdata/multi.yaml", Line: 16, Col: 36}, Value: "ye"}}},
 	}
@@ -239,7 +239,7 @@ func TestCommandString(t *testing.T) {
 		want    []string
 	}{
 		{`agent`, []string{"agent"}},
-		{`npx -y   "@zed-industries/claude-agent-acp"`, []string{"npx", "-y", "@zed-industries/claude-agent-acp"}},
+		{`npx -y   "@agentclientprotocol/claude-agent-acp"`, []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}},
 		{`sh -c 'echo "$1" && exit 3'`, []string{"sh", "-c", `echo "$1" && exit 3`}},
 		{`a "b \"c\" \\ d" e\ f ''`, []string{"a", `b "c" \ d`, "e f", ""}},
 		{`a"b"'c'd`, []string{"abcd"}},

@@ -162,7 +162,7 @@ func TestSandboxDefaultPaths(t *testing.T) {
 		agent scenario.Agent
 		want  []string
 	}{
-		{scenario.Agent{Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}},
+		{scenario.Agent{Name: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}},
 			[]string{"/home/u/.claude", "/home/u/.claude.json", "/home/u/.npm"}},
 		{scenario.Agent{Name: "codex", Command: []string{"npx"}}, []string{"/srv/codex", "/home/u/.npm"}},
 		{scenario.Agent{Name: "gemini", Command: []string{"gemini"}}, []string{"/home/u/.gemini"}},

@@ -52,7 +52,7 @@ func TestJoin(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{[]string{"npx", "-y", "@zed-industries/claude-agent-acp"}, "npx -y @zed-industries/claude-agent-acp"},
+		{[]string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, "npx -y @agentclientprotocol/claude-agent-acp"},
 		{[]string{"sh", "-c", "echo 'hi' && exit 1"}, `sh -c 'echo '\''hi'\'' && exit 1'`},
 		{[]string{"a", "", "b"}, "a '' b"},
 	}
