@@ -467,16 +467,28 @@ func TestEnforceUnaskedModeSetLater(t *testing.T) {
 // ExitPlanMode, offered as claude-agent-acp offers it, is answered with
 // an allow_always option that keeps claude asking, never the one that
 // switches it to bypassPermissions, with permissions.enforce on or off;
-// without another allow_always option, with the allow_once one. explain
-// chooses as run does.
+// without another allow_always option, with the allow_once one; the
+// options of @agentclientprotocol/claude-agent-acp, named otherwise
+// (exit-plan-auto), alike. explain chooses as run does.
 func TestAlwaysNeverBypasses(t *testing.T) {
 	t.Parallel()
 	const bypass = "{optionId: bypassPermissions, name: 'Yes, and bypass permissions', kind: allow_always}, "
 	script := func(acceptEdits string) string {
+		options := bypass + acceptEdits + "{optionId: default, name: 'Yes, and manually approve edits', kind: allow_once}, " +
+			"{optionId: plan, name: 'No, keep planning', kind: reject_once}"
+		if strings.HasPrefix(acceptEdits, "[") { // the whole list
+			options = acceptEdits[1 : len(acceptEdits)-1]
+		}
 		return "turns:\n  - steps:\n      - permission: {toolCallId: t1, title: 'Ready to code?', kind: switch_mode, name: ExitPlanMode}\n" +
-			"        options: [" + bypass + acceptEdits + "{optionId: default, name: 'Yes, and manually approve edits', kind: allow_once}, " +
-			"{optionId: plan, name: 'No, keep planning', kind: reject_once}]\n        allowed: [{text: ok}]\n"
+			"        options: [" + options + "]\n        allowed: [{text: ok}]\n"
 	}
+	// @agentclientprotocol/claude-agent-acp names its options otherwise.
+	const newOptions = "[{optionId: exit-plan-clear-auto, name: 'Yes, clear context and use auto mode', kind: allow_always}, " +
+		"{optionId: exit-plan-auto, name: 'Yes, and use auto mode', kind: allow_always}, " +
+		"{optionId: exit-plan-bypass, name: 'Yes, and bypass permissions', kind: allow_always}, " +
+		"{optionId: exit-plan-accept-edits, name: 'Yes, and auto-accept edits', kind: allow_always}, " +
+		"{optionId: exit-plan-default, name: 'Yes, and manually approve edits', kind: allow_once}, " +
+		"{optionId: plan, name: 'No, keep planning', kind: reject_once}]"
 	dir := enforceDir(t, map[string]string{"ws/README.md": "hi\n"})
 	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
 		", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "started.txt") + "}}\n"})
@@ -486,6 +498,9 @@ func TestAlwaysNeverBypasses(t *testing.T) {
 		{name: "enforced", acceptEdits: "{optionId: acceptEdits, name: 'Yes, and auto-accept edits', kind: allow_always}, ", want: "acceptEdits"},
 		{name: "not enforced", acceptEdits: "{optionId: acceptEdits, name: 'Yes, and auto-accept edits', kind: allow_always}, ", enforce: ", enforce: false", want: "acceptEdits"},
 		{name: "no other allow_always", want: "default"},
+		{name: "the new adapter's options", acceptEdits: newOptions, want: "exit-plan-accept-edits"},
+		{name: "the new adapter's options without accept-edits", acceptEdits: strings.Replace(newOptions,
+			"{optionId: exit-plan-accept-edits, name: 'Yes, and auto-accept edits', kind: allow_always}, ", "", 1), want: "exit-plan-default"},
 	} {
 		writeFiles(t, dir, map[string]string{"agent.mock.yaml": script(tc.acceptEdits),
 			"s.yaml": "name: s\nagent: {name: claude}\nworkspace: ws\npermissions: {allow: [{tool: ExitPlanMode, always: true}]" + tc.enforce + "}\n" +
