@@ -108,3 +108,32 @@ func TestAgentsOwnStopReasonExpected(t *testing.T) {
 		t.Errorf("byStopReason %v; want both turns under vendor_paused", out.ByStopReason)
 	}
 }
+
+// TestAgentsOwnStopReasonNearACPs: the tester's case. An agent's own stop
+// reason that is a near miss of ACP's (canceled) can be expected as
+// written: validate and run warn that it is near cancelled, at its place,
+// and the turn passes when the agent answers it; a turn answered
+// cancelled does not meet it.
+func TestAgentsOwnStopReasonNearACPs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - {steps: [{text: stopped}], stopReason: canceled}\n  - {steps: [{text: stopped}], stopReason: cancelled}\n",
+		"s.yaml": "name: near\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns:\n  - prompt: one\n    expect: {stopReason: canceled}\n  - prompt: two\n    expect: {stopReason: canceled}\n",
+	})
+	const warning = `s.yaml:6:26: warning: stop reason "canceled" is not ACP's nor acprun's (did you mean "cancelled"?)`
+	if res := acprun(t, dir, "validate", "s.yaml"); res.code != exitOK || !strings.Contains(res.stderr+res.stdout, warning) {
+		t.Errorf("validate: exit %d, output:\n%s%s\nwant exit 0 and the warning %q", res.code, res.stdout, res.stderr, warning)
+	}
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != exitFailed || sc.Turns[0].StopReason != "canceled" || len(sc.Turns[0].Failures) != 0 ||
+		!strings.Contains(strings.Join(sc.Turns[1].Failures, "\n"), "stopReason cancelled, want canceled") {
+		t.Errorf("exit %d, turn 1 %s %q, turn 2 %q; want exit 1, turn 1 passed with canceled, turn 2 failed for cancelled\n%s",
+			res.code, sc.Turns[0].StopReason, sc.Turns[0].Failures, sc.Turns[1].Failures, res.stderr)
+	}
+	if !strings.Contains(res.stderr, warning) {
+		t.Errorf("run does not warn %q:\n%s", warning, res.stderr)
+	}
+}

@@ -442,16 +442,6 @@ turns: [{prompt: " \t "}, {prompt: "\n"}]
 			},
 		},
 		{
-			name: "unknown stop reason",
-			src: `name: x
-agent: {command: [a]}
-turns:
-  - prompt: hi
-    expect: {stopReason: [end_turn, cancel]}
-`,
-			want: []string{`bad.yaml:5:37: unknown stop reason "cancel" (did you mean "cancelled"?)`},
-		},
-		{
 			name: "stop reasons no turn meets",
 			src: `name: x
 agent: {command: [a]}

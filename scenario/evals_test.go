@@ -642,6 +642,8 @@ expect: {files: {exists: a}}
 	}
 }
 
+// TestEvalWarnings: values of expectations that are near a name acprun
+// knows, and likely meant it, are warned about, not refused.
 func TestEvalWarnings(t *testing.T) {
 	src := `name: x
 agent: {command: [a]}
@@ -651,6 +653,7 @@ turns:
     expect:
       toolCalls: {used: [exec, "Read *", Edit], count: {serach: 1}}
       permissions: {notRequested: [execute, delet]}
+      stopReason: [end_turn, canceled, vendor_paused]
 `
 	_, warns, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
 	if err != nil {
@@ -665,6 +668,10 @@ turns:
 		`w.yaml:7:42: "Edit" is not a tool kind (did you mean "edit"?), so it matches only a tool call titled or named "Edit"`,
 		`w.yaml:7:57: "serach" is not a tool kind (did you mean "search"?), so it matches only a tool call titled or named "serach"`,
 		`w.yaml:8:45: "delet" is not a tool kind (did you mean "delete"?), so it matches only a tool call titled or named "delet"`,
+		// A near miss of a stop reason is kept as an agent's own: a typo
+		// fails the turn, and an agent that answers canceled can be
+		// expected. One near none is an agent's own, said nothing of.
+		`w.yaml:9:30: stop reason "canceled" is not ACP's nor acprun's (did you mean "cancelled"?), so only a turn whose agent answers "canceled" verbatim meets it`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)

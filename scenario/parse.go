@@ -67,9 +67,11 @@ var (
 
 // stopReason is the stop reason of node n of an expectation: one of ACP's
 // or of acprun's outcomes (stopReasons), or an agent's own, which the
-// results keep verbatim and the expectation then matches so. A near miss
-// of one of them (end_turnn) is an error that says which, as are "" and
-// "skipped": a turn that did not run meets no expectation.
+// results keep verbatim and the expectation then matches so. "" and
+// "skipped" are errors: a turn that did not run meets no expectation. A
+// near miss of one of them (canceled) is kept as an agent's own, with a
+// warning that says which it is near: a typo then fails the turn, never
+// passes it, and an agent that answers canceled can be expected.
 func (p *fileParser) stopReason(n *yaml.Node) (string, bool) {
 	s, ok := p.str(n)
 	switch {
@@ -79,9 +81,8 @@ func (p *fileParser) stopReason(n *yaml.Node) (string, bool) {
 		p.Errorf(n, "%s", unknownMsg("stop reason", s, stopReasons, "stop reasons"))
 		return "", false
 	}
-	if _, near := suggest(s, stopReasons); near {
-		p.Errorf(n, "%s", unknownMsg("stop reason", s, stopReasons, "stop reasons"))
-		return "", false
+	if near, ok := suggest(s, stopReasons); ok {
+		p.warnf(p.pos(n), "stop reason %q is not ACP's nor acprun's (did you mean %q?), so only a turn whose agent answers %q verbatim meets it", s, near, s)
 	}
 	return s, true
 }
