@@ -217,20 +217,12 @@ func checkRoots(sc *scenario.Scenario) []*srcerr.Error {
 		return nil // the session cwd, which the file's load checks
 	}
 	var out []*srcerr.Error
-	for _, root := range sc.Client.Roots {
-		fi, err := os.Stat(root)
-		why := ""
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			why = "does not exist"
-		case err != nil:
-			why = err.Error()
-		case !fi.IsDir():
-			why = "is not a directory"
-		default:
+	for i, root := range sc.Client.Roots {
+		why := scenario.DirProblem(root)
+		if why == "" {
 			continue
 		}
-		out = append(out, problem(sc.Client.RootsPos, fmt.Sprintf("root %s %s: the agent's file and terminal requests would all fail; create it, or change client.roots", root, why)))
+		out = append(out, problem(sc.Client.RootAt(i), fmt.Sprintf("root %s %s: the agent's file and terminal requests would all fail; create it, or change client.roots", root, why)))
 	}
 	return out
 }

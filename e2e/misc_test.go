@@ -416,8 +416,8 @@ func TestValidateStrict(t *testing.T) {
 		missing,
 		"s.yaml:17:19: agent command ./bin/agent: not executable (chmod +x it)",
 		"s.yaml:24:29: agent command no-such-judge: not found in PATH: install it, or give its path",
-		"s.yaml:30:17: root " + filepath.Join(dir, "typo-dir") + " does not exist: the agent's file and terminal requests would all fail; create it, or change client.roots",
-		"s.yaml:30:17: root " + filepath.Join(dir, "bin", "agent") + " is not a directory: the agent's file and terminal requests would all fail; create it, or change client.roots",
+		"s.yaml:30:23: root " + filepath.Join(dir, "typo-dir") + " does not exist: the agent's file and terminal requests would all fail; create it, or change client.roots",
+		"s.yaml:30:33: root " + filepath.Join(dir, "bin", "agent") + " is not a directory: the agent's file and terminal requests would all fail; create it, or change client.roots",
 	}
 	if res.code != 2 || res.stdout != "" {
 		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)
@@ -498,5 +498,28 @@ func TestMiscErrorDataCapped(t *testing.T) {
 	const want = "session/prompt: big (code -32000); its data (20491 bytes) was not kept: over 16384 bytes"
 	if tr.Error != want || tr.ErrorData != nil {
 		t.Errorf("error %q, errorData %d bytes; want %q and none", tr.Error, len(tr.ErrorData), want)
+	}
+}
+
+// TestRunWarnsEachMissingRoot: the tester's case. A run whose client
+// roots include directories the workspace copy lacks warns of each, at
+// its place in the scenario, named as the scenario gives it (in the
+// source), never by the copy's temporary path.
+func TestRunWarnsEachMissingRoot(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"repo/a.txt":   "a\n",
+		"ok.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml": "name: roots\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nworkspace: {from: ./repo}\n" +
+			"client: {roots: [./repo, ./repo/missing, ./repo/gone]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	_, out := runResults(t, dir, "s.yaml")
+	want := []string{
+		"s.yaml:4:26: client.roots: root " + filepath.Join(dir, "repo", "missing") + " does not exist in the workspace copy: the agent's file and terminal requests will fail",
+		"s.yaml:4:42: client.roots: root " + filepath.Join(dir, "repo", "gone") + " does not exist in the workspace copy: the agent's file and terminal requests will fail",
+	}
+	if diff := cmp.Diff(want, out.Scenarios[0].Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -922,9 +922,35 @@ func (r *scenarioRun) newSession() *session {
 		Redact:      r.red,
 	})
 	if err := s.client.jailErr; err != nil {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
+		r.res.Warnings = append(r.res.Warnings, r.rootWarnings(err)...)
 	}
 	return s
+}
+
+// rootWarnings say why the client's roots are unusable (err, the jail's):
+// each root that is no directory, at its place, named as the scenario
+// gives it (in the workspace's source, not its copy); else err.
+func (r *scenarioRun) rootWarnings(err error) []string {
+	const fails = "the agent's file and terminal requests will fail"
+	var out []string
+	for i, root := range r.sc.Client.Roots {
+		why := scenario.DirProblem(root)
+		if why == "" {
+			continue
+		}
+		given := root
+		if r.ws != nil {
+			given = workspace.Rebase(root, r.ws.Dir, r.sc.Workspace.Source())
+			if given != root {
+				why += " in the workspace copy"
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: client.roots: root %s %s: %s", cmp.Or(r.sc.Client.RootAt(i), r.sc.Pos), given, why, fails))
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("%s: client roots: %v; %s", cmp.Or(r.sc.Client.RootsPos, r.sc.Pos), err, fails))
+	}
+	return out
 }
 
 // open readies the session for the first turn: the sandbox checked, setup,

@@ -290,7 +290,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	c.Agent = a
 	if c.Client.RootsPos == (Pos{}) && slices.Equal(sc.Client.Roots, []string{sc.Agent.Cwd}) {
-		c.Client.Roots = []string{a.Cwd} // the default follows the cwd
+		c.Client.Roots, c.Client.RootPos = []string{a.Cwd}, nil // the default follows the cwd
 	}
 	if c.EnforcePos == (Pos{}) { // the default follows the agent
 		c.Enforce = defaultEnforce(name)

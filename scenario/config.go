@@ -280,7 +280,7 @@ func (p *fileParser) applyDefaults(s *Scenario, root *yaml.Node) (agent *yaml.No
 	s.Budget = d.Budget // never changed: the scenario's own replaces it
 	if d.Client.Set {
 		s.Client = d.Client
-		s.Client.Roots = slices.Clone(d.Client.Roots)
+		s.Client.Roots, s.Client.RootPos = slices.Clone(d.Client.Roots), slices.Clone(d.Client.RootPos)
 	}
 	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
 	s.Enforce, s.EnforcePos = d.Enforce, d.EnforcePos

@@ -28,7 +28,7 @@ var cmpOpts = cmp.Options{
 	// by TestMcpServerPos.
 	cmpopts.IgnoreFields(scenario.Agent{}, "ArgvPos", "ModePos", "McpServerPos"),
 	// Where client.roots was given is checked by TestBudgetAndRootsPos.
-	cmpopts.IgnoreFields(scenario.Client{}, "RootsPos"),
+	cmpopts.IgnoreFields(scenario.Client{}, "RootsPos", "RootPos"),
 	cmp.Comparer(func(a, b *regexp.Regexp) bool {
 		if a == nil || b == nil {
 			return a == b

@@ -503,7 +503,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 		case "readOnly":
 			c.ReadOnly, _ = p.boolean(kv.V)
 		case "roots":
-			c.Roots = nil // replaces the config's
+			c.Roots, c.RootPos = nil, nil // replaces the config's
 			roots = yamlnode.Deref(kv.V)
 			c.RootsPos = p.pos(roots)
 			nodes, ok := p.strNodes(roots, false, false)
@@ -520,7 +520,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 						p.Errorf(r, "root is empty")
 						continue
 					}
-					c.Roots = append(c.Roots, p.abs(dir))
+					c.Roots, c.RootPos = append(c.Roots, p.abs(dir)), append(c.RootPos, p.pos(r))
 				}
 			}
 		}

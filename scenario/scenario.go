@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -209,7 +212,36 @@ type Client struct {
 	ReadOnly bool     // refuse writes; default false
 	Roots    []string // absolute directories the agent may touch besides Agent.Cwd, always one; default [Agent.Cwd]
 	RootsPos Pos      // where roots was given; zero for the default
+	RootPos  []Pos    // where each of Roots was given (zero for the default)
 	Set      bool     // the scenario or the config's defaults have a client key
+}
+
+// DirProblem says why dir cannot serve as a client root ("does not
+// exist", "is not a directory"), "" when it can. It names no path: the
+// caller names dir as the user gave it.
+func DirProblem(dir string) string {
+	fi, err := os.Stat(dir)
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	case err != nil:
+		return err.Error()
+	case !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
+}
+
+// RootAt is where root i of Roots was given, else where roots was (zero
+// for the default).
+func (c *Client) RootAt(i int) Pos {
+	if i < len(c.RootPos) && c.RootPos[i] != (Pos{}) {
+		return c.RootPos[i]
+	}
+	return c.RootsPos
 }
 
 // Turn is one session/prompt.
