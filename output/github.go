@@ -300,7 +300,10 @@ func Markdown(rep report.Report) string {
 		warned = ", " + warnings(s.Warnings)
 	}
 	fmt.Fprintf(&b, "**%s** of %d%s in %s%s\n\n", counts(noWarnings, plain, plain), s.Scenarios, warned, Duration(rep.Duration), mdCell(totals(s)))
-	if rep.Interrupted {
+	switch {
+	case rep.Interrupted && s.Interrupted == 0:
+		b.WriteString("> [!WARNING]\n> The run was interrupted as it ended: every scenario has its result.\n\n")
+	case rep.Interrupted:
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}
 	if rep.PolicyOverride != "" {

@@ -71,6 +71,11 @@ func Text(w io.Writer, rep report.Report) error {
 	}
 	if rep.Interrupted {
 		msg := "interrupted: results are partial"
+		if s.Interrupted == 0 {
+			// It came as the last scenario ended (its agent stopping, its
+			// teardown running): none was cut short.
+			msg = "interrupted as the run ended: every scenario has its result"
+		}
 		if s.NotRun > 0 {
 			msg += fmt.Sprintf("; %d %s did not run", s.NotRun, plural(s.NotRun, "scenario", "scenarios"))
 		}
