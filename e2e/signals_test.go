@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -228,5 +229,72 @@ turns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: scenarioTimeou
 	const want = "s.yaml:5:10: verify `true` not run: the scenario's timeout passed\n"
 	if !strings.Contains(res.stderr, want) || strings.Contains(res.stderr, "was stopped") {
 		t.Errorf("stderr does not say %q alone:\n%s", want, res.stderr)
+	}
+}
+
+// TestInterruptDuringTheLastTeardown: the tester's case. An interrupt
+// that comes while the last scenario's teardown runs (its turns over,
+// its agent stopped) lets the teardown run to its end: every scenario has
+// its result (passed), and the summary says so rather than that the
+// results are partial; the run was interrupted all the same (exit 130).
+// The teardown reads a FIFO: the test's open of it for writing returns
+// once the teardown runs, and its close, once acprun has said it took the
+// interrupt, ends it.
+func TestInterruptDuringTheLastTeardown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: last
+agent: {command: [acprun, mock-agent, ok.mock.yaml]}
+permissions: {default: deny}
+teardown: ["cat gate"]
+turns: [{prompt: hi, expect: {text: {contains: done}}}]
+`,
+	})
+	cmd := exec.Command(acprunFor(t), "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(gate, os.O_WRONLY, 0) // the teardown is running
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	lines := bufio.NewScanner(pipe)
+	for lines.Scan() { // until acprun has taken the interrupt
+		stderr.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "acprun: interrupted:") {
+			break
+		}
+	}
+	w.Close() // the teardown ends
+	for lines.Scan() {
+		stderr.WriteString(lines.Text() + "\n")
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if !out.Interrupted || out.Scenarios[0].Status != "passed" || out.Scenarios[0].Teardown == nil {
+		t.Errorf("interrupted %v, status %s, teardown %+v: want an interrupted run whose scenario passed, its teardown run", out.Interrupted, out.Scenarios[0].Status, out.Scenarios[0].Teardown)
+	}
+	if got := stderr.String(); !strings.Contains(got, "interrupted as the run ended: every scenario has its result") || strings.Contains(got, "partial") {
+		t.Errorf("stderr does not say every scenario has its result:\n%s", got)
 	}
 }
