@@ -48,7 +48,7 @@ type runCmd struct {
 	MinPassRate    *float64   `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast   `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    atLeastOne `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
-	RerunFailed    string     `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too. With -o the same FILE, the ones they leave out are kept in it for the next rerun."`
+	RerunFailed    string     `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too. With -o the same FILE, the earlier results of the ones they leave out, or that the rerun never starts, are kept in it for the next rerun."`
 	DryRun         bool       `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool       `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string     `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -72,6 +72,10 @@ type runCmd struct {
 	// rerun does not run, when -o replaces that file: the results it
 	// writes there keep them (report.Keep).
 	kept []report.Result `kong:"-"`
+	// replaced is the --rerun-failed file when -o replaces it, else nil:
+	// the earlier results of the scenarios the rerun never started are
+	// kept there too (report.Rerun.Unstarted).
+	replaced *report.Rerun `kong:"-"`
 }
 
 // Help is the long help of run.
@@ -114,8 +118,9 @@ GitHub annotations then go to stderr. An output that is one of the run's inputs
 file a prompt attaches, the --prompt or --balance-from file, the session state
 file of a scenario that continues its session), by path, symlink or hard link,
 is refused (exit 2); -o alone may replace the --rerun-failed file, with the
-rerun's results and the earlier failures its selection left out, kept for the
-next rerun. An output file another run is writing to is refused (exit 2):
+rerun's results and the earlier failures its selection left out or it never
+started (an interrupt, --timeout or --fail-fast came first), kept for the next
+rerun. An output file another run is writing to is refused (exit 2):
 a run locks each from before any agent starts until it ends.
 
 Sessions: a scenario with session: {resume: true} (or every scenario, with
@@ -298,8 +303,9 @@ func agentInputs(a *scenario.Agent, file, of string) []outfile.Input {
 // (inputs), which it would replace: a scenario file, the config file, a
 // mock agent script… Only -o may be the results --rerun-failed reads: the
 // rerun's results then replace them, as pytest --last-failed replaces its
-// cache, with the earlier failures the rerun did not select (c.kept), and
-// the next --rerun-failed reruns what still fails.
+// cache, with the earlier failures the rerun did not select (c.kept) or
+// never started (c.replaced), and the next --rerun-failed reruns what
+// still fails.
 func (c *runCmd) checkInputs(g *globals, scs []*scenario.Scenario) error {
 	files := c.files()
 	if err := outfile.CheckInputs(g.Stdout, files, c.inputs(scs)); err != nil {
@@ -487,7 +493,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if rerun != nil && outfile.Replaces(g.Stdout, c.JSON, outfile.Input{Path: c.RerunFailed}) {
 		// What the file held to rerun and this run leaves out (--run,
 		// --tag, --shard, a narrower path) stays there for the next rerun.
-		c.kept = rerun.Unselected(scs)
+		c.kept, c.replaced = rerun.Unselected(scs), rerun
 	}
 	if err := checkUnset(g, scs); err != nil {
 		return err
@@ -787,8 +793,16 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 		printer.Flush() // one stream: the progress before the outputs on stdout
 	}
 	written := false
+	// A rerun replacing the file it read keeps there the earlier results
+	// of what it left out and of what it never started (an interrupt,
+	// --timeout or --fail-fast came first): not run is no result.
+	file, unstarted := rep, []report.Result(nil)
+	if c.replaced != nil {
+		file, unstarted = c.replaced.Unstarted(rep)
+	}
+	file = report.Keep(file, append(slices.Clip(c.kept), unstarted...))
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, report.Keep(rep, c.kept)) }); err != nil {
+	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, file) }); err != nil {
 		lose(err, "-o %s: %v; the results %s", c.JSON, err, unwritten(err, "are incomplete", "were not written"))
 	} else {
 		written = true
@@ -841,6 +855,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	_ = output.Text(printer, rep)
 	if written {
 		fmt.Fprint(printer, output.Kept(c.JSON, c.kept))
+		fmt.Fprint(printer, output.KeptNotRun(c.JSON, unstarted))
 	}
 	if written && c.JSON != outfile.Stdout && c.format() != formatQuiet {
 		fmt.Fprintf(printer, "results: %s\n", c.JSON)

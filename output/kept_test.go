@@ -45,3 +45,25 @@ func TestKept(t *testing.T) {
 		t.Errorf("Kept of 1:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestKeptNotRun checks the line a rerun's summary ends with when it kept
+// the earlier results of scenarios it never started in the file it
+// replaced: named as Kept names them, with their earlier status; nothing
+// when nothing was kept.
+func TestKeptNotRun(t *testing.T) {
+	if got := output.KeptNotRun("last.json", nil); got != "" {
+		t.Errorf("nothing kept: %q, want none", got)
+	}
+	kept := []report.Result{
+		{Name: "f2", File: "f2.yaml", Status: report.StatusFailed},
+		{Name: "f3", File: "f3.yaml", Agent: report.AgentInfo{Name: "claude"}, Status: report.StatusError},
+	}
+	want := "2 scenarios not run, their earlier results kept in last.json for the next --rerun-failed: f2 (failed), f3 [claude] (error)\n"
+	if got := output.KeptNotRun("last.json", kept); got != want {
+		t.Errorf("KeptNotRun:\n got %q\nwant %q", got, want)
+	}
+	want = "1 scenario not run, its earlier results kept in last.json for the next --rerun-failed: f2 (failed)\n"
+	if got := output.KeptNotRun("last.json", kept[:1]); got != want {
+		t.Errorf("KeptNotRun of 1:\n got %q\nwant %q", got, want)
+	}
+}

@@ -19,7 +19,7 @@ type rerunKey struct{ file, name, agent string }
 // Rerun is what did not pass (failed, errored, invalid, interrupted) in an
 // earlier results file: the scenarios run --rerun-failed runs again, and
 // their results there, which a rerun that replaces the file keeps for
-// those it does not run (Unselected).
+// those it does not run (Unselected) or never starts (Unstarted).
 type Rerun struct {
 	file   string // the results file, as given
 	failed map[rerunKey]bool
@@ -36,8 +36,8 @@ type Rerun struct {
 // interrupt, the run's --timeout or --fail-fast), so that it runs again.
 // The failed attempts of a scenario that met its minimum pass rate
 // passed as the scenario did (Forgiven). It keeps those scenarios'
-// results, for a rerun that replaces the file (Unselected). Its errors
-// name the file, at the value that is wrong (see Read).
+// results, for a rerun that replaces the file (Unselected, Unstarted).
+// Its errors name the file, at the value that is wrong (see Read).
 func ReadRerun(path string) (*Rerun, error) {
 	res, err := readFile(path)
 	if err != nil {
@@ -161,11 +161,58 @@ func (s *Rerun) Unselected(sel []*scenario.Scenario) []Result {
 	return out
 }
 
-// Keep returns rep, the results of a rerun, with kept, the earlier
-// results it did not rerun (Unselected), after its own: what the results
-// file it replaces is to hold. rep.Dir is the one directory all of them
-// are relative to, or "" when they differ, and then each result says its
-// own (Result.Dir), as merged shards do. rep itself is not changed.
+// Unstarted returns rep, the results of a rerun, without the results of
+// the scenarios to rerun that it never started, and the earlier results
+// of those scenarios, every try of every attempt, unchanged, in the
+// file's order, each with the directory its file is relative to
+// (Result.Dir), as Unselected returns them. A scenario never started
+// when every one of its results in rep is NotRun: an interrupt, the
+// run's --timeout or --fail-fast came first. Its results in rep say
+// nothing of it but that, so a rerun whose results replace the file
+// keeps the earlier ones there instead (Keep), and the next
+// --rerun-failed reruns it, as it does those left out. A scenario the
+// rerun started, if only one attempt of it, keeps rep's results, an
+// interrupted one's too: they are what the rerun measured, and the file
+// holds one result of each try, as merge wants it. rep.Dir and the rest
+// of rep stay (Interrupted too); rep itself is not changed.
+func (s *Rerun) Unstarted(rep Report) (Report, []Result) {
+	started, notRun := map[rerunKey]bool{}, map[rerunKey]bool{}
+	keys := make([]rerunKey, len(rep.Scenarios))
+	for i, r := range rep.Scenarios {
+		keys[i] = rerunKey{recordedPath(r.File, cmp.Or(r.Dir, rep.Dir)), r.Name, r.Agent.Name}
+		if r.NotRun {
+			notRun[keys[i]] = true
+		} else {
+			started[keys[i]] = true
+		}
+	}
+	var kept []Result
+	keeps := map[rerunKey]bool{}
+	for i, r := range s.earlier {
+		if k := s.keys[i]; notRun[k] && !started[k] {
+			kept = append(kept, r)
+			keeps[k] = true
+		}
+	}
+	if len(kept) == 0 {
+		return rep, nil
+	}
+	var ran []Result
+	for i, r := range rep.Scenarios {
+		if !keeps[keys[i]] {
+			ran = append(ran, r)
+		}
+	}
+	rep.Scenarios = ran
+	return rep, kept
+}
+
+// Keep returns rep, the results of a rerun (as Unstarted returns them),
+// with kept, the earlier results it did not rerun (Unselected, then
+// Unstarted), after its own: what the results file it replaces is to
+// hold. rep.Dir is the one directory all of them are relative to, or ""
+// when they differ, and then each result says its own (Result.Dir), as
+// merged shards do. rep itself is not changed.
 func Keep(rep Report, kept []Result) Report {
 	if len(kept) == 0 {
 		return rep

@@ -265,3 +265,116 @@ func TestRerunKeepsWhatItDoesNotRun(t *testing.T) {
 		t.Errorf("nothing kept: %+v, want the run's report", got)
 	}
 }
+
+// TestRerunKeepsWhatItNeverStarted checks what a rerun whose results
+// replace the file it read keeps there of the scenarios it never started
+// (every result not run: an interrupt, --timeout or --fail-fast came
+// first): their earlier results, every attempt and try, unchanged and
+// in the file's order, in place of its not-run ones, which say nothing
+// of them; not for a scenario it started, if only one attempt of it,
+// nor for one cut short, whose results are what the rerun measured. The
+// run stays interrupted, and the next --rerun-failed reruns them all.
+func TestRerunKeepsWhatItNeverStarted(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	if err := os.WriteFile("a.yaml", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := func(name string, attempt int, status report.Status) report.Result {
+		return report.Result{Name: name, File: "a.yaml", Line: 1, Attempt: attempt, Status: status, Failures: []string{name + " earlier"}}
+	}
+	notRun := func(r report.Result) report.Result {
+		r.Status, r.NotRun, r.Error, r.Failures = report.StatusInterrupted, true, "not run: interrupted first", nil
+		return r
+	}
+	retried := res("crash", 0, report.StatusError)
+	retried.Retried = true
+	earlier := []report.Result{
+		res("cut", 0, report.StatusFailed),
+		res("ok", 0, report.StatusPassed),
+		res("half", 1, report.StatusFailed),
+		res("half", 2, report.StatusFailed),
+		retried,
+		res("crash", 0, report.StatusError),
+		res("twice", 1, report.StatusPassed), // an attempt of a failed scenario: kept with it
+		res("twice", 2, report.StatusFailed),
+		notRun(res("late", 0, "")),
+	}
+	path := writeJSON(t, root, "prev.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: earlier})
+	set, err := report.ReadRerun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*scenario.Scenario
+	for _, name := range []string{"cut", "ok", "half", "crash", "twice", "late"} {
+		all = append(all, &scenario.Scenario{Name: name, File: "a.yaml"})
+	}
+	sel := set.Filter(all)
+	if len(sel) != 5 || set.Unselected(sel) != nil {
+		t.Fatalf("selected %d scenarios, want all 5 that did not pass", len(sel))
+	}
+	cut := res("cut", 0, report.StatusInterrupted)
+	cut.Failures, cut.Error = nil, "interrupted"
+	half := res("half", 1, report.StatusPassed)
+	half.Failures = nil
+	ran := report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Interrupted: true, Scenarios: []report.Result{
+		cut,  // started, cut short: the rerun's result
+		half, // one attempt started: the rerun's results
+		notRun(res("half", 2, "")),
+		notRun(res("crash", 0, "")), // never started: the earlier results
+		notRun(res("twice", 1, "")),
+		notRun(res("twice", 2, "")),
+		notRun(res("late", 0, "")),
+	}}
+	label := func(rs []report.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%s#%d:%s retried=%v notRun=%v %q", r.Name, r.Attempt, r.Status, r.Retried, r.NotRun, r.Failures))
+		}
+		return out
+	}
+	file, kept := set.Unstarted(ran)
+	want := []string{
+		`crash#0:error retried=true notRun=false ["crash earlier"]`,
+		`crash#0:error retried=false notRun=false ["crash earlier"]`,
+		`twice#1:passed retried=false notRun=false ["twice earlier"]`,
+		`twice#2:failed retried=false notRun=false ["twice earlier"]`,
+		`late#0:interrupted retried=false notRun=true []`,
+	}
+	if diff := cmp.Diff(want, label(kept)); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	ranWant := []string{
+		`cut#0:interrupted retried=false notRun=false []`,
+		`half#1:passed retried=false notRun=false []`,
+		`half#2:interrupted retried=false notRun=true []`,
+	}
+	if diff := cmp.Diff(ranWant, label(file.Scenarios)); diff != "" {
+		t.Errorf("the rerun's own results (-want +got):\n%s", diff)
+	}
+	if !file.Interrupted || file.Dir != root || len(ran.Scenarios) != 7 {
+		t.Errorf("interrupted %v, dir %q, the run's report changed (%d results): want it interrupted, in %s", file.Interrupted, file.Dir, len(ran.Scenarios), root)
+	}
+
+	rep := report.Keep(file, kept)
+	if diff := cmp.Diff(append(ranWant, want...), label(rep.Scenarios)); diff != "" {
+		t.Errorf("the file's results (-want +got):\n%s", diff)
+	}
+	next, err := report.ReadRerun(writeJSON(t, root, "prev.json", rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again []string
+	for _, sc := range next.Filter(all) {
+		again = append(again, sc.Name)
+	}
+	if diff := cmp.Diff([]string{"cut", "half", "crash", "twice", "late"}, again); diff != "" {
+		t.Errorf("next rerun (-want +got):\n%s", diff)
+	}
+
+	// A rerun that started all it selected keeps nothing.
+	whole := report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: []report.Result{cut}}
+	if got, kept := set.Unstarted(whole); kept != nil || !reflect.DeepEqual(got, whole) {
+		t.Errorf("nothing never started: kept %v, report %+v; want none, the run's report", label(kept), got)
+	}
+}
