@@ -419,6 +419,12 @@ const judgeScript = `turns:
     steps: [{text: "FAIL\n- PASS: the fix is minimal\n- FAIL: the API changed"}]
   - match: 'markup-rubric'
     steps: [{text: "\n**PASS**. The fix is minimal."}]
+  - match: 'underscore-rubric'
+    steps: [{text: "__PASS__\nThe fix is minimal."}]
+  - match: 'italic-rubric'
+    steps: [{text: "_PASS_ The fix is minimal."}]
+  - match: 'underscore-fail-rubric'
+    steps: [{text: "__FAIL__\n__PASS__ would need the API kept."}]
   - match: 'preamble-rubric'
     steps: [{text: "Let me look at the changes.\nPASS"}]
   - match: 'slow-rubric'
@@ -480,23 +486,29 @@ var judgeCases = []judgeCase{
 	// The agent edits notes.txt: the judge's prompt says so, and it passes.
 	{name: "judge-pass", agent: "editor", expect: "judge:\n  " + judgeAgent + "\n  rubric: notes.txt was edited.\n"},
 	{name: "judge-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: notes.txt was edited.}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL nothing was changed."`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "FAIL nothing was changed."`}},
 	{name: "judge-turn-fail", agent: "idle", turnLevel: true, expect: "judge: {" + judgeAgent + ", rubric: notes.txt was edited.}\n",
-		fail: &wantFailure{1, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL nothing was changed."`}},
+		fail: &wantFailure{1, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "FAIL nothing was changed."`}},
 	{name: "judge-custom-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: custom-rubric, pass: '^VERDICT: ok$'}\n"},
 	{name: "judge-custom-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: anything, pass: '^APPROVED'}\n",
 		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /^APPROVED/: "FAIL nothing was changed."`}},
 	// The default pass pattern wants PASS as the reply's first word.
 	{name: "judge-default-pass-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: custom-rubric}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "VERDICT: ok"`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "VERDICT: ok"`}},
 	// The verdict is the reply's first word, as the judge's prompt asks:
 	// per-criterion "- PASS: …" lines after a FAIL do not pass it, and
 	// neither does a PASS after other words.
 	{name: "judge-mixed-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: mixed-rubric}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL - PASS: the fix is minimal - FAIL: the API changed"`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "FAIL - PASS: the fix is minimal - FAIL: the API changed"`}},
 	{name: "judge-markup-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: markup-rubric}\n"},
+	// Underscores are markup too: __PASS__ and _PASS_ pass as **PASS**
+	// does, and __FAIL__ still fails.
+	{name: "judge-underscore-bold-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: underscore-rubric}\n"},
+	{name: "judge-underscore-italic-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: italic-rubric}\n"},
+	{name: "judge-underscore-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: underscore-fail-rubric}\n",
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "__FAIL__ __PASS__ would need the API kept."`}},
 	{name: "judge-preamble-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: preamble-rubric}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "Let me look at the changes. PASS"`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A[\W_]*PASS(?:[\W_]|\z)/: "Let me look at the changes. PASS"`}},
 	// A pass pattern of one's own keeps its meaning: (?m)^ is any line.
 	{name: "judge-custom-any-line", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: mixed-rubric, pass: '(?m)^- PASS'}\n"},
 	// A judge that gives no verdict, as it did not start, crashed or timed

@@ -135,7 +135,7 @@
 //	      judge:                  # a second agent reads the finished work in a read-only session
 //	        agent: claude         # required; a name or a mapping, like the scenario's agent
 //	        rubric: "Answer PASS if the fix is minimal, else FAIL and why."  # required
-//	        pass: "^PASS"         # RE2 matched against the judge's reply; default \A\W*PASS\b: its first word is PASS
+//	        pass: "^PASS"         # RE2 matched against the judge's reply; default \A[\W_]*PASS(?:[\W_]|\z): its first word is PASS
 //	        timeout: 2m           # default 5m
 //	verify:                       # shell lines run after the last turn; each is an expectation
 //	  - test -f done.txt          # must exit 0

@@ -202,10 +202,12 @@ type Judge struct {
 }
 
 // DefaultJudgePass is the judge's default pass pattern: its reply's
-// first word is PASS (after blank lines and markup such as ** or #), the
-// verdict its prompt asks for on the first line. A reply that starts with
-// FAIL fails whatever it says after, "- PASS: …" lines included.
-const DefaultJudgePass = `\A\W*PASS\b`
+// first word is PASS (after blank lines and markup such as **, __ or #),
+// the verdict its prompt asks for on the first line. A reply that starts
+// with FAIL fails whatever it says after, "- PASS: …" lines included.
+// Underscores count as markup (\W alone would not skip _ and \b would
+// not end a word at one), so __PASS__ and _PASS_ pass as **PASS** does.
+const DefaultJudgePass = `\A[\W_]*PASS(?:[\W_]|\z)`
 
 // DefaultJudgeTimeout bounds a judge that gives no timeout.
 const DefaultJudgeTimeout = 5 * time.Minute
