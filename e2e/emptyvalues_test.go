@@ -102,3 +102,44 @@ func TestEmptySelectors(t *testing.T) {
 		t.Errorf("run.json: %v; want no results written", err)
 	}
 }
+
+// TestListKeyNotEmpty: a mapping whose only key is a list (vars, a files
+// map, toolCalls.count, text, a mock script's step) is one error, at the
+// key, where each was also said to be empty.
+func TestListKeyNotEmpty(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.mock.yaml": "turns:\n  - steps: [{[a]: hi}]\n",
+		"v.yaml":      "name: v\nvars: {[a]: 1}\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\nturns: [{prompt: hi}]\n",
+		"e.yaml": `name: e
+agent: {command: [acprun, mock-agent, s.mock.yaml]}
+turns:
+  - prompt: hi
+    expect: {files: {contains: {[a]: x}}, toolCalls: {count: {[a]: 1}}, text: {[a]: x}}
+`,
+	})
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"v.yaml", []string{"v.yaml:2:8: expected a key name, got a list"}},
+		{"e.yaml", []string{
+			"e.yaml:2:39: mock script s.mock.yaml does not parse: s.mock.yaml:2:14: steps step: want a string key, got a list",
+			"e.yaml:5:33: expected a key name, got a list",
+			"e.yaml:5:63: expected a key name, got a list",
+			"e.yaml:5:80: expected a key name, got a list",
+		}},
+	} {
+		res := acprun(t, dir, "validate", tc.file)
+		var got []string
+		for _, l := range strings.Split(res.stderr, "\n") {
+			if strings.HasPrefix(l, tc.file+":") {
+				got = append(got, l)
+			}
+		}
+		if res.code != 2 || strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("validate %s: exit %d, want 2 and only the keys' errors\n%s\nwant:\n%s", tc.file, res.code, res.stderr, strings.Join(tc.want, "\n"))
+		}
+	}
+}

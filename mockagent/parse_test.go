@@ -60,6 +60,13 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, listen, model)`},
 		},
 		{
+			// A list as a step's only key is one error, at the key: the
+			// step is not also empty.
+			name: "a list as the only key of a step",
+			src:  "turns:\n  - steps:\n      - [a]: hi\n",
+			want: []string{`s.yaml:3:9: steps step: want a string key, got a list`},
+		},
+		{
 			name: "own system calls",
 			src:  "turns:\n  - steps:\n      - writeFile: {path: x}\n      - connect: localhost\n      - spawn: \"\"\n      - readFile: [a]\n      - listen: \"8080\"\n",
 			want: []string{

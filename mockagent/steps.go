@@ -112,10 +112,14 @@ func (p *parser) steps(n *yaml.Node, what string, inTurn bool) []step {
 
 // step parses one step: a mapping with exactly one key of stepKinds.
 func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
+	errs := len(p.Errs)
 	kvs, ok := p.entries(n, what+" step")
 	if !ok {
 		return nil
 	}
+	// A step whose only key was reported (a list as a key) is not also
+	// "empty".
+	keyReported := len(p.Errs) > errs
 	var a action
 	var kind *stepKind
 	for _, kv := range kvs {
@@ -133,6 +137,8 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	switch {
 	case kind == nil && len(a.mods) > 0:
 		p.Errorf(a.mods[0].K, "unknown step %q (want one of: %s)", a.mods[0].Key, stepNames())
+		return nil
+	case kind == nil && keyReported:
 		return nil
 	case kind == nil:
 		p.Errorf(yamlnode.Deref(n), "empty step (want one of: %s)", stepNames())

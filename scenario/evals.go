@@ -103,7 +103,9 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		return nil
 	}
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "count is empty: map tool kinds or title globs to counts, such as {execute: \"<=2\", edit: 1}")
+		if m.empty() {
+			p.Errorf(m.n, "count is empty: map tool kinds or title globs to counts, such as {execute: \"<=2\", edit: 1}")
+		}
 		return nil
 	}
 	var out []CountExpect
@@ -274,7 +276,9 @@ func (p *fileParser) pathMap(n *yaml.Node, key, what string, f func(k, v *yaml.N
 		return
 	}
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "%s is empty: map file paths to %s", key, what)
+		if m.empty() {
+			p.Errorf(m.n, "%s is empty: map file paths to %s", key, what)
+		}
 		return
 	}
 	for _, kv := range m.pairs {

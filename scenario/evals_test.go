@@ -367,6 +367,21 @@ turns:
 			},
 		},
 		{
+			// A mapping whose only key is a list is one error, at the
+			// key: it is not also empty.
+			name: "a list as the only key",
+			src: turn(`      files: {contains: {[a]: x}, matches: {? {b: 1} : y}}
+      toolCalls: {count: {[a]: 1}}
+      text: {[a]: x}
+`),
+			want: []string{
+				"bad.yaml:7:26: expected a key name, got a list",
+				"bad.yaml:7:47: expected a key name, got a mapping",
+				"bad.yaml:8:27: expected a key name, got a list",
+				"bad.yaml:9:14: expected a key name, got a list",
+			},
+		},
+		{
 			name: "bad unchanged globs",
 			src:  head + "workspace: testdata\nexpect: {files: {unchanged: [\"[a\", /abs/**, ./]}}\nturns: [{prompt: hi}]\n",
 			want: []string{

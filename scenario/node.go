@@ -126,7 +126,15 @@ type mapping struct {
 	// suggested holds the keys offered for unknown keys; require does not
 	// report them missing, so `promt:` is one error, not two.
 	suggested map[string]bool
+	// reported is set when a key of the mapping was reported (a list
+	// as a key, a duplicate, an unknown key, a bad merge): see empty.
+	reported bool
 }
+
+// empty reports whether m has no pairs and none of its keys was reported:
+// a mapping whose only key is a list is one error, at the key, not also
+// "is empty".
+func (m *mapping) empty() bool { return len(m.pairs) == 0 && !m.reported }
 
 // duplicateKey reports the second of two equal keys, naming the line
 // where the first is written (the anchor's, for one copied by an alias).
@@ -163,6 +171,7 @@ func (p *fileParser) pairs(n *yaml.Node, key string) ([]yamlnode.Pair, bool) {
 // may add a sentence to the message about an unknown key. ok is false when
 // n is not a mapping at all.
 func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
+	errs := len(p.Errs)
 	pairs, ok := p.pairs(n, "a key name")
 	if !ok {
 		return m, false
@@ -171,6 +180,7 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 	for _, kv := range pairs {
 		m.add(p, kv, valid, hint)
 	}
+	m.reported = len(p.Errs) > errs
 	return m, true
 }
 

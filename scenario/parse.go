@@ -624,7 +624,7 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 		return part, false
 	}
 	if len(m.pairs) == 0 {
-		if len(n.Content) == 0 {
+		if m.empty() {
 			p.Errorf(n, "a prompt part needs one of text, file or image")
 		}
 		return part, false
@@ -844,7 +844,7 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	}
 	e.TextContains, e.TextMatches = p.wanted(m, "reply")
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
-	if len(m.pairs) == 0 {
+	if m.empty() {
 		p.Errorf(m.n, "text needs %s", joinWords(textKeys, "or"))
 	}
 }

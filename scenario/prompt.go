@@ -93,7 +93,7 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 	}
 	v := m.value("file")
 	if v == nil {
-		if len(m.n.Content) == 0 { // else its keys were reported
+		if m.empty() {
 			p.Errorf(n, "prompt is empty: give a string, {file: PATH} or a list of text, file and image parts")
 		}
 		return nil

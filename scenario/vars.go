@@ -219,7 +219,9 @@ func (p *fileParser) varMatrix(n *yaml.Node) ([]valueSet, []string, bool) {
 		return nil, nil, false
 	}
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "vars is empty: give the values of each variable, such as {lang: [go, rust]}")
+		if m.empty() {
+			p.Errorf(m.n, "vars is empty: give the values of each variable, such as {lang: [go, rust]}")
+		}
 		return nil, nil, false
 	}
 	var names []string

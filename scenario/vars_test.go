@@ -253,6 +253,16 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			// A list as the only name is one error, at the name: vars is
+			// not also empty.
+			name: "a list as the only name",
+			src:  "name: x\nvars: {[a]: 1}\nagent: {command: [a]}\nturns: [{prompt: hi}]\n---\nname: y\nvars: [{[a]: 1}]\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+			want: []string{
+				"bad.yaml:2:8: expected a key name, got a list",
+				"bad.yaml:7:9: expected a key name, got a list",
+			},
+		},
+		{
 			name: "an unquoted template",
 			src: `name: x
 vars: {lang: [go]}

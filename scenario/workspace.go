@@ -300,7 +300,7 @@ func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 // needsOne reports a mapping m, named what, that gives none of keys. A
 // mapping whose keys were all reported as unknown is not reported again.
 func (p *fileParser) needsOne(m mapping, what string, keys []string) {
-	if len(m.pairs) == 0 && len(m.n.Content) == 0 {
+	if m.empty() {
 		p.Errorf(m.n, "%s needs %s", what, joinWords(keys, "or"))
 	}
 }
