@@ -516,3 +516,40 @@ func TestValidateUTF16(t *testing.T) {
 		t.Errorf("validate without a BOM: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
 	}
 }
+
+// TestValidateNotUTF8: a scenario, a config file or a mock script saved in
+// Latin-1 is refused at its first byte that is not UTF-8, which the
+// message names, saying to save the file as UTF-8; its line shows that
+// byte escaped. The error used to be one column past the byte, quote the
+// line with a raw U+FFFD and say only "invalid trailing UTF-8 octet".
+func TestValidateNotUTF8(t *testing.T) {
+	t.Parallel()
+	const agent = "agent: {command: [acprun, mock-agent, ok.mock.yaml]}\npermissions: {default: deny}\n"
+	ok := "turns: [{steps: [{text: hi}]}]\n"
+	r := validateFiles(t, map[string]string{"s.yaml": "name: caf\xe9\n" + agent + "turns: [{prompt: hi}]\n", "ok.mock.yaml": ok})
+	want := `s.yaml:1:10: YAML syntax: the file is not UTF-8 (byte \xe9 here): save it as UTF-8` + "\n" +
+		`    1 | name: caf\xe9` + "\n" +
+		"      |          ^\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("validate: exit %d, stderr:\n%q\nwant %d and:\n%q", r.code, r.stderr, exitUsage, want)
+	}
+
+	// The config file and a mock script are read as the scenario is.
+	s := "name: s\n" + agent + "turns: [{prompt: hi}]\n"
+	for _, tt := range []struct {
+		files map[string]string
+		want  string
+	}{
+		{map[string]string{"acprun.yaml": "# r\xe9glages\ndefaults: {timeout: 5m}\n", "s.yaml": s, "ok.mock.yaml": ok},
+			`acprun.yaml:1:4: YAML syntax: the file is not UTF-8 (byte \xe9 here): save it as UTF-8` + "\n" +
+				`    1 | # r\xe9glages` + "\n" +
+				"      |    ^\n"},
+		{map[string]string{"s.yaml": s, "ok.mock.yaml": "turns: [{steps: [{text: \"caf\xe9 ok\"}]}]\n"},
+			`s.yaml:2:39: mock script ok.mock.yaml does not parse: ok.mock.yaml:1:29: YAML syntax: the file is not UTF-8 (byte \xe9 here): save it as UTF-8`},
+	} {
+		r := validateFiles(t, tt.files)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || strings.ContainsRune(r.stderr, unicode.ReplacementChar) {
+			t.Errorf("validate: exit %d, stderr:\n%s\nwant %d and, with no U+FFFD:\n%s", r.code, r.stderr, exitUsage, tt.want)
+		}
+	}
+}

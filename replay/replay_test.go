@@ -552,8 +552,8 @@ func TestRunInvalidRequestOfTheAgent(t *testing.T) {
 
 // TestParseErrorSnippet: the snippet of a transcript's error shows its
 // line around the column, however long the line, the caret under the
-// character it is about, every byte that is no character shown as one
-// U+FFFD.
+// character it is about, every byte that is no character counted as one
+// column and shown escaped (\xff).
 func TestParseErrorSnippet(t *testing.T) {
 	long := strings.Repeat("x", 10000)
 	tests := []struct {
@@ -563,8 +563,8 @@ func TestParseErrorSnippet(t *testing.T) {
 			"    1 | …" + long[:67] + `","dir":"up"}` + "\n" +
 				"      | " + strings.Repeat(" ", 76) + "^\n"},
 		{"after bytes that are no character", "{\"t\":1,\"raw\":\"\xff\xfe\",\"dir\":\"up\"}",
-			"    1 | {\"t\":1,\"raw\":\"\uFFFD\uFFFD\",\"dir\":\"up\"}\n" +
-				"      | " + strings.Repeat(" ", 24) + "^\n"},
+			"    1 | {\"t\":1,\"raw\":\"\\xff\\xfe\",\"dir\":\"up\"}\n" +
+				"      | " + strings.Repeat(" ", 30) + "^\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,14 @@ turns:
 		{
 			name: "invalid UTF-8",
 			src:  head + "turns: [{prompt: \"a\xffb\"}]\n",
-			want: "3:20: YAML syntax: invalid leading UTF-8 octet",
+			want: `3:20: YAML syntax: the file is not UTF-8 (byte \xff here): save it as UTF-8`,
+		},
+		{
+			// YAML stops at the line break after the Latin-1 é, which
+			// cannot continue it: the error is at the é.
+			name: "Latin-1",
+			src:  head + "turns: [{prompt: caf\xe9}]\n",
+			want: `3:21: YAML syntax: the file is not UTF-8 (byte \xe9 here): save it as UTF-8`,
 		},
 		{
 			name: "problem on the first line",

@@ -32,8 +32,8 @@ func format(n, col int, text string) string {
 }
 
 // A cell is one character as shown: its text (a tab as blanks, a
-// character termtext escapes as U+FFFD, the second '#' of "##[" as \x23) and how many
-// columns it takes.
+// character termtext escapes as U+FFFD, a byte that is no UTF-8 as \xe9,
+// the second '#' of "##[" as \x23) and how many columns it takes.
 type cell struct {
 	text  string
 	width int
@@ -63,6 +63,8 @@ func layout(text string, col int) (cells []cell, caret int) {
 		case r == '\t':
 			w := tabWidth - screen%tabWidth
 			c = cell{blanks[:w], w}
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			c = cell{fmt.Sprintf(`\x%02x`, text[i]), 4} // a byte that is no UTF-8, as termtext.Escape writes it
 		case termtext.Unprintable(r) || r == unicode.ReplacementChar:
 			c = cell{"\uFFFD", 1}
 		case termtext.CommandHash(text, i):

@@ -89,6 +89,20 @@ func TestSnippet(t *testing.T) {
 				"      |   ^\n",
 		},
 		{
+			name: "bytes that are no UTF-8 shown escaped, the caret under the column after them",
+			n:    1, col: 5, text: "a\xe9\xe8\uFFFDb",
+			want: "" +
+				"    1 | a\\xe9\\xe8\uFFFDb\n" +
+				"      | " + strings.Repeat(" ", 10) + "^\n", // under the b
+		},
+		{
+			name: "a byte that is no UTF-8 at the column",
+			n:    1, col: 10, text: "name: caf\xe9",
+			want: "" +
+				"    1 | name: caf\\xe9\n" +
+				"      |          ^\n",
+		},
+		{
 			name: "line separators and bidi controls shown as U+FFFD",
 			n:    1, col: 7, text: "a\u2028b \u202ec: d",
 			want: "" +

@@ -1,6 +1,7 @@
 package yamlnode_test
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf16"
 
@@ -141,5 +142,30 @@ func TestUTF16WithoutBOM(t *testing.T) {
 		if diff := cmp.Diff(want, r.Errs); diff != "" {
 			t.Errorf("big %v: errors (-want +got):\n%s", big, diff)
 		}
+	}
+}
+
+// TestNotUTF8: a file that is not UTF-8 (Latin-1) is refused at its first
+// byte that is not, which the message names, saying to save the file as
+// UTF-8, and its source line shows that byte escaped. A UTF-16 file's
+// surrogate without its pair is no such byte: it is not said to be one.
+func TestNotUTF8(t *testing.T) {
+	r := yamlnode.Reader{Name: "l.yaml", Src: []byte("name: caf\xe9\nturns: []\n")}
+	for range r.Documents() {
+	}
+	want := []*srcerr.Error{{File: "l.yaml", Line: 1, Col: 10, Msg: `YAML syntax: the file is not UTF-8 (byte \xe9 here): save it as UTF-8`, Source: "name: caf\xe9"}}
+	if diff := cmp.Diff(want, r.Errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if got, want := r.Errs[0].Snippet(), "    1 | name: caf\\xe9\n      |          ^\n"; got != want {
+		t.Errorf("snippet:\n%s\nwant:\n%s", got, want)
+	}
+
+	// "a: " and a high surrogate without its low one, little-endian.
+	r = yamlnode.Reader{Name: "u.yaml", Src: append(utf16Bytes("a: ", false, false), 0x00, 0xd8, '\n', 0)}
+	for range r.Documents() {
+	}
+	if len(r.Errs) != 1 || strings.Contains(r.Errs[0].Msg, "not UTF-8") {
+		t.Errorf("UTF-16 with a lone surrogate: errors %v, want one that does not say the file is not UTF-8", r.Err())
 	}
 }

@@ -206,6 +206,9 @@ func (r *Reader) problemAt(pr libyamlError) (pos, string) {
 	at, atContext := pr.problemMark, false
 	switch {
 	case pr.kind == readerError:
+		if off, ok := r.firstNotUTF8(pr.offset); ok {
+			return r.offsetPos(off), fmt.Sprintf(notUTF8, r.Text()[off])
+		}
 		return r.offsetPos(pr.offset), pr.problem
 	case pr.context == "while scanning a simple key":
 		at, atContext = pr.contextMark, true

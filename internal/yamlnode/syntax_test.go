@@ -88,7 +88,19 @@ func TestSyntaxError(t *testing.T) {
 		{"no hint", "a: @b\n",
 			"1:4: found character that cannot start any token"},
 		{"invalid UTF-8 after a line separator and a non-ASCII character", "a: x\u2028b: \"é\xff\"\n",
-			"2:6: invalid leading UTF-8 octet"},
+			`2:6: the file is not UTF-8 (byte \xff here): save it as UTF-8`},
+		// YAML stops at the byte after the Latin-1 é, the line break that
+		// cannot continue it: the error is at the é.
+		{"Latin-1", "name: caf\xe9\nb: 1\n",
+			`1:10: the file is not UTF-8 (byte \xe9 here): save it as UTF-8`},
+		{"a sequence cut short by the end of the file", "a: é\xe2\x82",
+			`1:5: the file is not UTF-8 (byte \xe2 here): save it as UTF-8`},
+		{"a surrogate written in UTF-8", "a: x\xed\xa0\x80\n",
+			`1:5: the file is not UTF-8 (byte \xed here): save it as UTF-8`},
+		{"an overlong sequence", "a: [1, \xc0\x80]\n",
+			`1:8: the file is not UTF-8 (byte \xc0 here): save it as UTF-8`},
+		{"a control character before a byte that is no UTF-8", "a: \x01\xe9\n",
+			"1:4: control characters are not allowed"},
 		{"unknown anchor", "a: &x 1\nb: [1, *y]\n",
 			"2:8: unknown anchor 'y' referenced"},
 	}

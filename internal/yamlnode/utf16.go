@@ -57,6 +57,37 @@ func utf8Text(src []byte) []byte {
 	return out
 }
 
+// notUTF8 is the problem of a file that is not UTF-8 (Latin-1, say), at
+// the first byte that is not, which %02x formats.
+const notUTF8 = `the file is not UTF-8 (byte \x%02x here): save it as UTF-8`
+
+// firstNotUTF8 returns the offset of the first byte of the Reader's text
+// that is not UTF-8, where YAML's reader stopped (it says offset off: the
+// byte after the first one of a bad sequence, or the first one itself).
+// ok is false when the text is UTF-8 up to off (YAML stopped at a control
+// character), and when the file is UTF-16, whose bad surrogates utf8Text
+// wrote as a byte no UTF-8 has.
+func (r *Reader) firstNotUTF8(off int) (int, bool) {
+	if hasUTF16BOM(r.Src) {
+		return 0, false
+	}
+	text := r.Text()
+	for i := 0; i < len(text) && i <= off; {
+		c, size := utf8.DecodeRune(text[i:])
+		if c == utf8.RuneError && size <= 1 {
+			return i, true
+		}
+		i += size
+	}
+	return 0, false
+}
+
+// hasUTF16BOM reports whether src starts with a UTF-16 byte order mark,
+// in either byte order.
+func hasUTF16BOM(src []byte) bool {
+	return bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff})
+}
+
 // notUTF16 is the problem of a file that looksUTF16.
 const notUTF16 = "the file looks like UTF-16 without a byte order mark, which YAML does not read: save it as UTF-8"
 
@@ -68,7 +99,7 @@ const notUTF16 = "the file looks like UTF-16 without a byte order mark, which YA
 // ("control characters are not allowed").
 func looksUTF16(src []byte) bool {
 	n := min(len(src), 256) &^ 1
-	if n < 4 || bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+	if n < 4 || hasUTF16BOM(src) {
 		return false
 	}
 	var nuls [2]int
