@@ -79,3 +79,43 @@ turns:
 		})
 	}
 }
+
+// TestYAML11Booleans: a boolean written as YAML 1.1 spells one (yes, on,
+// n) or quoted ("true"), which YAML 1.2 reads as a string, is an error
+// that quotes the value and says to write true or false, in a scenario
+// and a mock agent's script alike, where it used to say only "got a
+// string"; run exits 2 before anything runs.
+func TestYAML11Booleans(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "ignoreEOF: \"true\"\nturns: [{steps: [{text: hello}]}]\n",
+		"m.yaml":      "name: mock\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"s.yaml": `name: yes-no
+agent: {command: [acprun, mock-agent, a.mock.yaml], reuse: n}
+permissions: {default: deny}
+continueAfterCancel: yes
+sandbox: {verify: "FALSE", network: on}
+turns: [{prompt: hi}]
+`,
+	})
+	r := acprun(t, dir, "validate", "m.yaml")
+	if w := `m.yaml:2:39: mock script a.mock.yaml does not parse: a.mock.yaml:1:12: ignoreEOF: want true or false, got the string "true" (write true without quotes)`; r.code != exitUsage || !strings.Contains(r.stderr, w) {
+		t.Errorf("validate m.yaml: exit %d, want %d and %q:\n%s", r.code, exitUsage, w, r.stderr)
+	}
+	for _, cmd := range []string{"validate", "run"} {
+		r := acprun(t, dir, cmd, "s.yaml")
+		for _, w := range []string{
+			`s.yaml:2:60: expected true or false, got the string "n" (YAML 1.1's n: write false)`,
+			`s.yaml:4:22: expected true or false, got the string "yes" (YAML 1.1's yes: write true)`,
+			`s.yaml:5:19: expected true or false, got the string "FALSE" (write false without quotes)`,
+		} {
+			if r.code != exitUsage || !strings.Contains(r.stderr, w) {
+				t.Errorf("%s: exit %d, want %d and %q:\n%s", cmd, r.code, exitUsage, w, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "expected network") {
+			t.Errorf("%s: network: on (its own word) refused:\n%s", cmd, r.stderr)
+		}
+	}
+}

@@ -152,7 +152,7 @@ load:
 			src:  "startDelay: -1s\nignoreEOF: sometimes\n",
 			want: []string{
 				`s.yaml:1:13: startDelay: want a duration such as 500ms or 1s, got "-1s"`,
-				`s.yaml:2:12: ignoreEOF: want true or false, got a string`,
+				`s.yaml:2:12: ignoreEOF: want true or false, got the string "sometimes"`,
 			},
 		},
 		{

@@ -254,7 +254,11 @@ func (p *parser) float(n *yaml.Node, what string) (float64, bool) {
 func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.Errorf(n, "%s: want true or false, got %s", what, describe(n))
+		got := describe(n)
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+			got = yamlnode.NotBoolean(n) // quoted, with what to write for yes or "true"
+		}
+		p.Errorf(n, "%s: want true or false, got %s", what, got)
 		return false, false
 	}
 	var v bool

@@ -195,7 +195,26 @@ agent: {command: [a]}
 continueAfterCancel: "yes"
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:3:22: expected true or false, got a string`},
+			want: []string{`bad.yaml:3:22: expected true or false, got the string "yes" (YAML 1.1's yes: write true)`},
+		},
+		{
+			// YAML 1.1's spellings of a boolean, and a quoted true or
+			// false, are quoted with what to write; another value is
+			// quoted.
+			name: "booleans spelled otherwise",
+			src: `name: x
+agent: {command: [a], reuse: Off}
+continueAfterCancel: "True"
+sandbox: {verify: 1, network: true}
+session: {resume: maybe}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:2:30: expected true or false, got the string "Off" (YAML 1.1's Off: write false)`,
+				`bad.yaml:3:22: expected true or false, got the string "True" (write true without quotes)`,
+				`bad.yaml:4:19: expected true or false, got the number 1`,
+				`bad.yaml:5:19: expected true or false, got the string "maybe"`,
+			},
 		},
 		{
 			name: "duration without a unit",

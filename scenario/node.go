@@ -277,10 +277,13 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 	return nil, false
 }
 
+// boolean reads true or false. Another value is an error that quotes it
+// and, for a YAML 1.1 spelling such as yes, says what to write (see
+// yamlnode.NotBoolean).
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.Expected(n, "true or false")
+		p.Errorf(n, "expected true or false, got %s", yamlnode.NotBoolean(n))
 		return false, false
 	}
 	var b bool

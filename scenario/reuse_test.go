@@ -54,7 +54,7 @@ turns: [{prompt: hi}]
 func TestAgentReuseErrors(t *testing.T) {
 	_, _, err := scenario.LoadBytes("bad.yaml", []byte("name: x\nagent: {command: [a], reuse: yes please}\nturns: [{prompt: hi}]\n"), opts)
 	got := errorLines(t, err)
-	if want := `bad.yaml:2:30: expected true or false, got a string`; len(got) != 1 || got[0] != want {
+	if want := `bad.yaml:2:30: expected true or false, got the string "yes please"`; len(got) != 1 || got[0] != want {
 		t.Errorf("errors = %q; want %q", got, want)
 	}
 }

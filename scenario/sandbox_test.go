@@ -122,7 +122,7 @@ func TestSandboxErrors(t *testing.T) {
 		{"unset variable", `sandbox: {write: ["${NOPE}/x"]}`,
 			[]string{`bad.yaml:3:20: environment variable NOPE is not set (write ${NOPE:-default} to give a default)`}},
 		{"verify not a boolean", `sandbox: {verify: yes please}`,
-			[]string{`bad.yaml:3:19: expected true or false, got a string`}},
+			[]string{`bad.yaml:3:19: expected true or false, got the string "yes please"`}},
 		{"path not a string", `sandbox: {write: [{a: b}]}`,
 			[]string{`bad.yaml:3:19: expected a string, got a mapping`}},
 	} {

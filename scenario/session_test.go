@@ -67,7 +67,7 @@ func TestSessionErrors(t *testing.T) {
 		{"not a mapping", "session: true\n",
 			[]string{file + ":5:10: expected a mapping, got a boolean"}},
 		{"not a boolean", "session: {resume: yes please}\n",
-			[]string{file + `:5:19: expected true or false, got a string`}},
+			[]string{file + `:5:19: expected true or false, got the string "yes please"`}},
 		{"empty state file", "session: {stateFile: ''}\n",
 			[]string{file + ":5:22: stateFile is empty: name the JSON file that records the session between runs (default .acprun/state.json, relative to the scenario file)"}},
 		{"a directory", "session: {stateFile: state}\n",

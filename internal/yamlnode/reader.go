@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -135,6 +136,32 @@ func (r *Reader) Want(n *yaml.Node, k yaml.Kind, what string) (*yaml.Node, bool)
 		return n, false
 	}
 	return n, true
+}
+
+// NotBoolean describes n, aliases followed, where true or false is
+// expected and n is no boolean, for "expected true or false, got Y"
+// messages: a string is quoted, a number given, and a YAML 1.1 spelling
+// of a boolean (yes, no, on, off, y, n) or a quoted true or false, in any
+// case, says which to write: `the string "yes" (YAML 1.1's yes: write
+// true)`. Anything else is in Describe's words.
+func NotBoolean(n *yaml.Node) string {
+	n = Deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
+		return Describe(n)
+	}
+	if t := n.ShortTag(); t == "!!int" || t == "!!float" {
+		return "the number " + n.Value
+	}
+	got := "the string " + strconv.Quote(n.Value)
+	switch v := strings.ToLower(n.Value); v {
+	case "yes", "y", "on":
+		return got + " (YAML 1.1's " + n.Value + ": write true)"
+	case "no", "n", "off":
+		return got + " (YAML 1.1's " + n.Value + ": write false)"
+	case "true", "false":
+		return got + " (write " + v + " without quotes)"
+	}
+	return got
 }
 
 // Describe names the kind of n, aliases followed, for "expected X, got

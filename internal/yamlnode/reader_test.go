@@ -169,3 +169,35 @@ func TestNotUTF8(t *testing.T) {
 		t.Errorf("UTF-16 with a lone surrogate: errors %v, want one that does not say the file is not UTF-8", r.Err())
 	}
 }
+
+// TestNotBoolean: a value where true or false is expected is quoted, and
+// a YAML 1.1 spelling of a boolean or a quoted true or false, in any case,
+// says which to write.
+func TestNotBoolean(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"yes", `the string "yes" (YAML 1.1's yes: write true)`},
+		{"Y", `the string "Y" (YAML 1.1's Y: write true)`},
+		{"ON", `the string "ON" (YAML 1.1's ON: write true)`},
+		{"no", `the string "no" (YAML 1.1's no: write false)`},
+		{"n", `the string "n" (YAML 1.1's n: write false)`},
+		{"'off'", `the string "off" (YAML 1.1's off: write false)`},
+		{`"true"`, `the string "true" (write true without quotes)`},
+		{"!!str FALSE", `the string "FALSE" (write false without quotes)`},
+		{"yes please", `the string "yes please"`},
+		{`"a\tb"`, `the string "a\tb"`},
+		{"1", "the number 1"},
+		{"0.5", "the number 0.5"},
+		{"~", "null"},
+		{"[yes]", "a list"},
+		{"{a: b}", "a mapping"},
+	}
+	for _, tt := range tests {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte("v: "+tt.src), &doc); err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		if got := yamlnode.NotBoolean(doc.Content[0].Content[1]); got != tt.want {
+			t.Errorf("NotBoolean(%s) = %s, want %s", tt.src, got, tt.want)
+		}
+	}
+}
