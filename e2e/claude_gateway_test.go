@@ -21,7 +21,13 @@ import (
 // for real"): the two-turn scenario of claude_test.go with a gateway on
 // the named agent claude, whose registry entry points ANTHROPIC_BASE_URL
 // at the gateway and takes the upstream from the agent's own value (the
-// fake's URL in agent.env).
+// fake's URL in agent.env). Through it go Claude Code's three loop
+// requests and its one request for a session title, made beside turn 1's
+// (claudeEnv): claudeRequests in all.
+
+// claudeRequests is the model requests of the two-turn scenario: three of
+// Claude Code's loop and one for the session title.
+const claudeRequests = 4
 
 // claudeCassette is where a run of the two-turn scenario under dir keeps
 // its cassette: cassettes/ beside s.yaml, named like its transcript.
@@ -39,26 +45,34 @@ type claudeTurnSummary struct {
 	Usage       *report.Usage
 }
 
-// claudeTurns summarises sc's turns, the paths in its permissions made
-// relative to its workspace (each attempt has its own copy).
+// claudeTurns summarises sc's turns, the paths in their tool calls'
+// locations and their permissions made relative to its workspace (each
+// attempt has its own copy).
 func claudeTurns(t *testing.T, sc report.Result) []claudeTurnSummary {
 	t.Helper()
 	if sc.Workspace == nil || sc.Workspace.Path == "" {
 		t.Fatalf("no workspace in the results: %+v", sc.Workspace)
 	}
+	relative := func(paths []string) []string {
+		paths = slices.Clone(paths)
+		for i, path := range paths {
+			if rel, err := filepath.Rel(sc.Workspace.Path, path); err == nil && filepath.IsLocal(rel) {
+				paths[i] = "<workspace>/" + filepath.ToSlash(rel)
+			}
+		}
+		return paths
+	}
 	var out []claudeTurnSummary
 	for _, turn := range sc.Turns {
-		perms := slices.Clone(turn.Permissions)
-		for i, p := range perms {
-			p.Paths = slices.Clone(p.Paths)
-			for j, path := range p.Paths {
-				if rel, err := filepath.Rel(sc.Workspace.Path, path); err == nil && filepath.IsLocal(rel) {
-					p.Paths[j] = "<workspace>/" + filepath.ToSlash(rel)
-				}
-			}
-			perms[i] = p
+		calls := slices.Clone(turn.ToolCalls)
+		for i := range calls {
+			calls[i].Locations = relative(calls[i].Locations)
 		}
-		out = append(out, claudeTurnSummary{turn.StopReason, turn.Text, turn.ToolCalls, perms, turn.Usage})
+		perms := slices.Clone(turn.Permissions)
+		for i := range perms {
+			perms[i].Paths = relative(perms[i].Paths)
+		}
+		out = append(out, claudeTurnSummary{turn.StopReason, turn.Text, calls, perms, turn.Usage})
 	}
 	return out
 }
@@ -72,12 +86,12 @@ func recordClaude(t *testing.T, dir, bin string, model *testkit.AnthropicServer,
 	rec := runClaudeScenario(t, dir, model, env)
 	rec.check(t, dir)
 	cassette := claudeCassette(dir)
-	if g := rec.sc.Gateway; g == nil || g.Mode != "record" || g.Requests != 3 || g.Cassette != cassette || g.Unplayed != 0 {
-		t.Fatalf("record: gateway %+v; want 3 requests recorded in %s", g, cassette)
+	if g := rec.sc.Gateway; g == nil || g.Mode != "record" || g.Requests != claudeRequests || g.Cassette != cassette || g.Unplayed != 0 {
+		t.Fatalf("record: gateway %+v; want %d requests recorded in %s", g, claudeRequests, cassette)
 	}
 	want := slices.Repeat([]string{"POST /v1/messages?beta=true"}, 3)
-	if got := modelPosts(model); !slices.Equal(got, want) {
-		t.Errorf("record: the fake was asked %q; want %q", got, want)
+	if got, titles := modelPosts(model); !slices.Equal(got, want) || titles != 1 {
+		t.Errorf("record: the fake was asked %q and %d session titles; want %q and one", got, titles, want)
 	}
 	for _, req := range model.Requests() {
 		if req.Method == "HEAD" {
@@ -106,8 +120,8 @@ func recordClaude(t *testing.T, dir, bin string, model *testkit.AnthropicServer,
 	if strings.Contains(string(data), dir) || rec.sc.Workspace != nil && strings.Contains(string(data), rec.sc.Workspace.Path) {
 		t.Errorf("cassette holds the recording's directory %s or its workspace", dir)
 	}
-	if doc.Version != 1 || len(doc.Exchanges) != 3 {
-		t.Fatalf("cassette: version %d, %d exchanges; want 1 and 3", doc.Version, len(doc.Exchanges))
+	if doc.Version != 1 || len(doc.Exchanges) != claudeRequests {
+		t.Fatalf("cassette: version %d, %d exchanges; want 1 and %d", doc.Version, len(doc.Exchanges), claudeRequests)
 	}
 	for i, ex := range doc.Exchanges {
 		if q := ex.Request; q.Method != "POST" || q.Path != "/v1/messages" || q.Query != "beta=true" || q.API != "anthropic-messages" || q.Model == "" || ex.Response.Status != 200 {
@@ -170,8 +184,8 @@ func TestClaudeGatewayRecordReplay(t *testing.T) {
 		replay := claudeReplayDir(t, dir, bin, model.URL, "", "")
 		rep := runClaudeScenario(t, replay, nil, claudeReplayEnv, "--gateway", "replay")
 		rep.check(t, replay)
-		if g := rep.sc.Gateway; g == nil || g.Mode != "replay" || g.Requests != 3 || g.Unplayed != 0 || g.Cassette != claudeCassette(replay) {
-			t.Errorf("replay: gateway %+v; want the 3 requests of %s played", g, claudeCassette(replay))
+		if g := rep.sc.Gateway; g == nil || g.Mode != "replay" || g.Requests != claudeRequests || g.Unplayed != 0 || g.Cassette != claudeCassette(replay) {
+			t.Errorf("replay: gateway %+v; want the %d requests of %s played", g, claudeRequests, claudeCassette(replay))
 		}
 		if diff := gocmp.Diff(claudeTurns(t, rec.sc), claudeTurns(t, rep.sc)); diff != "" {
 			t.Errorf("replay: turns (-recorded +replayed):\n%s", diff)
@@ -198,14 +212,18 @@ func TestClaudeGatewayRecordReplay(t *testing.T) {
 		if (t2.StopReason != "cancelled" && t2.StopReason != "error") || t2.CancelCause != report.CauseDivergence {
 			t.Errorf("turn 2 %s, cancelCause %q; want cancelled (or the agent's error) for the %s\n%s", t2.StopReason, t2.CancelCause, report.CauseDivergence, res.stderr)
 		}
-		// The fifth message of the conversation (user, tool use, tool
-		// result, answer, prompt) is turn 2's prompt.
-		want := `gateway: request 3 (POST /v1/messages): messages[4].content[0].text: recorded "What does it say?", received "` + changed + `"`
+		// The sixth message of the conversation (turn 1's prompt and Claude
+		// Code's message of the environment, tool use, tool result, answer,
+		// prompt) is turn 2's prompt, in the fourth request: the session
+		// title's, asked as turn 1's prompt is queued and played at once,
+		// comes among turn 1's two, in either order, long before turn 1
+		// ends (two model requests, a permission and a command later).
+		want := `gateway: request 4 (POST /v1/messages): messages[5].content[0].text: recorded "What does it say?", received "` + changed + `"`
 		if !slices.Equal(t2.Failures, []string{want}) || !strings.Contains(res.stderr, want) {
 			t.Errorf("turn 2 failures %q; want only %q, shown\n%s", t2.Failures, want, res.stderr)
 		}
-		if g := sc.Gateway; g == nil || g.Requests != 3 || g.Unplayed != 1 {
-			t.Errorf("gateway %+v; want 3 requests asked, the recorded third unplayed", g)
+		if g := sc.Gateway; g == nil || g.Requests != claudeRequests || g.Unplayed != 1 {
+			t.Errorf("gateway %+v; want %d requests asked, the recorded turn 2's unplayed", g, claudeRequests)
 		}
 	})
 	t.Cleanup(func() {
@@ -224,6 +242,15 @@ func claudeTokens(u *report.Usage) *report.Usage {
 		ThoughtTokens: u.ThoughtTokens, CachedReadTokens: u.CachedReadTokens, CachedWriteTokens: u.CachedWriteTokens}
 }
 
+// claudeTokensOf is claudeTokens of each of us.
+func claudeTokensOf(us []*report.Usage) []*report.Usage {
+	var out []*report.Usage
+	for _, u := range us {
+		out = append(out, claudeTokens(u))
+	}
+	return out
+}
+
 // claudeUsage is the token counts the fake reports for n model requests.
 func claudeUsage(n int64) report.Usage {
 	return report.Usage{
@@ -235,14 +262,12 @@ func claudeUsage(n int64) report.Usage {
 	}
 }
 
-// claudeModel is the model the pinned Claude Code asks for by default.
-const claudeModel = "claude-sonnet-4-6"
-
 // TestClaudeGatewayMeter: with gateway: meter, the two-turn scenario
 // passes with each turn's usage read by the gateway from the fake's
 // streams, the same as Claude Code reports over ACP, and priced by the
 // config's price table per turn (where Claude Code's own cost is the
-// session's so far); nothing is kept.
+// session's so far); the session title's request is metered too, with no
+// usage; nothing is kept.
 func TestClaudeGatewayMeter(t *testing.T) {
 	t.Parallel()
 	bin := claudeAgentBin(t)
@@ -254,8 +279,8 @@ func TestClaudeGatewayMeter(t *testing.T) {
 		"prices:\n  " + claudeModel + ": {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}\ncurrency: EUR\n"})
 	r := runClaudeScenario(t, dir, model, nil)
 	r.check(t, dir)
-	if g := r.sc.Gateway; g == nil || g.Mode != "meter" || g.Requests != 3 || g.Cassette != "" || !slices.Equal(g.Models, []string{claudeModel}) {
-		t.Errorf("gateway %+v; want 3 requests to %s metered, no cassette", g, claudeModel)
+	if g := r.sc.Gateway; g == nil || g.Mode != "meter" || g.Requests != claudeRequests || g.Cassette != "" || !slices.Equal(g.Models, []string{claudeModel}) {
+		t.Errorf("gateway %+v; want %d requests to %s metered, no cassette", g, claudeRequests, claudeModel)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cassettes")); !os.IsNotExist(err) {
 		t.Errorf("meter made cassettes/ (%v)", err)
@@ -284,20 +309,29 @@ func TestClaudeGatewayMeter(t *testing.T) {
 // Claude Code's first model request goes through and its usage is turn
 // 1's; its second, the tool result's follow-up in turn 1, is refused at
 // the gateway and never reaches the fake; turn 1 is cancelled for the
-// budget and fails naming it, turn 2 does not run.
+// budget and fails naming it, turn 2 does not run. Turn 1's prompt is too
+// short for the adapter to ask for a session title with it (under 10
+// characters), and the turn ends with no text of the model's to title the
+// session from, so no title request competes with the loop's for the one
+// the budget allows.
 func TestClaudeGatewayBudget(t *testing.T) {
 	t.Parallel()
 	bin := claudeAgentBin(t)
 	dir := realTempDir(t)
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
 	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "gateway: meter\nbudget: {maxRequests: 1}\n")
+	data, err := os.ReadFile(filepath.Join(dir, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(string(data), "Write hello to out.txt.", "Write it.", 1)})
 	r := runClaudeScenario(t, dir, model, nil)
 	sc := r.sc
 	if r.res.code != exitFailed || sc.Status != report.StatusFailed || len(sc.Turns) != 2 {
 		t.Fatalf("exit %d, status %s, %d turns; want a failed run of two turns (exit %d)\n%s", r.res.code, sc.Status, len(sc.Turns), exitFailed, r.res.stderr)
 	}
-	if got, want := modelPosts(model), []string{"POST /v1/messages?beta=true"}; !slices.Equal(got, want) {
-		t.Errorf("the fake was asked %q; want %q", got, want)
+	if got, titles := modelPosts(model); !slices.Equal(got, []string{"POST /v1/messages?beta=true"}) || titles != 0 {
+		t.Errorf("the fake was asked %q and %d session titles; want one POST /v1/messages?beta=true and none", got, titles)
 	}
 	t1, t2 := sc.Turns[0], sc.Turns[1]
 	// As for a divergence (TestClaudeGatewayRecordReplay), Claude Code
@@ -312,10 +346,12 @@ func TestClaudeGatewayBudget(t *testing.T) {
 	if got, want := claudeTokens(t1.Usage), claudeUsage(1); got == nil || *got != want {
 		t.Errorf("turn 1 usage %+v; want the first request's %+v", t1.Usage, want)
 	}
-	// Claude Code answers a cancelled prompt without usage: turn 1's is
-	// the gateway's alone.
-	if reported := readTranscript(t, filepath.Join(dir, sc.Transcript)).promptUsage(t); len(reported) != 1 || reported[0] != nil {
-		t.Errorf("Claude Code reported usage %v over ACP; want one answer, without usage", reported)
+	// The adapter answers a cancelled prompt with the session's usage so
+	// far, the one request's that went through (or, cancelled on some of
+	// its paths or failed, with none): never more than the gateway's.
+	if reported := readTranscript(t, filepath.Join(dir, sc.Transcript)).promptUsage(t); len(reported) != 1 ||
+		reported[0] != nil && *claudeTokens(reported[0]) != claudeUsage(1) {
+		t.Errorf("Claude Code reported usage %v over ACP; want one answer, with the first request's %+v or none", claudeTokensOf(reported), claudeUsage(1))
 	}
 	if t2.StopReason != report.OutcomeSkipped {
 		t.Errorf("turn 2 %s; want %s", t2.StopReason, report.OutcomeSkipped)
@@ -410,8 +446,12 @@ func TestClaudeGatewaySandbox(t *testing.T) {
 			writeClaudeScenario(t, direct, bin, cenv, sandboxed+"gateway: {mode: meter, env: UNUSED_BASE_URL, upstream: "+strconv.Quote(model.URL)+"}\n")
 			r := runClaudeScenario(t, direct, model, sandboxEnv(direct))
 			checkSandbox("direct", r.sc, model)
-			if t1 := r.sc.Turns[0]; r.res.code != exitFailed || t1.StopReason != report.OutcomeError || !strings.Contains(t1.Error, "Unable to connect to API") {
-				t.Errorf("direct: exit %d, turn 1 %s %q; want exit %d, an error: Claude Code cannot connect", r.res.code, t1.StopReason, t1.Error, exitFailed)
+			// Claude Code cannot connect: in its own network namespace the
+			// fake's port refuses it, under Landlock alone the connect is
+			// denied.
+			cannot := map[bool]string{true: "API Error: Connection refused", false: "API Error: Unable to connect to API (EACCES)"}[bwrap]
+			if t1 := r.sc.Turns[0]; r.res.code != exitFailed || t1.StopReason != report.OutcomeError || !strings.Contains(t1.Error, cannot) {
+				t.Errorf("direct: exit %d, turn 1 %s %q; want exit %d, an error: %s", r.res.code, t1.StopReason, t1.Error, exitFailed, cannot)
 			}
 			if got := model.Requests(); len(got) != 0 || r.sc.Gateway == nil || r.sc.Gateway.Requests != 0 {
 				t.Errorf("direct: the fake got %d requests, the gateway %+v; want none", len(got), r.sc.Gateway)

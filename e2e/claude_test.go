@@ -16,22 +16,14 @@ import (
 	"github.com/acprun/acprun/report"
 )
 
-// claude-agent-acp is Zed's ACP adapter for Claude Code, the agent of the
-// built-in name claude, run for real against a fake Anthropic Messages API
-// (issue 28). npm installs it, pinned, under claude-agent-acp-VERSION in the
+// claude-agent-acp is Claude Code's ACP adapter, the agent of the built-in
+// name claude, run for real against a fake Anthropic Messages API (issue
+// 28). npm installs it, pinned, under claude-agent-acp-VERSION in the
 // third-party cache (.ci/run does); its bin is a node script, and Claude
-// Code itself (the Agent SDK's cli.js) runs on node too.
-//
-// It stays Zed's last release, not the @agentclientprotocol/claude-agent-acp
-// the built-in runs now: 0.101.0 passes the scenario, but its Claude Code
-// adds model requests these tests count exactly (a session title, asked
-// while the turn runs and in any order with the loop's, and prompt
-// suggestions, which the fake answers from the script unless
-// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false), and its permission option
-// is allow-once.
+// Code itself is the Agent SDK's platform binary.
 const (
-	claudeAgentPackage = "@zed-industries/claude-agent-acp"
-	claudeAgentVersion = "0.23.1"
+	claudeAgentPackage = "@agentclientprotocol/claude-agent-acp"
+	claudeAgentVersion = "0.101.0"
 )
 
 // claudeAgentBin is the pinned claude-agent-acp's bin. The test is skipped
@@ -56,6 +48,8 @@ const (
 	claudeTurn2Text = "It says hello."
 	// claudeAllowRule is where s.yaml's allow rule is.
 	claudeAllowRule = "s.yaml:6"
+	// claudeAllowOption is the adapter's option of kind allow_once.
+	claudeAllowOption = "allow-once"
 )
 
 // claudeScript is the fake model's replies for the two-turn scenario, in
@@ -68,6 +62,11 @@ func claudeScript() []testkit.ModelReply {
 	}
 }
 
+// claudeModel is the model the pinned Claude Code asks for by default, for
+// its loop's requests and the session title's alike. (Naming one in
+// agent.env, ANTHROPIC_MODEL, would make it a secret that acprun redacts.)
+const claudeModel = "claude-opus-5-5"
+
 // claudeEnv is Claude Code's environment for a test whose directory is
 // dir: its home (~/.claude, ~/.claude.json) under dir/home, a dummy key,
 // the model's base URL, and no traffic but the model's (one fetch remains
@@ -76,6 +75,17 @@ func claudeScript() []testkit.ModelReply {
 // fails). The adapter starts Claude Code allowing its bypass-permissions
 // mode, which root may use only with IS_SANDBOX set: without it, Claude
 // Code run as root exits and session/new fails.
+//
+// Besides its loop's requests, Claude Code asks the model for a prompt
+// suggestion after each turn (a request with the loop's tools, which the
+// fake would answer from the script), unless
+// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false, and for a session title,
+// which no variable turns off: the adapter asks for it when it queues the
+// first prompt (one of 10 characters or more), beside turn 1's requests
+// and in any order with them. The fake answers it with a title and no
+// usage (AsksTitle), so it takes no reply from the script and changes no
+// turn's token counts; a title it could not read would be asked for again
+// at the next prompt.
 func claudeEnv(dir, baseURL string) map[string]string {
 	home := filepath.Join(dir, "home")
 	return map[string]string{
@@ -85,6 +95,7 @@ func claudeEnv(dir, baseURL string) map[string]string {
 		"ANTHROPIC_API_KEY":  "dummy",
 		"IS_SANDBOX":         "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION":     "false",
 	}
 }
 
@@ -151,7 +162,8 @@ func runClaudeScenario(t *testing.T, dir string, model *testkit.AnthropicServer,
 // between Claude Code and its model: a passing run of two end_turn turns
 // with the script's texts, the one Bash call run after acprun's rule
 // allowed it, out.txt written in the workspace, and the usage Claude Code
-// read from the model's answers (two in the first turn, one in the second).
+// read from the model's answers (two in the first turn, one in the second;
+// the session title's has none).
 func (r claudeRun) check(t *testing.T, dir string) {
 	t.Helper()
 	sc := r.sc
@@ -180,15 +192,15 @@ func (r claudeRun) check(t *testing.T, dir string) {
 		t.Fatalf("turn 1 permissions %+v; want Claude Code's one request", t1.Permissions)
 	}
 	p := t1.Permissions[0]
-	if p.ToolCallID != claudeToolUseID || p.Decision != "allow" || p.Rule != claudeAllowRule || p.OptionID != "allow" || p.Outcome != "selected" ||
+	if p.ToolCallID != claudeToolUseID || p.Decision != "allow" || p.Rule != claudeAllowRule || p.OptionID != claudeAllowOption || p.Outcome != "selected" ||
 		!slices.Equal(p.Commands, []string{claudeCommand}) {
-		t.Errorf("permission %+v; want %s allowed by %s (optionId allow) for %q", p, claudeToolUseID, claudeAllowRule, claudeCommand)
+		t.Errorf("permission %+v; want %s allowed by %s (optionId %s) for %q", p, claudeToolUseID, claudeAllowRule, claudeAllowOption, claudeCommand)
 	}
 	if len(t2.ToolCalls) != 0 || len(t2.Permissions) != 0 || sc.Allowed != 1 || sc.Denied != 0 {
 		t.Errorf("turn 2 tool calls %+v, permissions %+v, allowed %d, denied %d; want none, none, 1 and 0", t2.ToolCalls, t2.Permissions, sc.Allowed, sc.Denied)
 	}
-	if got := readTranscript(t, filepath.Join(dir, sc.Transcript)).permissionAnswers(t); !slices.Equal(got, []string{"allow"}) {
-		t.Errorf("permission answers sent = %q; want optionId allow", got)
+	if got := readTranscript(t, filepath.Join(dir, sc.Transcript)).permissionAnswers(t); !slices.Equal(got, []string{claudeAllowOption}) {
+		t.Errorf("permission answers sent = %q; want optionId %s", got, claudeAllowOption)
 	}
 	if sc.Workspace == nil || !slices.Equal(sc.Workspace.Created, []string{"out.txt"}) || len(sc.Workspace.Modified)+len(sc.Workspace.Deleted) != 0 {
 		t.Errorf("workspace %+v; want out.txt created and nothing else changed", sc.Workspace)
@@ -207,24 +219,28 @@ func (r claudeRun) check(t *testing.T, dir string) {
 }
 
 // modelPosts is the requests model got other than the HEAD Claude Code
-// sends its base URL at start, as "METHOD PATH".
-func modelPosts(model *testkit.AnthropicServer) []string {
-	var asked []string
+// sends its base URL at start and the session title's, as "METHOD PATH",
+// and the number of requests for a session title (testkit's AsksTitle).
+func modelPosts(model *testkit.AnthropicServer) (asked []string, titles int) {
 	for _, req := range model.Requests() {
-		if req.Method != "HEAD" || req.Path != "/" {
+		switch {
+		case req.AsksTitle():
+			titles++
+		case req.Method != "HEAD" || req.Path != "/":
 			asked = append(asked, req.Method+" "+req.Path)
 		}
 	}
-	return asked
+	return asked, titles
 }
 
 // TestClaudeTwoTurns: the real Claude Code, through claude-agent-acp,
 // against the fake Anthropic API named by ANTHROPIC_BASE_URL: a first turn
 // with a Bash call that acprun's rule allows and that writes out.txt, and a
 // second turn of text. The fake served the script's three replies in
-// order, once each, to Claude Code's loop, and answered nothing else but
-// the HEAD Claude Code sends its base URL at start. The adapter matches the
-// expect.agent of the docs.
+// order, once each, to Claude Code's loop, answered the one request for a
+// session title (answered once, it is not asked again) with its title,
+// and answered nothing else but the HEAD Claude Code sends its base URL at
+// start. The adapter matches the expect.agent of the docs.
 func TestClaudeTwoTurns(t *testing.T) {
 	t.Parallel()
 	bin := claudeAgentBin(t)
@@ -232,14 +248,15 @@ func TestClaudeTwoTurns(t *testing.T) {
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
 	// The agent expectation of the form docs/results.md shows, which the adapter's
 	// agentInfo must match (else the scenario is invalid).
-	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "expect:\n  agent: {name: \"@zed-industries/claude-agent-acp\", version: {matches: '^0\\.23\\.'}}\n")
+	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "expect:\n  agent: {name: \"@agentclientprotocol/claude-agent-acp\", version: {matches: '^0\\.101\\.'}}\n")
 	r := runClaudeScenario(t, dir, model, nil)
 	r.check(t, dir)
-	asked := modelPosts(model)
+	asked, titles := modelPosts(model)
 	want := slices.Repeat([]string{"POST /v1/messages?beta=true"}, 3)
 	log := model.Log()
-	if !slices.Equal(asked, want) || strings.Count(log, " → reply ") != 3 ||
+	if !slices.Equal(asked, want) || titles != 1 || strings.Count(log, " → reply ") != 3 || strings.Count(log, " → title: ") != 1 ||
 		!strings.Contains(log, "→ reply 1 of 3") || !strings.Contains(log, "→ reply 2 of 3") || !strings.Contains(log, "→ reply 3 of 3") {
-		t.Errorf("the fake model was asked %q; want %q, answered with replies 1, 2 and 3 of the script\n%s", asked, want, log)
+		t.Errorf("the fake model was asked %q and %d session titles; want %q, answered with replies 1, 2 and 3 of the script, and one title\n%s",
+			asked, titles, want, log)
 	}
 }

@@ -46,7 +46,13 @@ type AnthropicRequest struct {
 // request that offers tools (the agent's own loop) with Replies[n], n the
 // number of assistant messages in the request's conversation, and one that
 // offers none (a side request: a session title, a summary, a quota check)
-// with SideText. A request past the script's end is answered 400
+// with SideText. A side request for a session title as structured output
+// (output_config.format a json_schema with a "title" property, as Claude
+// Code asks for one) is answered {"title": SIDE}, SIDE the side text, a valid
+// answer to it, and with no usage (every count 0): a title request runs
+// beside the agent's loop, in any order with its requests, so that where
+// it falls changes no turn's token counts. A request past the script's
+// end is answered 400
 // invalid_request_error, which agents do not retry; any other path 404.
 // Every answer carries the usage above. Every request is logged (Log, one
 // line each) and kept (Requests).
@@ -110,6 +116,15 @@ func (s *AnthropicServer) Requests() []AnthropicRequest {
 	return append([]AnthropicRequest(nil), s.requests...)
 }
 
+// AsksTitle reports whether r is a Messages request for a session title
+// as structured output, which the server answers with a title (see
+// AnthropicServer).
+func (r AnthropicRequest) AsksTitle() bool {
+	var req anthropicRequest
+	return r.Method == http.MethodPost && strings.HasPrefix(r.Path, "/v1/messages") && !strings.HasPrefix(r.Path, "/v1/messages/") &&
+		json.Unmarshal(r.Body, &req) == nil && req.asksTitle()
+}
+
 // keep records r, whose body was read as body.
 func (s *AnthropicServer) keep(r *http.Request, body []byte) {
 	s.mu.Lock()
@@ -128,7 +143,32 @@ type anthropicRequest struct {
 	Tools []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
+	OutputConfig struct {
+		Format struct {
+			Type   string `json:"type"`
+			Schema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"`
 }
+
+// asksTitle reports whether req is a side request for a session title as
+// structured output: no tools, and a JSON schema with a title property.
+func (req *anthropicRequest) asksTitle() bool {
+	f := req.OutputConfig.Format
+	_, title := f.Schema.Properties["title"]
+	return len(req.Tools) == 0 && f.Type == "json_schema" && title
+}
+
+// anthropicUsage is the usage an answer carries: the input and cache
+// counts, message_start's first output count and the final one.
+type anthropicUsage struct {
+	input, cacheWrite, cacheRead, startOutput, output int
+}
+
+// fixedUsage is every answer's usage but a title's (see AnthropicServer).
+var fixedUsage = anthropicUsage{AnthropicInputTokens, AnthropicCacheWriteTokens, AnthropicCacheReadTokens, AnthropicStartOutput, AnthropicOutputTokens}
 
 // read reads r's body as a Messages request, answering 400 and returning
 // false when it is not one.
@@ -167,11 +207,19 @@ func (s *AnthropicServer) messagesHandler(w http.ResponseWriter, r *http.Request
 			n++
 		}
 	}
-	reply, _, ok := s.play(w, asked+" ", len(req.Tools) > 0, n, func(msg string) map[string]any {
-		return anthropicError("invalid_request_error", msg)
-	})
-	if !ok {
-		return
+	reply, usage := ModelReply{}, fixedUsage
+	if req.asksTitle() {
+		title, _ := json.Marshal(map[string]string{"title": s.sideText()})
+		reply, usage = ModelReply{Text: string(title)}, anthropicUsage{}
+		s.logf("%s → title: %s", asked, describeReply(reply))
+	} else {
+		var ok bool
+		reply, _, ok = s.play(w, asked+" ", len(req.Tools) > 0, n, func(msg string) map[string]any {
+			return anthropicError("invalid_request_error", msg)
+		})
+		if !ok {
+			return
+		}
 	}
 	s.mu.Lock()
 	s.messages++
@@ -179,7 +227,7 @@ func (s *AnthropicServer) messagesHandler(w http.ResponseWriter, r *http.Request
 	s.mu.Unlock()
 	w.Header().Set("Request-Id", "req_test_"+strings.TrimPrefix(id, "msg_test_"))
 	if req.Stream {
-		s.stream(w, id, req.Model, reply)
+		s.stream(w, id, req.Model, reply, usage)
 		return
 	}
 	var content []any
@@ -189,19 +237,19 @@ func (s *AnthropicServer) messagesHandler(w http.ResponseWriter, r *http.Request
 	for _, c := range reply.ToolCalls {
 		content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(arguments(c))})
 	}
-	msg := anthropicMessage(id, req.Model)
+	msg := anthropicMessage(id, req.Model, usage)
 	msg["content"], msg["stop_reason"] = content, stopReason(reply)
-	msg["usage"].(map[string]any)["output_tokens"] = AnthropicOutputTokens
+	msg["usage"].(map[string]any)["output_tokens"] = usage.output
 	writeJSON(w, http.StatusOK, msg)
 }
 
 // anthropicMessage is a message as message_start carries it: no content
-// yet, the input usage and a first output count.
-func anthropicMessage(id, model string) map[string]any {
+// yet, the input usage and a first output count of u.
+func anthropicMessage(id, model string, u anthropicUsage) map[string]any {
 	return map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": AnthropicInputTokens, "cache_creation_input_tokens": AnthropicCacheWriteTokens,
-			"cache_read_input_tokens": AnthropicCacheReadTokens, "output_tokens": AnthropicStartOutput, "service_tier": "standard"}}
+		"usage": map[string]any{"input_tokens": u.input, "cache_creation_input_tokens": u.cacheWrite,
+			"cache_read_input_tokens": u.cacheRead, "output_tokens": u.startOutput, "service_tier": "standard"}}
 }
 
 // stream writes reply as the Messages API streams it: message_start, a
@@ -209,14 +257,15 @@ func anthropicMessage(id, model string) map[string]any {
 // content_block_start, its deltas (text_delta in two halves, or as
 // StreamInDeltas says; input_json_delta in two parts after an empty one)
 // and content_block_stop, then message_delta
-// with the stop reason and the final output count, and message_stop.
-func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply ModelReply) {
+// with the stop reason and the final output count, and message_stop; the
+// counts are u's.
+func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply ModelReply, u anthropicUsage) {
 	startEvents(w, "text/event-stream; charset=utf-8")
 	event := func(name string, data map[string]any) {
 		data["type"] = name
 		writeEvent(w, name, data)
 	}
-	event("message_start", map[string]any{"message": anthropicMessage(id, model)})
+	event("message_start", map[string]any{"message": anthropicMessage(id, model, u)})
 	event("ping", map[string]any{})
 	index := 0
 	if reply.Text != "" {
@@ -244,7 +293,7 @@ func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply 
 		index++
 	}
 	event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stopReason(reply), "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": AnthropicOutputTokens}})
+		"usage": map[string]any{"output_tokens": u.output}})
 	event("message_stop", map[string]any{})
 }
 

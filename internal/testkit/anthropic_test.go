@@ -3,6 +3,7 @@ package testkit_test
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,10 +29,17 @@ var anthropicBash = []any{map[string]any{"name": "Bash", "description": "runs a 
 // and returns the response.
 func postMessages(t *testing.T, s *testkit.AnthropicServer, path string, stream bool, tools []any, messages ...map[string]any) *http.Response {
 	t.Helper()
+	return postRequest(t, s, path, stream, tools, nil, messages...)
+}
+
+// postRequest is postMessages with the request's other fields, more, added.
+func postRequest(t *testing.T, s *testkit.AnthropicServer, path string, stream bool, tools []any, more map[string]any, messages ...map[string]any) *http.Response {
+	t.Helper()
 	req := map[string]any{"model": "claude-test", "max_tokens": 100, "stream": stream, "messages": messages}
 	if tools != nil {
 		req["tools"] = tools
 	}
+	maps.Copy(req, more)
 	body, _ := json.Marshal(req)
 	hreq, _ := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(string(body)))
 	hreq.Header.Set("Content-Type", "application/json")
@@ -302,6 +310,66 @@ func TestAnthropicServerWhole(t *testing.T) {
 	}
 	if !slices.Equal(log, want) {
 		t.Errorf("log:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAnthropicServerTitle: a request for a session title as structured
+// output, as Claude Code asks for it (no tools, output_config.format a JSON
+// schema with a title property), streamed or not, is answered with a JSON
+// title of the side text and no usage, and takes no reply from the
+// script; a request with another schema gets the side text. AsksTitle
+// tells the title requests from the others.
+func TestAnthropicServerTitle(t *testing.T) {
+	s := testkit.NewAnthropicServer(t, anthropicScript...)
+	s.SetSideText("Hello file")
+	title := map[string]any{"output_config": map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{
+		"type": "object", "properties": map[string]any{"title": map[string]any{"type": "string"}}, "required": []string{"title"}}}}}
+	ask := map[string]any{"role": "user", "content": "<session>\nWrite hello to out.txt.\n</session>"}
+	// none reports whether u has every count, at 0.
+	none := func(u anthropicUsage) bool {
+		return u.InputTokens != nil && *u.InputTokens == 0 && u.OutputTokens == 0 &&
+			u.CacheCreationInputTokens != nil && *u.CacheCreationInputTokens == 0 && u.CacheReadInputTokens != nil && *u.CacheReadInputTokens == 0
+	}
+
+	got := readAnthropicStream(t, postRequest(t, s, "/v1/messages", true, nil, title, ask))
+	if got.text != `{"title":"Hello file"}` || got.stop != "end_turn" || len(got.tools) != 0 {
+		t.Errorf("streamed title: %+v; want the text {\"title\":\"Hello file\"}, end_turn", got)
+	}
+	if !none(got.startUsage) || got.endUsage.OutputTokens != 0 {
+		t.Errorf("streamed title: usage %+v, then %+v; want every count 0", got.startUsage, got.endUsage)
+	}
+	var whole struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Usage anthropicUsage `json:"usage"`
+	}
+	res := postRequest(t, s, "/v1/messages", false, nil, title, ask)
+	if err := json.NewDecoder(res.Body).Decode(&whole); err != nil || len(whole.Content) != 1 || whole.Content[0].Text != `{"title":"Hello file"}` || !none(whole.Usage) {
+		t.Errorf("whole title: %+v (%v); want the JSON title, every count 0", whole, err)
+	}
+	other := map[string]any{"output_config": map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{
+		"type": "object", "properties": map[string]any{"summary": map[string]any{"type": "string"}}}}}}
+	got = readAnthropicStream(t, postRequest(t, s, "/v1/messages", true, nil, other, ask))
+	if got.text != "Hello file" || got.endUsage.OutputTokens != testkit.AnthropicOutputTokens {
+		t.Errorf("another schema: %+v; want the side text, with the fixed usage", got)
+	}
+	got = readAnthropicStream(t, postMessages(t, s, "/v1/messages", true, anthropicBash, map[string]any{"role": "user", "content": "write the file"}))
+	if len(got.tools) != 1 || got.tools[0][0] != "toolu_01" {
+		t.Errorf("main request after the titles: %+v; want the script's first reply", got)
+	}
+	log := strings.Split(s.Log(), "\n")
+	want := `POST /v1/messages model "claude-test", streamed, 0 tools, 1 messages, last user "<session>\nWrite hello to out.txt.\n</session>" → title: text "{\"title\":\"Hello file\"}"`
+	if len(log) != 4 || log[0] != want || !strings.Contains(log[1], "→ title: ") || !strings.Contains(log[2], "→ side text: ") || !strings.Contains(log[3], "→ reply 1 of 2: ") {
+		t.Errorf("log:\n%s\nwant first:\n%s\nthen a title, the side text and reply 1", strings.Join(log, "\n"), want)
+	}
+	var titles []bool
+	for _, req := range s.Requests() {
+		titles = append(titles, req.AsksTitle())
+	}
+	if !slices.Equal(titles, []bool{true, true, false, false}) {
+		t.Errorf("AsksTitle of the requests = %v; want true for the two titles only", titles)
 	}
 }
 

@@ -278,6 +278,13 @@ func (l *script) SetSideText(text string) {
 	l.side = text
 }
 
+// sideText is what the server answers a request that offers no tools.
+func (l *script) sideText() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return cmp.Or(l.side, SideText)
+}
+
 // serve starts a fake model server playing replies, with handlers by
 // pattern, answering any other path with notFound; it is closed when the
 // test ends. It fails the test at once (for the constructor who) when a
@@ -345,9 +352,7 @@ func (l *script) notFound(w http.ResponseWriter, r *http.Request) {
 // after asked (which ends with what goes before the arrow); false when the
 // script has ended, after answering 400 with errBody of the reason.
 func (l *script) play(w http.ResponseWriter, asked string, tools bool, n int, errBody func(string) map[string]any) (ModelReply, string, bool) {
-	l.mu.Lock()
-	reply, which := ModelReply{Text: cmp.Or(l.side, SideText)}, "side text"
-	l.mu.Unlock()
+	reply, which := ModelReply{Text: l.sideText()}, "side text"
 	if tools {
 		if n >= len(l.replies) {
 			ended := fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(l.replies), n)
