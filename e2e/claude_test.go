@@ -79,7 +79,8 @@ const claudeModel = "claude-opus-5-5"
 // Besides its loop's requests, Claude Code asks the model for a prompt
 // suggestion after each turn (a request with the loop's tools, which the
 // fake would answer from the script), unless
-// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false, and for a session title,
+// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false, which the built-in claude
+// sets (not set here: these tests check it), and for a session title,
 // which no variable turns off: the adapter asks for it when it queues the
 // first prompt (one of 10 characters or more), beside turn 1's requests
 // and in any order with them. The fake answers it with a title and no
@@ -95,7 +96,6 @@ func claudeEnv(dir, baseURL string) map[string]string {
 		"ANTHROPIC_API_KEY":  "dummy",
 		"IS_SANDBOX":         "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-		"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION":     "false",
 	}
 }
 

@@ -60,6 +60,11 @@ type builtinEntry struct {
 	// default base URL as Upstream and its API-key variable (checked in
 	// each agent's source); nil when unknown.
 	gateway []GatewayTarget
+	// env is set in its environment, unless agent.env sets it otherwise:
+	// what turns off work no one headless sees (claude's prompt
+	// suggestions, a model request after every turn, with the whole
+	// conversation, whose answer only an editor shows).
+	env map[string]string
 }
 
 // The providers' public base URLs and API-key variables, as the agents'
@@ -84,7 +89,7 @@ var builtinAgents = []builtinEntry{
 			ModeOptions: map[string]string{"exit-plan-auto": "auto", "exit-plan-bypass": "bypassPermissions",
 				"exit-plan-accept-edits": "acceptEdits", "exit-plan-default": "default", "exit-plan-clear-auto": "auto",
 				"exit-plan-clear-bypass": "bypassPermissions", "exit-plan-clear-accept-edits": "acceptEdits"}},
-		gateway: []GatewayTarget{anthropicTarget}},
+		gateway: []GatewayTarget{anthropicTarget}, env: map[string]string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}},
 	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
 		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state: []string{"$CODEX_HOME|~/.codex"},
@@ -149,7 +154,7 @@ func BuiltinAgents() []NamedAgent {
 	out := make([]NamedAgent, len(builtinAgents))
 	for i, b := range builtinAgents {
 		out[i] = NamedAgent{Name: b.name, Description: b.description, Source: SourceBuiltin,
-			Agent: Agent{Name: b.name, Command: slices.Clone(b.command), Auth: b.auth, AuthEnv: slices.Clone(b.authEnv)}}
+			Agent: Agent{Name: b.name, Command: slices.Clone(b.command), Auth: b.auth, AuthEnv: slices.Clone(b.authEnv), Env: maps.Clone(b.env)}}
 	}
 	return out
 }
@@ -790,8 +795,9 @@ var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // namedAgent reads the definition of the agent name in a config file. A
 // definition without command changes the built-in agent of the same name,
-// if any; one with a command keeps its authEnv (the same agent, started
-// another way, takes the same credentials).
+// if any; one with a command keeps its authEnv and the env it is given
+// (the same agent, started another way, takes the same credentials and
+// settings), under the definition's own env.
 func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	spec := p.agentSpec(n, namedAgentKeys)
 	na := NamedAgent{Name: name, Description: spec.description, Source: p.Name}
@@ -812,6 +818,14 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))
 	if b, ok := builtinAgent(name); ok { // the same agent, started another way
 		na.Agent.AuthEnv = b.Agent.AuthEnv
+		for k, v := range b.Agent.Env {
+			if _, set := na.Agent.Env[k]; !set {
+				if na.Agent.Env == nil {
+					na.Agent.Env = map[string]string{}
+				}
+				na.Agent.Env[k] = v
+			}
+		}
 	}
 	return na
 }

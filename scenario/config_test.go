@@ -131,7 +131,7 @@ agents:
 		"claude": {Name: "claude", Source: "/cfg/acprun.yaml",
 			Description: scenario.BuiltinAgents()[0].Description, Agent: scenario.Agent{
 				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"},
-				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}}},
+				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user", "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}}},
 		"codex": {Name: "codex", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
 			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}, AuthEnv: []string{"OPENAI_API_KEY"}}},
 	}
@@ -325,7 +325,7 @@ turns: [{prompt: hi}]
 	want := []summary{
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 10}, Name: "claude",
-				Command: []string{"my-claude"}, Auth: "login", AuthEnv: []string{"ANTHROPIC_API_KEY"}, Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
+				Command: []string{"my-claude"}, Auth: "login", AuthEnv: []string{"ANTHROPIC_API_KEY"}, Env: map[string]string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}, Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -589,7 +589,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"},
-		Env: map[string]string{"A": "own", "B": "own"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", OwnCwd: true, CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
+		Env: map[string]string{"A": "own", "B": "own", "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", OwnCwd: true, CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
 		Enforcement: claudeEnforcement, AuthEnv: []string{"ANTHROPIC_API_KEY"}}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
@@ -1080,5 +1080,27 @@ turns: [{prompt: hi}]
 	_, err := scens[0].WithAgent("gone", o)
 	if want := base + "/cfg/acprun.yaml:4:32: agent cwd " + base + "/cfg/missing does not exist"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("WithAgent(gone) error = %v; want %s…", err, want)
+	}
+}
+
+// TestBuiltinEnv: the built-in claude turns its prompt suggestions off
+// (a model request after every turn that only an editor shows); a config
+// agent of its name keeps that, started its own way too, unless its env
+// says otherwise.
+func TestBuiltinEnv(t *testing.T) {
+	const off = "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION"
+	if b := scenario.BuiltinAgents()[0]; b.Name != "claude" || b.Agent.Env[off] != "false" {
+		t.Fatalf("built-in %s env %v; want claude with %s=false", b.Name, b.Agent.Env, off)
+	}
+	cfg := loadConfigAt(t, "/cfg/acprun.yaml", "agents:\n  claude: {command: [my-claude], env: {A: a}}\n  other: {command: [x]}\n")
+	if env := cfg.Agents["claude"].Agent.Env; env[off] != "false" || env["A"] != "a" {
+		t.Errorf("config claude env %v; want its own and %s=false", env, off)
+	}
+	if env := cfg.Agents["other"].Agent.Env; env != nil {
+		t.Errorf("config agent other env %v; want none", env)
+	}
+	cfg = loadConfigAt(t, "/cfg/acprun.yaml", "agents:\n  claude: {command: [my-claude], env: {"+off+": \"true\"}}\n")
+	if env := cfg.Agents["claude"].Agent.Env; env[off] != "true" {
+		t.Errorf("config claude env %v; want its own %s=true", env, off)
 	}
 }

@@ -108,7 +108,8 @@ func TestLoadEvals(t *testing.T) {
 				Judge: &scenario.Judge{
 					Pos: at(29, 9),
 					Agent: scenario.Agent{Pos: at(29, 16), Name: "claude",
-						Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}, McpServers: mcp},
+						Command: []string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}, McpServers: mcp,
+						Env: map[string]string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}},
 					Rubric:  "Say PASS when the fix is right.",
 					Pass:    regexp.MustCompile("^PASS"),
 					Timeout: 2 * time.Minute,
