@@ -92,15 +92,15 @@ func TestValidateCaretAfterEmoji(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"s.yaml":      "name: t\nagent: {name: mock, args: [a.mock.yaml]}\nturns:\n  - {prompt: \"✅🚀\", expect: {stopReason: end_trun}}\n",
+		"s.yaml":      "name: t\nagent: {name: mock, args: [a.mock.yaml]}\nturns:\n  - {prompt: \"✅🚀\", expect: {stopReason: skipped}}\n",
 		"a.mock.yaml": "turns: []\n",
 	})
 	res := acprun(t, dir, "validate", "s.yaml")
 	want := "" +
-		"    4 |   - {prompt: \"✅🚀\", expect: {stopReason: end_trun}}\n" +
+		"    4 |   - {prompt: \"✅🚀\", expect: {stopReason: skipped}}\n" +
 		"      |                                           ^\n"
 	if res.code != 2 || !strings.Contains(res.stderr, want) {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the caret under end_trun:\n%s", res.code, res.stderr, want)
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the caret under skipped:\n%s", res.code, res.stderr, want)
 	}
 }
 

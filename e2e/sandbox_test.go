@@ -247,8 +247,12 @@ func TestSandboxContainsTheAgent(t *testing.T) {
 					absent(t, w, "the sandbox's TMPDIR after the run")
 				}
 			}
-			if tc.bwrap && !slices.Equal(sb.Hide, []string{home + "/.ssh", secret}) && !slices.Equal(sb.Hide, []string{secret, home + "/.ssh"}) {
-				t.Errorf("hidden %q, want %s and %s/.ssh", sb.Hide, secret, home)
+			// And the workspaces' directory, where the other agents'
+			// TMPDIRs are, but for its own.
+			shared := "acprun-workspaces-" + strconv.Itoa(os.Getuid())
+			if hidden := slices.Sorted(slices.Values(sb.Hide)); tc.bwrap && (len(hidden) != 3 || !slices.Contains(hidden, home+"/.ssh") || !slices.Contains(hidden, secret) ||
+				!slices.ContainsFunc(hidden, func(p string) bool { return filepath.Base(p) == shared })) {
+				t.Errorf("hidden %q, want %s, %s/.ssh and the workspaces' directory %s", sb.Hide, secret, home, shared)
 			}
 		})
 	}
