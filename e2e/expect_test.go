@@ -1069,3 +1069,37 @@ func TestErroredAttemptAsksNoJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallsOutOfReach: the tester's case. Tool call expectations that
+// need more calls of a pattern than they allow (used against a count of
+// 0, a count of 2 against notUsed, a sequence against a smaller count)
+// can never pass: validate and run refuse them at the value written last,
+// before any agent starts (exit 2).
+func TestToolCallsOutOfReach(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns:\n" +
+			"  - prompt: one\n    expect: {toolCalls: {count: {edit: 0}, used: [edit]}}\n" +
+			"  - prompt: two\n    expect: {toolCalls: {sequence: [edit, read, edit], count: {edit: \"<=1\"}}}\n",
+	})
+	want := []string{
+		`s.yaml:6:51: "edit": used needs a tool call matching it, and count allows none: no run can meet both`,
+		`s.yaml:8:70: "edit": sequence needs at least 2 tool calls matching it, and count allows at most 1: no run can meet both`,
+	}
+	for _, cmd := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, cmd...)
+		if res.code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", cmd, res.code, exitUsage, res.stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(res.stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", cmd, w, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("run wrote results: it ran")
+	}
+}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"path"
 	"regexp"
@@ -40,8 +41,84 @@ func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
 		}
 	}
 	p.contradicts(e.Used, e.NotUsed, "used", "notUsed")
+	p.outOfReach(e)
 	p.needsOne(m, "toolCalls", toolCallsKeys)
 	return e
+}
+
+// bound is how many tool calls matching a pattern an expectation needs at
+// least, or allows at most, and where it says so.
+type bound struct {
+	n    int
+	pos  Pos
+	what string // "count", "notUsed", "used", "sequence"
+}
+
+// outOfReach reports each pattern e needs more tool calls of than it
+// allows (used or sequence against a count or notUsed, a count against
+// notUsed): no run can meet it. used against notUsed is contradicts'.
+func (p *fileParser) outOfReach(e *ToolCallsExpect) {
+	least, most := map[string]bound{}, map[string]bound{}
+	var order []string
+	need := func(pattern string, b bound) {
+		if cur, ok := least[pattern]; !ok || b.n > cur.n {
+			least[pattern] = b
+		}
+		order = append(order, pattern)
+	}
+	allow := func(pattern string, b bound) {
+		if cur, ok := most[pattern]; !ok || b.n < cur.n {
+			most[pattern] = b
+		}
+	}
+	for _, l := range e.Used {
+		need(l.Value, bound{1, l.Pos, "used"})
+	}
+	times := map[string]int{}
+	for _, l := range e.Sequence {
+		if times[l.Value]++; times[l.Value] > least[l.Value].n {
+			need(l.Value, bound{times[l.Value], l.Pos, "sequence"})
+		}
+	}
+	for _, c := range e.Count {
+		if c.Op != "<=" {
+			need(c.Pattern, bound{c.N, c.Pos, "count"})
+		}
+		if c.Op != ">=" {
+			allow(c.Pattern, bound{c.N, c.Pos, "count"})
+		}
+	}
+	for _, l := range e.NotUsed {
+		allow(l.Value, bound{0, l.Pos, "notUsed"})
+	}
+	told := map[string]bool{}
+	for _, pattern := range order {
+		lo, hi := least[pattern], most[pattern]
+		if _, ok := most[pattern]; !ok || lo.n <= hi.n || told[pattern] || lo.what == "used" && hi.what == "notUsed" {
+			continue
+		}
+		told[pattern] = true
+		at, other := hi, lo // at the one written last
+		if lo.pos.Line > hi.pos.Line || lo.pos.Line == hi.pos.Line && lo.pos.Col > hi.pos.Col {
+			at, other = lo, hi
+		}
+		where := map[bool]string{true: fmt.Sprintf(" (line %d)", other.pos.Line)}[other.pos.Line != at.pos.Line]
+		needs := fmt.Sprintf("at least %d tool calls", lo.n)
+		if lo.n == 1 {
+			needs = "a tool call"
+		}
+		allows := fmt.Sprintf("at most %d", hi.n)
+		if hi.n == 0 {
+			allows = "none"
+		}
+		loWhat, hiWhat := lo.what, hi.what
+		if other == lo {
+			loWhat += where
+		} else {
+			hiWhat += where
+		}
+		p.errorAt(at.pos, "%q: %s needs %s matching it, and %s allows %s: no run can meet both", pattern, loWhat, needs, hiWhat, allows)
+	}
 }
 
 // toolPatterns reads a string or a list of tool call patterns: a tool kind

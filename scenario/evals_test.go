@@ -289,6 +289,25 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			name: "counts out of reach",
+			src: turn(`      toolCalls: {count: {edit: 0}, used: [edit]}
+  - prompt: two
+    expect:
+      toolCalls:
+        count: {edit: 2, read: ">=1"}
+        notUsed: [edit, read]
+  - prompt: three
+    expect:
+      toolCalls: {sequence: [read, edit, read], count: {read: "<=1", edit: ">=1"}, notUsed: [search]}
+`),
+			want: []string{
+				`bad.yaml:7:44: "edit": used needs a tool call matching it, and count allows none: no run can meet both`,
+				`bad.yaml:12:19: "edit": count (line 11) needs at least 2 tool calls matching it, and notUsed allows none: no run can meet both`,
+				`bad.yaml:12:25: "read": count (line 11) needs a tool call matching it, and notUsed allows none: no run can meet both`,
+				`bad.yaml:15:63: "read": sequence needs at least 2 tool calls matching it, and count allows at most 1: no run can meet both`,
+			},
+		},
+		{
 			name: "counts",
 			src: turn(`      toolCalls:
         count: {execute: -1, edit: "< 2", read: lots, search: true, fetch: 1.5, think: [1], "": 1, other: "<= 99999999999"}
