@@ -348,12 +348,7 @@ func TestSandboxHideMissingWarned(t *testing.T) {
 // refused; the results record network off with no port.
 func TestSandboxGatewayNetworkOff(t *testing.T) {
 	t.Parallel()
-	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
-		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
-			t.Fatal(h.NoBwrap)
-		}
-		t.Skip(h.NoBwrap)
-	}
+	needBwrap(t)
 	ip := ""
 	addrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
@@ -523,12 +518,7 @@ func TestSandboxVerify(t *testing.T) {
 // workspaces' directory hidden; the copy it judges stays readable.
 func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
 	t.Parallel()
-	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
-		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
-			t.Fatal(h.NoBwrap)
-		}
-		t.Skip(h.NoBwrap)
-	}
+	needBwrap(t)
 	wsDir := t.TempDir()
 	shared := filepath.Join(wsDir, "acprun-workspaces-"+strconv.Itoa(os.Getuid()))
 	kept := filepath.Join(shared, "acprun-judged-kept")
@@ -573,12 +563,7 @@ func TestSandboxJudgeSeesNoOtherWorkspace(t *testing.T) {
 // there.
 func TestSandboxHidesOtherTemps(t *testing.T) {
 	t.Parallel()
-	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
-		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
-			t.Fatal(h.NoBwrap)
-		}
-		t.Skip(h.NoBwrap)
-	}
+	needBwrap(t)
 	for _, ws := range []string{"", "workspace: {from: fixture}\n"} {
 		t.Run(fmt.Sprintf("workspace=%t", ws != ""), func(t *testing.T) {
 			t.Parallel()
@@ -610,5 +595,17 @@ func TestSandboxHidesOtherTemps(t *testing.T) {
 				t.Errorf("the workspaces' directory holds %v after the run; want only what was planted", left)
 			}
 		})
+	}
+}
+
+// needBwrap skips the test on a host where bubblewrap cannot make a
+// sandbox, or fails it there with ACPRUN_BWRAP_REQUIRED=1 (CI).
+func needBwrap(t *testing.T) {
+	t.Helper()
+	if h := sandbox.Detect(os.Environ()); h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
 	}
 }
