@@ -382,3 +382,54 @@ turns:
 			r.Status, r.Truncated, r.Abandoned, kept.String())
 	}
 }
+
+// TestGatewayUnreachableRecordingKeepsCassette: the explorer's case. A
+// re-recording while the provider cannot be reached (the gateway answers
+// the agent 502) leaves the good cassette as it was, with a warning; what
+// it recorded, the 502s included, is beside it, and a replay of that
+// answers the agent the same, turn for turn.
+func TestGatewayUnreachableRecordingKeepsCassette(t *testing.T) {
+	t.Parallel()
+	dir, files, cassette, before := recordedCassette(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // nothing listens there any more
+	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], gone.URL, "second"))
+	res := acprun(t, dir, "run", "s.yaml", "--gateway", "record", "-o", "down.json")
+	if res.code == exitOK {
+		t.Fatalf("record with the provider unreachable: exit 0\n%s", res.stderr)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || string(after) != string(before) {
+		t.Errorf("the cassette was replaced (%v):\n%s", err, after)
+	}
+	partial := cassette + ".partial"
+	var doc struct {
+		Exchanges []struct {
+			Response struct{ Status int } `json:"response"`
+		} `json:"exchanges"`
+	}
+	if data, err := os.ReadFile(partial); err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Exchanges) != 2 ||
+		doc.Exchanges[0].Response.Status != http.StatusBadGateway || doc.Exchanges[1].Response.Status != http.StatusBadGateway {
+		t.Errorf("the partial recording (%v) holds %+v; want both requests, answered 502", err, doc.Exchanges)
+	}
+	down := readResults(t, filepath.Join(dir, "down.json")).Scenarios[0]
+	const want = "gateway: the provider could not be reached (upstream "
+	if !strings.Contains(strings.Join(down.Warnings, "\n"), want) || !strings.Contains(strings.Join(down.Warnings, "\n"), "what it kept is in "+partial) {
+		t.Errorf("warnings %q; want %q… naming %s", down.Warnings, want, partial)
+	}
+	// The partial recording, replayed, answers as the provider's outage did.
+	data, err := os.ReadFile(partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"cassettes/g.cassette.json": string(data)})
+	writeFiles(t, dir, files)
+	_, replay := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	var got, wantStops []string
+	for i, tr := range replay.Scenarios[0].Turns {
+		got = append(got, tr.StopReason+": "+tr.Error)
+		wantStops = append(wantStops, down.Turns[i].StopReason+": "+down.Turns[i].Error)
+	}
+	if !slices.Equal(got, wantStops) {
+		t.Errorf("replay of the partial recording: turns %q; want the recording's %q", got, wantStops)
+	}
+}

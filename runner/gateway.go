@@ -297,12 +297,18 @@ func (r *scenarioRun) closeGateway() {
 	}
 	info := r.res.Gateway
 	// A recording the run's end cut short, or of an attempt the provider
-	// refused (invalid: upstream), is not the scenario's: replayed, the
-	// refusal would make every replay invalid, and rerunning would not
-	// help. It goes beside the cassette.
+	// refused (invalid: upstream) or could not be reached in, is not the
+	// scenario's: replayed, the refusal would make every replay invalid,
+	// and rerunning would not help. It goes beside the cassette.
 	why := r.cut
-	if why == "" && r.invalid != nil && r.invalid.Reason == report.InvalidUpstream {
+	switch {
+	case why != "":
+	case r.invalid != nil && r.invalid.Reason == report.InvalidUpstream:
 		why = "the provider refused the work (the attempt is invalid)"
+	case r.gw.Unreachable() != "":
+		// A recording of the provider's outage, kept whole (a replay of it
+		// answers the same), would replace a good one.
+		why = fmt.Sprintf("the provider could not be reached (%s)", strings.TrimPrefix(r.gw.Unreachable(), "acprun gateway: "))
 	}
 	cut := r.sc.Gateway.Mode == string(gateway.Record) && why != ""
 	if cut {

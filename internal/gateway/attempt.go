@@ -34,13 +34,14 @@ type Attempt struct {
 
 	inflight sync.WaitGroup // requests being served; Add under mu while !closed
 
-	mu         sync.Mutex
-	closed     bool
-	cut        bool     // CutShort: record writes aside
-	calls      []*call  // every admitted request, in order
-	models     []string // in first-use order
-	played     []bool   // replay: by recorded exchange
-	divergence string   // replay: the divergence that ended it
+	mu          sync.Mutex
+	closed      bool
+	cut         bool     // CutShort: record writes aside
+	unreachable string   // what the agent got when the provider could not be reached (Unreachable)
+	calls       []*call  // every admitted request, in order
+	models      []string // in first-use order
+	played      []bool   // replay: by recorded exchange
+	divergence  string   // replay: the divergence that ended it
 
 	closeOnce sync.Once
 	closeErr  error
@@ -165,6 +166,25 @@ func (a *Attempt) CutShort() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cut = true
+}
+
+// noteUnreachable records msg, what the agent was answered when the
+// provider could not be reached, unless an earlier one was.
+func (a *Attempt) noteUnreachable(msg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.unreachable == "" {
+		a.unreachable = msg
+	}
+}
+
+// Unreachable is what the agent was answered (a 502) the first time the
+// attempt could not reach its provider, "" when it always could: a
+// recording of it is of the provider's outage, not of the agent.
+func (a *Attempt) Unreachable() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unreachable
 }
 
 // Written is the path Close writes the recording to in record: the

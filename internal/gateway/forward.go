@@ -96,7 +96,15 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 				cutOff(w, false)
 			}
 		default:
-			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err)))
+			// The provider could not be reached: what the agent gets is
+			// kept, for a replay to answer the same; the recording is not
+			// the agent's (Unreachable), and does not replace the cassette.
+			msg := fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err))
+			plain(w, http.StatusBadGateway, msg)
+			a.noteUnreachable(msg)
+			if a.cfg.Mode == Record && !c.probe {
+				a.keep(c, response{Status: http.StatusBadGateway, ContentType: "text/plain; charset=utf-8", Events: []event{newEvent(0, []byte(msg+"\n"))}})
+			}
 		}
 		return
 	}
