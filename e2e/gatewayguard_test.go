@@ -391,9 +391,7 @@ turns:
 func TestGatewayUnreachableRecordingKeepsCassette(t *testing.T) {
 	t.Parallel()
 	dir, files, cassette, before := recordedCassette(t)
-	gone := httptest.NewServer(http.NotFoundHandler())
-	gone.Close() // nothing listens there any more
-	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], gone.URL, "second"))
+	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], testkit.RefusedURL(t), "second"))
 	res := acprun(t, dir, "run", "s.yaml", "--gateway", "record", "-o", "down.json")
 	if res.code == exitOK {
 		t.Fatalf("record with the provider unreachable: exit 0\n%s", res.stderr)

@@ -68,7 +68,8 @@ func after(s, sep string) string {
 
 // TestUpstreamUnreachable: a 502 naming the upstream, never the key in
 // the query nor the password in the upstream (a proxy's: masked as
-// redact.URL masks it); nothing kept.
+// redact.URL masks it); kept as the agent got it, neither of them either
+// (see TestUnreachableUpstream).
 func TestUpstreamUnreachable(t *testing.T) {
 	dead := testkit.RefusedURL(t)
 	s := startServer(t)
@@ -86,9 +87,10 @@ func TestUpstreamUnreachable(t *testing.T) {
 		t.Errorf("through a proxy: got %d %q, want 502 naming %s, not the password", got.status, got.body, shown)
 	}
 	a.Close()
-	_, c := readCassetteFile(t, a.cfg.Cassette)
-	if len(c.Exchanges) != 0 {
-		t.Errorf("kept %+v", c.Exchanges)
+	raw, c := readCassetteFile(t, a.cfg.Cassette)
+	if len(c.Exchanges) != 2 || c.Exchanges[0].Response.Status != 502 || c.Exchanges[1].Response.Status != 502 ||
+		strings.Contains(string(raw), "AIzaSecretKey") || strings.Contains(string(raw), "Pr0xyPassw0rdXYZ") {
+		t.Errorf("kept %+v; want both 502s, without the key or the password", c.Exchanges)
 	}
 }
 

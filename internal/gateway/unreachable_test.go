@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestUnreachableUpstream: a request whose provider cannot be reached is
@@ -16,8 +17,7 @@ import (
 // says "".
 func TestUnreachableUpstream(t *testing.T) {
 	s := startServer(t)
-	gone := httptest.NewServer(http.NotFoundHandler())
-	gone.Close()
+	gone := testkit.RefusedURL(t)
 	for _, mode := range []Mode{Record, Meter} {
 		t.Run(string(mode), func(t *testing.T) {
 			cas := filepath.Join(t.TempDir(), "c.json")
@@ -25,10 +25,10 @@ func TestUnreachableUpstream(t *testing.T) {
 			if got := a.Unreachable(); got != "" {
 				t.Fatalf("Unreachable() before any request = %q", got)
 			}
-			route := s.NewRoute(gone.URL)
+			route := s.NewRoute(gone)
 			route.Bind(a)
 			got := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil)
-			if got.status != http.StatusBadGateway || !strings.Contains(got.body, "acprun gateway: upstream "+gone.URL) {
+			if got.status != http.StatusBadGateway || !strings.Contains(got.body, "acprun gateway: upstream "+gone) {
 				t.Fatalf("answered %d %q, want 502 naming the upstream", got.status, got.body)
 			}
 			if u := a.Unreachable(); u != strings.TrimSuffix(got.body, "\n") {
@@ -55,7 +55,7 @@ func TestUnreachableUpstream(t *testing.T) {
 
 			// Replayed, it answers the same.
 			replay := open(t, Config{Mode: Replay, Cassette: cas})
-			route = s.NewRoute(gone.URL)
+			route = s.NewRoute(gone)
 			route.Bind(replay)
 			if again := send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil); again.status != got.status || again.body != got.body {
 				t.Errorf("replay answered %d %q, want %d %q", again.status, again.body, got.status, got.body)
