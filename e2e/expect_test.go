@@ -200,7 +200,7 @@ var expectCases = []expectCase{
         notUsed: [edit]
         count: {read: 2, execute: "<=0", "Edit *": ">=2"}
         status: failed
-        sequence: [edit, read]
+        sequence: [read, delete]
 `, fails: []wantFailure{
 		{1, "used: [«delete]", `toolCalls.used: no tool call matches "delete" (` + turnCalls + `)`},
 		{1, "notUsed: [«edit]", `toolCalls.notUsed: 1 tool call matches "edit": edit "Edit out.txt"`},
@@ -208,7 +208,7 @@ var expectCases = []expectCase{
 		{1, `execute: «"<=0"`, `toolCalls.count: 1 tool call matches "execute", want at most 0 (execute "go test ./...")`},
 		{1, `"Edit *": «">=2"`, `toolCalls.count: 1 tool call matches "Edit *", want at least 2 (` + turnCalls + `)`},
 		{1, "status: «failed", `toolCalls.status: 3 tool calls of 3 did not end failed: read "Read notes.txt" (completed), edit "Edit out.txt" (completed), execute "go test ./..." (completed)`},
-		{1, "sequence: [edit, «read]", `toolCalls.sequence: matched edit; no later tool call matches "read" (` + turnCalls + `)`},
+		{1, "sequence: [read, «delete]", `toolCalls.sequence: matched read; no later tool call matches "delete" (` + turnCalls + `)`},
 	}},
 	// The scenario's tool calls include the late one.
 	{name: "toolcalls-scenario-pass", yaml: expectHead("toolcalls-scenario-pass") + `turns: [{prompt: go}]
@@ -224,11 +224,11 @@ expect:
   toolCalls:
     notUsed: [delete]
     count: {"*": "<=3"}
-    sequence: [delete, read]
+    sequence: [execute, read]
 `, fails: []wantFailure{
 		{0, "notUsed: [«delete]", `toolCalls.notUsed: 1 tool call matches "delete": delete "Late delete"`},
 		{0, `"*": «"<=3"`, `toolCalls.count: 4 tool calls match "*", want at most 3 (read "Read notes.txt", edit "Edit out.txt", execute "go test ./...", delete "Late delete")`},
-		{0, "sequence: [delete, «read]", `toolCalls.sequence: matched delete; no later tool call matches "read" (the scenario's tool calls: read "Read notes.txt", edit "Edit out.txt", execute "go test ./...", delete "Late delete")`},
+		{0, "sequence: [execute, «read]", `toolCalls.sequence: matched execute; no later tool call matches "read" (the scenario's tool calls: read "Read notes.txt", edit "Edit out.txt", execute "go test ./...", delete "Late delete")`},
 	}},
 	{name: "files-turn-pass", yaml: expectHead("files-turn-pass") + `turns:
   - prompt: go
