@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -429,5 +430,49 @@ func TestGatewayUnreachableRecordingKeepsCassette(t *testing.T) {
 	}
 	if !slices.Equal(got, wantStops) {
 		t.Errorf("replay of the partial recording: turns %q; want the recording's %q", got, wantStops)
+	}
+}
+
+// TestGatewayBudgetWithoutUsage: the explorer's case. A token budget over
+// a provider whose answers carry no usage cannot hold: the run says so in
+// a warning, naming how many requests it could not count; with usage in
+// the answers there is no warning.
+func TestGatewayBudgetWithoutUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, usage string
+		warned      bool
+	}{{"no usage", `{}`, true}, {"usage", `{"input_tokens":3,"output_tokens":1}`, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, ev := range []string{
+					`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","model":"claude-test","content":[],"usage":` + tt.usage + `}}`,
+					`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+					`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`,
+					`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
+					`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{}}`,
+					`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
+				} {
+					_, _ = io.WriteString(w, ev+"\n\n")
+				}
+			}))
+			defer up.Close()
+			dir := t.TempDir()
+			step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "turns:\n  - steps: [" + step + ", " + step + "]\n",
+				"s.yaml": "name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+					"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: " + strconv.Quote(up.URL) + "}\nbudget: {maxTotalTokens: 1}\nturns: [{prompt: hi}]\n",
+			})
+			_, out := runResults(t, dir, "s.yaml")
+			sc := out.Scenarios[0]
+			const want = "gateway: the provider answered 2 of 2 model requests without token usage, so budget.maxTotalTokens and budget.maxCost could not count them"
+			if got := slices.Contains(sc.Warnings, want); got != tt.warned {
+				t.Errorf("warnings %q; want %q: %v", sc.Warnings, want, tt.warned)
+			}
+		})
 	}
 }

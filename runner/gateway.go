@@ -325,6 +325,9 @@ func (r *scenarioRun) closeGateway() {
 	info.Unrecorded = len(strays)
 	r.res.Warnings = append(r.res.Warnings, strays...)
 	r.res.Warnings = append(r.res.Warnings, unpricedWarnings(r.sc, sp)...)
+	if w := unmeteredWarning(r.sc, sp); w != "" {
+		r.res.Warnings = append(r.res.Warnings, w)
+	}
 	switch {
 	case err != nil: // Close's only error: the recording not written
 		msg := fmt.Sprintf("gateway: %v; the recording was lost", err)
@@ -359,6 +362,18 @@ func unpricedWarnings(sc *scenario.Scenario, sp gateway.Spent) []string {
 			pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them")))
 	}
 	return ws
+}
+
+// unmeteredWarning says how many model requests were answered without
+// the usage that sc's token or cost budget counts, so that it could not
+// hold them; "" when none was, or sc has no such budget.
+func unmeteredWarning(sc *scenario.Scenario, sp gateway.Spent) string {
+	counts := func(b *scenario.UsageExpect) bool { return b != nil && (b.MaxTotalTokens != nil || b.MaxCost != nil) }
+	if sp.Unmetered == 0 || !counts(sc.Budget) && !slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return counts(t.Budget) }) {
+		return ""
+	}
+	return fmt.Sprintf("gateway: the provider answered %d of %d model requests without token usage, so budget.maxTotalTokens and budget.maxCost could not count them",
+		sp.Unmetered, sp.Requests)
 }
 
 // hasMaxCost reports whether sc or one of its turns has a budget.maxCost.

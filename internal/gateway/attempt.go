@@ -95,6 +95,9 @@ func (a *Attempt) Spent() Spent {
 			s.Requests++
 		}
 		if !c.reported {
+			if c.whole && c.api != provider.Unknown {
+				s.Unmetered++
+			}
 			continue
 		}
 		s.Usage = addUsage(s.Usage, c.usage)
@@ -326,6 +329,14 @@ func (a *Attempt) addModel(m string) {
 	if m != "" && !slices.Contains(a.models, m) {
 		a.models = append(a.models, m)
 	}
+}
+
+// answeredWhole notes that c's answer, of status, has been given in
+// full: with a 2xx status, one that reported no usage is Unmetered.
+func (a *Attempt) answeredWhole(c *call, status int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c.whole = status >= 200 && status < 300
 }
 
 // report takes the usage and model m has read so far as c's.

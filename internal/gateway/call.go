@@ -32,6 +32,7 @@ type call struct {
 	// Under the attempt's mu:
 	usage       Usage
 	reported    bool      // usage was reported
+	whole       bool      // answered in full with a 2xx status (see answeredWhole)
 	answerModel string    // the model the answer names
 	kept        *exchange // record: the exchange kept, nil when unanswered
 }

@@ -175,6 +175,9 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		// must not take what it got for the whole answer.
 		panic(http.ErrAbortHandler)
 	}
+	if !broken {
+		a.answeredWhole(c, resp.StatusCode)
+	}
 }
 
 // keep keeps c's exchange for the cassette.

@@ -76,6 +76,10 @@ type Spent struct {
 	Unpriced []string
 	// Models lists the models asked for, in first-use order.
 	Models []string
+	// Unmetered is the number of requests answered in full (a 2xx
+	// status) whose answer reported no usage: Usage and Cost leave them
+	// out, and a budget could not count them.
+	Unmetered int
 }
 
 // EventKind says what an Event is about.

@@ -137,7 +137,9 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 		if a.closing() {
 			cutOff(w, true)
 		}
+		return
 	}
+	a.answeredWhole(c, resp.Status)
 }
 
 // sleep waits d, or until ctx ends: false then.
