@@ -308,7 +308,7 @@ func (r *scenarioRun) closeGateway() {
 	case r.gw.Unreachable() != "":
 		// A recording of the provider's outage, kept whole (a replay of it
 		// answers the same), would replace a good one.
-		why = fmt.Sprintf("the provider could not be reached (%s)", strings.TrimPrefix(r.gw.Unreachable(), "acprun gateway: "))
+		why = "the provider could not be reached (" + strings.TrimPrefix(r.gw.Unreachable(), "acprun gateway: ") + ")"
 	}
 	cut := r.sc.Gateway.Mode == string(gateway.Record) && why != ""
 	if cut {
@@ -368,8 +368,7 @@ func unpricedWarnings(sc *scenario.Scenario, sp gateway.Spent) []string {
 // the usage that sc's token or cost budget counts, so that it could not
 // hold them; "" when none was, or sc has no such budget.
 func unmeteredWarning(sc *scenario.Scenario, sp gateway.Spent) string {
-	counts := func(b *scenario.UsageExpect) bool { return b != nil && (b.MaxTotalTokens != nil || b.MaxCost != nil) }
-	if sp.Unmetered == 0 || !counts(sc.Budget) && !slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return counts(t.Budget) }) {
+	if sp.Unmetered == 0 || !anyBudget(sc, func(b *scenario.UsageExpect) bool { return b.MaxTotalTokens != nil || b.MaxCost != nil }) {
 		return ""
 	}
 	return fmt.Sprintf("gateway: the provider answered %d of %d model requests without token usage, so budget.maxTotalTokens and budget.maxCost could not count them",
@@ -378,8 +377,14 @@ func unmeteredWarning(sc *scenario.Scenario, sp gateway.Spent) string {
 
 // hasMaxCost reports whether sc or one of its turns has a budget.maxCost.
 func hasMaxCost(sc *scenario.Scenario) bool {
-	has := func(b *scenario.UsageExpect) bool { return b != nil && b.MaxCost != nil }
-	return has(sc.Budget) || slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return has(t.Budget) })
+	return anyBudget(sc, func(b *scenario.UsageExpect) bool { return b.MaxCost != nil })
+}
+
+// anyBudget reports whether sc, or one of its turns, has a budget for
+// which has is true.
+func anyBudget(sc *scenario.Scenario, has func(*scenario.UsageExpect) bool) bool {
+	ok := func(b *scenario.UsageExpect) bool { return b != nil && has(b) }
+	return ok(sc.Budget) || slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return ok(t.Budget) })
 }
 
 // gatewayEnv returns env with the agent pointed at the routes: each

@@ -195,7 +195,7 @@ func (r *scenarioRun) sandboxed(argv []string, dir, tmp string) ([]string, *sand
 func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 	spec := *r.sbox
 	spec.TempDir = tmp
-	if shared := workspace.SharedOf(tmp); tmp != "" && shared != "" {
+	if shared := workspace.SharedOf(tmp); shared != "" { // none for no tmp
 		// The other agents' temporary directories are beside it.
 		spec.Conceal = append(slices.Clone(spec.Conceal), shared)
 		spec.Reveal = append(slices.Clone(spec.Reveal), tmp)
@@ -211,7 +211,7 @@ func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 // process in dir ("": the system's temporary directory): in the
 // workspaces' shared directory there (workspace.MakePrivate), which the
 // sandboxes hide (see planSandbox), so that no other agent reads it, of
-// this run or another. removeTemp removes it.
+// this run or another. workspace.RemovePrivate removes it.
 func sandboxTemp(dir string) (string, error) {
 	tmp, err := workspace.MakePrivate(dir, "acprun-tmp")
 	if err != nil {
@@ -219,9 +219,6 @@ func sandboxTemp(dir string) (string, error) {
 	}
 	return tmp, nil
 }
-
-// removeTemp removes a sandbox temporary directory sandboxTemp made.
-func removeTemp(tmp string) error { return workspace.RemovePrivate(tmp) }
 
 // noteSandbox records in the scenario's results what the sandbox of the
 // process that serves it applies, with its warnings, and has the
@@ -293,7 +290,7 @@ func (r *scenarioRun) sandboxWarningPos(w sandbox.Warning) (pos scenario.Pos, ok
 // directory, once everything of its agent has stopped.
 func (r *scenarioRun) removeSandboxTemp() {
 	if r.sboxTemp != "" {
-		if err := removeTemp(r.sboxTemp); err != nil {
+		if err := workspace.RemovePrivate(r.sboxTemp); err != nil {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("sandbox temporary directory: %v", err))
 		}
 	}
@@ -311,7 +308,7 @@ func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err err
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() { _ = removeTemp(tmp) }
+	done = func() { _ = workspace.RemovePrivate(tmp) }
 	a, err := r.planSandbox(tmp)
 	if err != nil || a.Backend == "none" { // best-effort on a host that can do nothing
 		done()

@@ -818,13 +818,9 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))
 	if b, ok := builtinAgent(name); ok { // the same agent, started another way
 		na.Agent.AuthEnv = b.Agent.AuthEnv
-		for k, v := range b.Agent.Env {
-			if _, set := na.Agent.Env[k]; !set {
-				if na.Agent.Env == nil {
-					na.Agent.Env = map[string]string{}
-				}
-				na.Agent.Env[k] = v
-			}
+		if env := maps.Clone(b.Agent.Env); env != nil { // under the definition's own
+			maps.Copy(env, na.Agent.Env)
+			na.Agent.Env = env
 		}
 	}
 	return na

@@ -59,12 +59,15 @@ type bound struct {
 // notUsed): no run can meet it. used against notUsed is contradicts'.
 func (p *fileParser) outOfReach(e *ToolCallsExpect) {
 	least, most := map[string]bound{}, map[string]bound{}
-	var order []string
+	var order []string // the patterns needed, in the order first written
 	need := func(pattern string, b bound) {
-		if cur, ok := least[pattern]; !ok || b.n > cur.n {
+		cur, ok := least[pattern]
+		if !ok {
+			order = append(order, pattern)
+		}
+		if !ok || b.n > cur.n {
 			least[pattern] = b
 		}
-		order = append(order, pattern)
 	}
 	allow := func(pattern string, b bound) {
 		if cur, ok := most[pattern]; !ok || b.n < cur.n {
@@ -76,9 +79,8 @@ func (p *fileParser) outOfReach(e *ToolCallsExpect) {
 	}
 	times := map[string]int{}
 	for _, l := range e.Sequence {
-		if times[l.Value]++; times[l.Value] > least[l.Value].n {
-			need(l.Value, bound{times[l.Value], l.Pos, "sequence"})
-		}
+		times[l.Value]++
+		need(l.Value, bound{times[l.Value], l.Pos, "sequence"})
 	}
 	for _, c := range e.Count {
 		if c.Op != "<=" {
@@ -91,31 +93,31 @@ func (p *fileParser) outOfReach(e *ToolCallsExpect) {
 	for _, l := range e.NotUsed {
 		allow(l.Value, bound{0, l.Pos, "notUsed"})
 	}
-	told := map[string]bool{}
 	for _, pattern := range order {
-		lo, hi := least[pattern], most[pattern]
-		if _, ok := most[pattern]; !ok || lo.n <= hi.n || told[pattern] || lo.what == "used" && hi.what == "notUsed" {
+		lo := least[pattern]
+		hi, ok := most[pattern]
+		if !ok || lo.n <= hi.n || lo.what == "used" && hi.what == "notUsed" {
 			continue
 		}
-		told[pattern] = true
-		at, other := hi, lo // at the one written last
+		at, other := hi, lo // at the one written last; the other's line named when it differs
 		if lo.pos.Line > hi.pos.Line || lo.pos.Line == hi.pos.Line && lo.pos.Col > hi.pos.Col {
 			at, other = lo, hi
 		}
-		where := map[bool]string{true: fmt.Sprintf(" (line %d)", other.pos.Line)}[other.pos.Line != at.pos.Line]
-		needs := fmt.Sprintf("at least %d tool calls", lo.n)
+		loWhat, hiWhat := lo.what, hi.what
+		if other.pos.Line != at.pos.Line {
+			where := fmt.Sprintf(" (line %d)", other.pos.Line)
+			if other == lo {
+				loWhat += where
+			} else {
+				hiWhat += where
+			}
+		}
+		needs, allows := fmt.Sprintf("at least %d tool calls", lo.n), fmt.Sprintf("at most %d", hi.n)
 		if lo.n == 1 {
 			needs = "a tool call"
 		}
-		allows := fmt.Sprintf("at most %d", hi.n)
 		if hi.n == 0 {
 			allows = "none"
-		}
-		loWhat, hiWhat := lo.what, hi.what
-		if other == lo {
-			loWhat += where
-		} else {
-			hiWhat += where
 		}
 		p.errorAt(at.pos, "%q: %s needs %s matching it, and %s allows %s: no run can meet both", pattern, loWhat, needs, hiWhat, allows)
 	}
