@@ -95,12 +95,20 @@ func (r *watchedRun) signalOnce(sig os.Signal) result {
 	if err := r.cmd.Process.Signal(sig); err != nil {
 		r.t.Fatal(err)
 	}
+	return r.end()
+}
+
+// end reads stderr to its end and waits for acprun to exit: it fails the
+// test unless acprun exited before the deadline. It returns what acprun
+// did.
+func (r *watchedRun) end() result {
+	r.t.Helper()
 	for r.lines.Scan() {
 		r.stderr.WriteString(r.lines.Text() + "\n")
 	}
 	err := r.cmd.Wait()
 	if r.ctx.Err() != nil {
-		r.t.Fatalf("acprun %v still running at the test's deadline after one %v\n%s", r.cmd.Args[1:], sig, r.stderr.String())
+		r.t.Fatalf("acprun %v still running at the test's deadline\n%s", r.cmd.Args[1:], r.stderr.String())
 	}
 	res := result{stdout: r.stdout.String(), stderr: r.stderr.String()}
 	var ee *exec.ExitError

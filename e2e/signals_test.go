@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -156,32 +155,11 @@ teardown: ["echo cleaned"]
 turns: [{prompt: hi, expect: {text: {contains: done}}}]
 `,
 	})
-	cmd := exec.Command(acprunFor(t), "run", "s.yaml", "-o", "out.json", "--junit", "j.xml", "--html", "r.html")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	lines := bufio.NewScanner(pipe)
-	for lines.Scan() { // up to the scenario's end, teardown included
-		stderr.WriteString(lines.Text() + "\n")
-		if strings.HasPrefix(lines.Text(), "PASS late") {
-			break
-		}
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	for lines.Scan() {
-		stderr.WriteString(lines.Text() + "\n")
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("acprun: %v, want exit 0\n%s", err, stderr.String())
+	run := startWatched(t, t.Context(), dir, "run", "s.yaml", "-o", "out.json", "--junit", "j.xml", "--html", "r.html")
+	run.waitLine("PASS late") // the scenario's end, teardown included
+	res := run.interruptOnce()
+	if res.code != 0 {
+		t.Fatalf("acprun: exit %d, want 0\n%s", res.code, res.stderr)
 	}
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if out.Interrupted || out.Scenarios[0].Status != "passed" {
@@ -198,7 +176,7 @@ turns: [{prompt: hi, expect: {text: {contains: done}}}]
 	// first said to cancel the running turns, then corrected by the note.
 	// Which it is depends on when the signal lands.
 	const note = "acprun: interrupted after every scenario had run to its end: nothing was cut short, and the outputs were written whole\n"
-	if got := stderr.String(); strings.Contains(got, "interrupted") && !strings.Contains(got, note) {
+	if got := res.stderr; strings.Contains(got, "interrupted") && !strings.Contains(got, note) {
 		t.Errorf("stderr speaks of the interrupt without saying %q:\n%s", note, got)
 	}
 }
@@ -256,45 +234,25 @@ teardown: ["cat gate"]
 turns: [{prompt: hi, expect: {text: {contains: done}}}]
 `,
 	})
-	cmd := exec.Command(acprunFor(t), "run", "s.yaml", "-o", "out.json")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	run := startWatched(t, t.Context(), dir, "run", "s.yaml", "-o", "out.json")
 	w, err := os.OpenFile(gate, os.O_WRONLY, 0) // the teardown is running
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := run.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	lines := bufio.NewScanner(pipe)
-	for lines.Scan() { // until acprun has taken the interrupt
-		stderr.WriteString(lines.Text() + "\n")
-		if strings.HasPrefix(lines.Text(), "acprun: interrupted:") {
-			break
-		}
-	}
-	w.Close() // the teardown ends
-	for lines.Scan() {
-		stderr.WriteString(lines.Text() + "\n")
-	}
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
+	run.waitLine("acprun: interrupted:") // acprun has taken the interrupt
+	w.Close()                            // the teardown ends
+	res := run.end()
+	if res.code != 130 {
+		t.Fatalf("acprun: exit %d, want 130\n%s", res.code, res.stderr)
 	}
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if !out.Interrupted || out.Scenarios[0].Status != "passed" || out.Scenarios[0].Teardown == nil {
 		t.Errorf("interrupted %v, status %s, teardown %+v: want an interrupted run whose scenario passed, its teardown run", out.Interrupted, out.Scenarios[0].Status, out.Scenarios[0].Teardown)
 	}
-	if got := stderr.String(); !strings.Contains(got, "interrupted as the run ended: every scenario has its result") || strings.Contains(got, "partial") {
+	if got := res.stderr; !strings.Contains(got, "interrupted as the run ended: every scenario has its result") || strings.Contains(got, "partial") {
 		t.Errorf("stderr does not say every scenario has its result:\n%s", got)
 	}
 }
