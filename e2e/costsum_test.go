@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -52,8 +51,8 @@ func TestGatewayCostsPerTurn(t *testing.T) {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 			for _, tr := range r.Turns {
-				if u := tr.Usage; u == nil || u.Currency != "USD" || strings.TrimRight(fmt.Sprintf("%.9f", u.Cost), "0") != "0.000105" {
-					t.Errorf("turn %d usage %+v, want its own request's cost, 0.000105 USD", tr.Index, u)
+				if u := tr.Usage; u == nil || u.Currency != "USD" || u.Cost != 0.000105 {
+					t.Errorf("turn %d usage %+v, want its own request's cost, 0.000105 USD exactly (no float noise)", tr.Index, u)
 				}
 			}
 		})
@@ -75,4 +74,22 @@ func runMetered(t *testing.T, price, agent, rest string) (result, report.Result,
 	})
 	res, out := runResults(t, dir, "s.yaml")
 	return res, out.Scenarios[0], up
+}
+
+// TestGatewayCostWithoutNoise: a turn's cost is what the attempt had spent
+// after it less what it had spent before, which in float64 is noisy
+// (0.0009 - 0.0006 = 0.00030000000000000003); the results hold the cost
+// the requests priced, 0.0003, in every turn.
+func TestGatewayCostWithoutNoise(t *testing.T) {
+	t.Parallel()
+	step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
+	agent := "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n"
+	// 10 input and 5 output tokens a request: 0.0003 a request.
+	res, r, _ := runMetered(t, "claude-test: {input: 15, output: 30}", agent,
+		"permissions: {default: deny}\nturns: [{prompt: a}, {prompt: b}, {prompt: c}]\n")
+	for _, tr := range r.Turns {
+		if u := tr.Usage; u == nil || u.Cost != 0.0003 {
+			t.Errorf("turn %d usage %+v, want cost 0.0003 exactly\n%s", tr.Index, u, res.stderr)
+		}
+	}
 }

@@ -463,7 +463,7 @@ func TestGatewayBudgetWithoutUsage(t *testing.T) {
 			dir := t.TempDir()
 			step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
 			writeFiles(t, dir, map[string]string{
-				"agent.mock.yaml": "turns:\n  - steps: [" + step + ", " + step + "]\n",
+				"agent.mock.yaml": "turns:\n  - steps: [" + step + ", " + step + "]\n    usage: {inputTokens: 5, outputTokens: 2}\n",
 				"s.yaml": "name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
 					"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: " + strconv.Quote(up.URL) + "}\nbudget: {maxTotalTokens: 1}\nturns: [{prompt: hi}]\n",
 			})
@@ -472,6 +472,15 @@ func TestGatewayBudgetWithoutUsage(t *testing.T) {
 			const want = "gateway: the provider answered 2 of 2 model requests without token usage, so budget.maxTotalTokens and budget.maxCost could not count them"
 			if got := slices.Contains(sc.Warnings, want); got != tt.warned {
 				t.Errorf("warnings %q; want %q: %v", sc.Warnings, want, tt.warned)
+			}
+			// The turn's usage: the model answers' when they report it, else
+			// what the agent reported, never an empty one.
+			wantUsage := &report.Usage{TotalTokens: 4, InputTokens: 3, OutputTokens: 1} // the first request: the budget refuses the second
+			if tt.warned {
+				wantUsage = &report.Usage{TotalTokens: 7, InputTokens: 5, OutputTokens: 2}
+			}
+			if diff := gocmp.Diff(wantUsage, sc.Turns[0].Usage); diff != "" {
+				t.Errorf("turn usage (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -655,7 +655,8 @@ func (r *scenarioRun) gatewaySpent() *gateway.Spent {
 
 // gatewayUsage is the usage of the turn's model requests, as the gateway
 // read it from their answers by the time it had spent sp (gatewaySpent);
-// nil when the turn made none (or without a gateway, sp nil).
+// nil when the turn made none, or none of its answers reported usage (then
+// the agent's own report stands), or without a gateway (sp nil).
 func (r *scenarioRun) gatewayUsage(t *turnState, sp *gateway.Spent) *report.Usage {
 	if sp == nil {
 		return nil
@@ -663,11 +664,11 @@ func (r *scenarioRun) gatewayUsage(t *turnState, sp *gateway.Spent) *report.Usag
 	r.sess.mu.Lock()
 	before := t.gwStart
 	r.sess.mu.Unlock()
-	if sp.Requests == before.Requests {
-		return nil
-	}
 	u := sp.Usage
 	b := before.Usage
+	if sp.Requests == before.Requests || (u == b && sp.Priced == before.Priced) {
+		return nil
+	}
 	out := &report.Usage{
 		InputTokens:       u.Input - b.Input,
 		OutputTokens:      u.Output - b.Output,
@@ -677,7 +678,7 @@ func (r *scenarioRun) gatewayUsage(t *turnState, sp *gateway.Spent) *report.Usag
 		TotalTokens:       u.Total() - b.Total(),
 	}
 	if sp.Priced > before.Priced { // a lower bound when some were not priced (unpricedWarning)
-		out.Cost, out.Currency = sp.Cost-before.Cost, r.sc.Gateway.Currency
+		out.Cost, out.Currency = roundCost(sp.Cost-before.Cost), r.sc.Gateway.Currency
 	}
 	return out
 }

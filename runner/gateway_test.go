@@ -563,7 +563,7 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "budget.maxCost: the agent's model requests cost 0.0006, the scenario's budget is 0.0005") {
 		t.Errorf("failures %q, want maxCost named with the priced cost", r.Turns[0].Failures)
 	}
-	if u := r.Turns[0].Usage; u == nil || !near(u.Cost, 0.0006) || u.Currency != "USD" || u.TotalTokens != 4*130 {
+	if u := r.Turns[0].Usage; u == nil || u.Cost != 0.0006 || u.Currency != "USD" || u.TotalTokens != 4*130 {
 		t.Errorf("turn usage %+v, want the 4 requests' tokens and the priced ones' cost, 0.0006 USD", u)
 	}
 	want := []string{`gateway: no price for model "claude-small" in the config's prices: the cost of its requests is unknown, ` +
@@ -616,7 +616,7 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	if f := r.Turns[1].Failures; len(f) != 1 || !strings.HasSuffix(f[0], "/"+want) {
 		t.Errorf("turn 2 failures %q, want only %q", f, want)
 	}
-	if u := r.Turns[1].Usage; u == nil || !near(u.Cost, 0.0003) {
+	if u := r.Turns[1].Usage; u == nil || u.Cost != 0.0003 {
 		t.Errorf("turn 2 usage %+v, want its own request's cost", u)
 	}
 	if r.Turns[1].CancelCause != "" || r.Turns[2].StopReason != report.OutcomeSkipped {
@@ -624,7 +624,50 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	}
 }
 
-func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
+// TestGatewayTurnCostExact: each turn's cost is the difference of what
+// the attempt had spent before and after it, written without float noise
+// (0.0009-0.0006 is 0.00030000000000000003 in float64).
+func TestGatewayTurnCostExact(t *testing.T) {
+	t.Parallel()
+	up, _ := anthropicUpstream(t)
+	step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}`
+	r := runPriced(t, map[string]string{
+		"acprun.yaml":     "prices:\n  claude-test: {input: 1, output: 10}\n", // 100 in, 20 out: 0.0003 a request
+		"agent.mock.yaml": "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\n"+
+			"turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n", up.URL),
+	})
+	for i, tr := range r.Turns {
+		if tr.Usage == nil || tr.Usage.Cost != 0.0003 {
+			t.Errorf("turn %d usage %+v, want cost 0.0003 exactly", i+1, tr.Usage)
+		}
+	}
+}
+
+// TestGatewayUsageUnreported: a turn whose model answers reported no usage
+// keeps the usage the agent reported on the prompt's answer, rather than an
+// empty one from the gateway.
+func TestGatewayUsageUnreported(t *testing.T) {
+	t.Parallel()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"m1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`)
+	}))
+	defer up.Close()
+	step := `{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}", stream: false}}`
+	r := runPriced(t, map[string]string{
+		"acprun.yaml":     "prices:\n  claude-test: {input: 1, output: 10}\n",
+		"agent.mock.yaml": "turns:\n  - steps: [" + step + "]\n    usage: {inputTokens: 5, outputTokens: 2}\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nturns: [{prompt: one}]\n", up.URL),
+	})
+	want := &report.Usage{TotalTokens: 7, InputTokens: 5, OutputTokens: 2}
+	if diff := gocmp.Diff(want, r.Turns[0].Usage); diff != "" {
+		t.Errorf("turn usage (-want +got):\n%s", diff)
+	}
+}
 
 // recordedCassette records gatewayScenario on modelAgent, through an
 // Anthropic upstream, into a new directory and returns the upstream, the
