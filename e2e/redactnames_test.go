@@ -191,6 +191,40 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestMcpServerURLPasswordRedacted: the password in the url of an http
+// MCP server, which session/new sends the agent, is redacted in the
+// transcript and in the HTML report that embeds it, as a proxy's password
+// in a gateway's upstream is; the rest of the url is kept.
+func TestMcpServerURLPasswordRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "agentCapabilities: {mcpCapabilities: {http: true}}\nturns: [{steps: [{text: ok}]}]\n",
+		"s.yaml": `name: mcp
+agent:
+  command: [acprun, mock-agent, m.mock.yaml]
+  mcpServers:
+    - {type: http, name: remote, url: "https://bot:Mcp-Passw0rd-9@mcp.example.com/", headers: []}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 0 {
+		t.Fatalf("run: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "tr/mcp.jsonl", "r.html", "r.json")
+	outputs["stderr"] = []byte(res.stderr)
+	for name, data := range outputs {
+		if i := bytes.Index(data, []byte("Passw0rd")); i >= 0 {
+			t.Errorf("%s leaks the MCP server's password: …%s…", name, excerpt(data, i))
+		}
+	}
+	if tr := outputs["tr/mcp.jsonl"]; !bytes.Contains(tr, []byte(`"url":"https://bot:[REDACTED]@mcp.example.com/"`)) {
+		t.Errorf("transcript: want session/new with the url's password redacted:\n%s", tr)
+	}
+}
+
 // TestRedactionKeepsFiles: a value of an agent's env, or of a
 // secret-looking variable of acprun's environment, that is part of a
 // scenario file's path is no secret, as a name is not: the path is intact

@@ -281,6 +281,21 @@ func TestMcpServerSecrets(t *testing.T) {
 	}
 }
 
+// TestMcpServerURLPassword: the password in the url of an http or sse
+// MCP server (https://user:password@host/), which the agent is sent in
+// session/new, is a secret of the scenario, as a proxy's in a gateway's
+// upstream is; the rest of the url is not.
+func TestMcpServerURLPassword(t *testing.T) {
+	t.Parallel()
+	sc := &scenario.Scenario{Name: "mcp", Agent: scenario.Agent{McpServers: []byte(`[
+		{"type":"http","name":"remote","url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/","headers":[]}]`)}}
+	const in = `{"url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/"}`
+	const want = `{"url":"https://bot:[REDACTED]@mcp.example.com/"}`
+	if got := runRedactor([]*scenario.Scenario{sc}, nil, nil).String(in); got != want {
+		t.Errorf("String(%q) = %q; want %q", in, got, want)
+	}
+}
+
 // TestSpelledSecrets: the values of an agent's env as its file spells
 // them (Agent.Spelled) are secrets too, a scenario's, a judge's and a
 // config agent's: a problem's source line shows them so.

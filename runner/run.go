@@ -488,9 +488,10 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 }
 
 // mcpSecrets returns the values of the env of the MCP servers in raw (an
-// agent's mcpServers) and of their headers, and of a header such as
-// "Bearer X" its X: the credentials an agent is given for its tools.
-// redact.New drops those unfit to be secrets.
+// agent's mcpServers) and of their headers, of a header such as "Bearer
+// X" its X, and the password of their urls (redact.URLPassword): the
+// credentials an agent is given for its tools. redact.New drops those
+// unfit to be secrets.
 func mcpSecrets(raw json.RawMessage) []string {
 	var servers []acp.McpServer
 	if len(raw) == 0 || json.Unmarshal(raw, &servers) != nil {
@@ -498,6 +499,7 @@ func mcpSecrets(raw json.RawMessage) []string {
 	}
 	var out []string
 	for _, s := range servers {
+		out = append(out, redact.URLPassword(s.URL)...)
 		for _, e := range s.Env {
 			out = append(out, e.Value)
 		}
