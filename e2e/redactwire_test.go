@@ -125,3 +125,45 @@ turns: [{prompt: hi}]
 		})
 	}
 }
+
+// TestGatewaySeenKeyRedacted: a key the agent sends its provider that
+// acprun was not told of (here from a variable of no secret-looking name;
+// an agent's own login does the same) is redacted from every output once
+// the gateway has seen it: the provider's error naming it, which the
+// agent repeats, shows [REDACTED] on stderr, in the results, JUnit,
+// events, the transcript, the HTML report and the cassette.
+func TestGatewaySeenKeyRedacted(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const key = "zzUnknownKey4242abcd"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"g.mock.yaml": "turns: [{steps: [{model: {api: anthropic, model: m, prompt: hi, stream: false, key: LLMX}}, {text: done}]}]\n",
+		"s.yaml": `name: g
+agent: {command: [acprun, mock-agent, g.mock.yaml]}
+gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: "` + rejectingProvider(t) + `", dir: cass}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprunEnv(t, dir, []string{"LLMX=" + key}, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "j.xml",
+		"--events", "ev.jsonl", "--html", "r.html", "--transcripts", "tr")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1 (the provider refuses the key)\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "j.xml", "ev.jsonl", "r.html", filepath.Join("tr", "g.jsonl"))
+	outputs["stderr"] = []byte(res.stderr)
+	cassettes, _ := filepath.Glob(filepath.Join(dir, "cass", "*"))
+	if len(cassettes) != 1 {
+		t.Fatalf("cassettes %q, want one\n%s", cassettes, res.stderr)
+	}
+	outputs["cassette"], _ = os.ReadFile(cassettes[0])
+	for name, data := range outputs {
+		if i := bytes.Index(data, []byte("UnknownKey")); i >= 0 {
+			t.Errorf("%s leaks the key the gateway saw: …%s…", name, excerpt(data, i))
+		}
+	}
+	if !bytes.Contains(outputs["r.json"], []byte("invalid x-api-key: [REDACTED]")) {
+		t.Errorf("r.json lacks the provider's error with the key redacted:\n%s", outputs["r.json"])
+	}
+}

@@ -274,6 +274,7 @@ func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest
 
 	c := newCall(req, rest, body)
 	defer func() { c.body = nil }() // the attempt keeps c, not its body
+	a.cfg.Messages.Add(c.keys.Values()...)
 	if a.cfg.Mode == Replay {
 		if d := a.Divergence(); d != "" {
 			answer(w, replyOf(provider.Invalid(c.api, d)))

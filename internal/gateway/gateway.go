@@ -133,7 +133,12 @@ type Config struct {
 	// secrets the run redacts its outputs of, which the cassette's (Redact)
 	// may not all be, so that no part of one a cut goes through is shown.
 	// nil: the cuts are shown as they are, redacted of Redact's secrets
-	// and the request's own keys only.
+	// and the request's own keys only. It takes the request's own keys
+	// (its credential headers and secret query parameters) as each request
+	// comes, before it goes upstream (redact.Redactor.Add): an agent's key
+	// that acprun was not told of (read from the agent's own config, or
+	// from a variable of no secret-looking name) is then redacted from
+	// what the run writes after, such as a provider's error that names it.
 	Messages *redact.Redactor
 	// Paths are replaced by their names in what is matched and kept, so
 	// that a cassette recorded in one workspace replays in another:

@@ -368,6 +368,38 @@ func TestSecretsNeverKept(t *testing.T) {
 	}
 }
 
+// TestMessagesLearnTheKeys: the credentials a request carries, which
+// acprun may not have known (an agent's own config), are secrets of the
+// run's outputs (Config.Messages) once the request has come, before its
+// answer reaches the agent: a provider's error naming the key is
+// redacted wherever the agent repeats it.
+func TestMessagesLearnTheKeys(t *testing.T) {
+	const (
+		headerKey = "sk-ant-api03-learntkey0123456789"
+		bearer    = "bearer-learnt-0123456789abcdef"
+		queryKey  = "AIzaSyLearntKey0123456789abcdef"
+	)
+	up := newUpstream(t)
+	up.answers["/v1/messages"] = answerSpec{401, "application/json", `{"type":"error","error":{"message":"invalid x-api-key"}}`}
+	s := startServer(t)
+	run := redact.New("ghp_knownsecret0123456789")
+	rec := open(t, Config{Mode: Record, Cassette: filepath.Join(t.TempDir(), "c.json"), Redact: redact.New(), Messages: run})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	hdr := http.Header{"X-Api-Key": {headerKey}, "Authorization": {"Bearer " + bearer}}
+	if got := send(t, "POST", route.URL(), "/v1/messages?key="+queryKey, `{"model":"m"}`, hdr); got.status != 401 {
+		t.Fatalf("record: %d %q, want the upstream's 401", got.status, got.body)
+	}
+	const text = "bad key " + headerKey + ", Bearer " + bearer + ", ?key=" + queryKey + ", ghp_knownsecret0123456789"
+	const want = "bad key [REDACTED], [REDACTED], ?key=[REDACTED], [REDACTED]"
+	if got := run.String(text); got != want {
+		t.Errorf("the run's redactor after the request: String(%q) = %q; want %q", text, got, want)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAdmitRefuses: a request Admit refuses gets the provider's rate
 // limit answer, is reported, is not counted, and never goes upstream.
 func TestAdmitRefuses(t *testing.T) {

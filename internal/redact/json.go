@@ -11,27 +11,14 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 )
 
-// JSON returns raw with secrets removed from its strings and object keys.
-// Strings are decoded before they are searched, so escapes cannot hide a
-// secret, and each string that held one is re-encoded; numbers, true,
-// false, null and the structure are never touched. Valid JSON in gives
-// valid JSON out, with keys in their order and numbers and unchanged
-// strings byte for byte as they were; when something was redacted the
-// result is compact (no white space between tokens).
-//
-// A redacted object key can collide with another key of its object. Then
-// the later one, in document order, gets a suffix "#2" (or "#3" and so on,
-// the first free one), so that both values are kept.
-//
-// Text that is not valid JSON is redacted as plain text (see String).
-// When raw holds no secret, JSON returns raw itself, not a copy.
-func (r *Redactor) JSON(raw []byte) []byte {
+// JSON is Redactor.JSON of the secrets of r.
+func (r *table) JSON(raw []byte) []byte {
 	out, _ := r.json(raw)
 	return out
 }
 
 // json is JSON, reporting whether anything changed.
-func (r *Redactor) json(raw []byte) ([]byte, bool) {
+func (r *table) json(raw []byte) ([]byte, bool) {
 	if r.empty() {
 		return raw, false
 	}
@@ -67,7 +54,7 @@ func stringEnd(raw []byte, i int) (end int, escaped bool) {
 // rewriter copies valid JSON, redacting strings and keys and dropping the
 // white space between tokens.
 type rewriter struct {
-	r   *Redactor
+	r   *table
 	in  []byte
 	pos int
 	out []byte
@@ -216,7 +203,7 @@ func (w *rewriter) resolveCollisions(start int, keys []key) {
 // remembers where it stopped for each base, so naming n colliding keys
 // takes O(n), not O(n²): an agent controls the keys.
 type namer struct {
-	r    *Redactor
+	r    *table
 	next map[namerKey]int
 }
 

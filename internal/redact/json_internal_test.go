@@ -10,7 +10,7 @@ import (
 // secrets that New would drop, numbers and literals are never touched and
 // the result stays valid. (TestNewDrops checks the other layer.)
 func TestJSONLeavesLiterals(t *testing.T) {
-	r := &Redactor{forms: []string{"true", "null", "1e400", "12345"}}
+	r := &table{forms: []string{"true", "null", "1e400", "12345"}}
 	in := `{"a":true,"b":[null,false,1e400,-12345.0],"true":"true","s":"x null y"}`
 	want := `{"a":true,"b":[null,false,1e400,-12345.0],"[REDACTED]":"[REDACTED]","s":"x [REDACTED] y"}`
 	got := r.JSON([]byte(in))

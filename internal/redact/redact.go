@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -33,10 +34,23 @@ import (
 // Marker replaces every secret.
 const Marker = "[REDACTED]"
 
-// Redactor replaces secrets in text, JSON and Go values. It does not change
-// after New, so one Redactor may be used by many goroutines at once. A nil
-// or empty Redactor redacts nothing, cheaply.
+// Redactor replaces secrets in text, JSON and Go values. Many goroutines
+// may use one Redactor at once, and Add may add secrets to it meanwhile: a
+// secret learnt while acprun runs (an API key the model gateway sees an
+// agent send) is redacted from what is written after. A nil or empty
+// Redactor redacts nothing, cheaply.
 type Redactor struct {
+	// tab holds the secrets looked for. Add replaces it with a larger
+	// one; a table never changes once stored.
+	tab atomic.Pointer[table]
+	// adding serialises Add.
+	adding sync.Mutex
+	// notSecret is NewExcept's, for the values Add takes too.
+	notSecret func(string) bool
+}
+
+// table is the secrets a Redactor looks for, and how it looks for them.
+type table struct {
 	// forms holds every form of every secret that is looked for in text:
 	// the secret itself and its escaped forms, longest first.
 	forms []string
@@ -74,18 +88,45 @@ func New(secrets ...string) *Redactor {
 // returns true is not looked for. A nil notSecret drops nothing more than
 // New does.
 func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
-	seen := make(map[string]bool)
-	r := &Redactor{}
+	r := &Redactor{notSecret: notSecret}
+	r.Add(secrets...)
+	return r
+}
+
+// Add adds secrets to r, taken as NewExcept takes them (the values unfit
+// to be secrets, those r's notSecret reports and those r has already are
+// dropped): what r redacts once Add returns is redacted of them too. A nil
+// r takes nothing.
+func (r *Redactor) Add(secrets ...string) {
+	if r == nil {
+		return
+	}
+	r.adding.Lock()
+	defer r.adding.Unlock()
+	if t := r.load().with(r.notSecret, secrets); t != nil {
+		r.tab.Store(t)
+	}
+}
+
+// load returns the secrets r holds now; nil for none.
+func (r *Redactor) load() *table {
+	if r == nil {
+		return nil
+	}
+	return r.tab.Load()
+}
+
+// with returns a table of the values of t (which may be nil) and of
+// secrets, as NewExcept takes them; nil when secrets add none.
+func (t *table) with(notSecret func(string) bool, secrets []string) *table {
+	var values []string
+	if t != nil {
+		values = slices.Clone(t.values)
+	}
+	had := len(values)
 	add := func(v string) {
-		if !fit(v) || notSecret != nil && notSecret(v) || slices.Contains(r.values, v) {
-			return
-		}
-		r.values = append(r.values, v)
-		for _, f := range secretForms(v) {
-			if !seen[f] {
-				seen[f] = true
-				r.forms = append(r.forms, f)
-			}
+		if fit(v) && (notSecret == nil || !notSecret(v)) && !slices.Contains(values, v) {
+			values = append(values, v)
 		}
 	}
 	for _, s := range secrets {
@@ -97,18 +138,28 @@ func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 			}
 		}
 	}
-	sortLongestFirst(r.forms)
-	for _, f := range r.forms {
-		r.fails = append(r.fails, failure(f))
+	if len(values) == had {
+		return nil
 	}
-	return r
+	nt := &table{values: values}
+	seen := make(map[string]bool)
+	for _, v := range values {
+		for _, f := range secretForms(v) {
+			if !seen[f] {
+				seen[f] = true
+				nt.forms = append(nt.forms, f)
+			}
+		}
+	}
+	sortLongestFirst(nt.forms)
+	for _, f := range nt.forms {
+		nt.fails = append(nt.fails, failure(f))
+	}
+	return nt
 }
 
-// Values returns the secrets r looks for, each once, in no set order:
-// New(r.Values()...) redacts as r does. It lets a process that acprun
-// starts redact as acprun does (a replay compares what it receives with a
-// redacted recording so).
-func (r *Redactor) Values() []string {
+// Values is Redactor.Values of the secrets of r.
+func (r *table) Values() []string {
 	if r == nil {
 		return nil
 	}
@@ -215,24 +266,14 @@ func sortLongestFirst(s []string) {
 	})
 }
 
-func (r *Redactor) empty() bool { return r == nil || len(r.forms) == 0 }
+func (r *table) empty() bool { return r == nil || len(r.forms) == 0 }
 
 // maxPasses bounds the passes String makes until nothing is left to
 // replace.
 const maxPasses = 8
 
-// String returns s with every occurrence of a secret replaced by Marker.
-// Secrets are found in their raw and quoted forms (see New), and inside
-// every JSON string literal of s that has escapes, decoded: in a log line
-// such as {"token":"\u0067hp_…"} the literal's content is replaced by its
-// redacted form. They are found too in s read as a shell reads its single
-// quotes, where a shell line splits them between words (see shellSpans):
-// `echo 'hunter2!' now` holds "hunter2! now". Occurrences that overlap
-// are replaced by one Marker, so
-// no part of a secret is left behind, and the result contains no secret
-// even where a replacement and the text around it would form one. String
-// returns s itself when s holds no secret.
-func (r *Redactor) String(s string) string {
+// String is Redactor.String of the secrets of r.
+func (r *table) String(s string) string {
 	if r.empty() {
 		return s
 	}
@@ -253,7 +294,7 @@ type span struct {
 }
 
 // once makes one pass of String.
-func (r *Redactor) once(s string) (string, bool) {
+func (r *table) once(s string) (string, bool) {
 	spans := r.spansIn(s, maxUnescapes)
 	if len(spans) == 0 {
 		return s, false
@@ -292,7 +333,7 @@ func replace(s string, spans []span) string {
 
 // formSpans appends to spans every occurrence in s of a secret, in one of
 // its forms; occurrences of one form that overlap make one span.
-func (r *Redactor) formSpans(s string, spans []span) []span {
+func (r *table) formSpans(s string, spans []span) []span {
 	for _, f := range r.forms {
 		last := -1 // spans[last] is the last span of f
 		for i := 0; ; {
@@ -321,7 +362,7 @@ func (r *Redactor) formSpans(s string, spans []span) []span {
 // an odd mix of escaped and plain characters, hides a secret. Text escaped
 // again (JSON in a JSON string) is decoded again, up to depth times. Each
 // span covers whole escapes.
-func (r *Redactor) escapedSpans(s string, spans []span, depth int) []span {
+func (r *table) escapedSpans(s string, spans []span, depth int) []span {
 	dec, _ := unescape(nil, s, false)
 	if string(dec) == s {
 		return spans
@@ -350,7 +391,7 @@ const maxUnescapes = 4
 // spansIn returns the spans of s that hold a secret: in one of its forms,
 // or (depth > 0) once s's escapes are decoded, or once its single quotes
 // are read as a shell reads them (see shellSpans).
-func (r *Redactor) spansIn(s string, depth int) []span {
+func (r *table) spansIn(s string, depth int) []span {
 	spans := r.formSpans(s, nil)
 	if depth > 0 && strings.IndexByte(s, '\\') >= 0 {
 		spans = r.escapedSpans(s, spans, depth)
@@ -429,31 +470,19 @@ func appendIf(s []int, ok bool, v int) []int {
 	return s
 }
 
-// Pieces redacts a text that comes in pieces, each kept on its own (the
-// chunks of a message an agent streams). It returns one piece for each,
-// whose concatenation has no secret: a secret within one piece is
-// replaced by Marker there; one split between pieces is replaced by
-// Marker in the piece where it starts and dropped from the others.
-//
-// held is how many of the last pieces must wait for the pieces still to
-// come, to be redacted again with them: those from where the text's end
-// may begin a secret that is not finished yet. The others are final:
-// no secret goes on from them into the held ones.
-func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
+// Pieces is Redactor.Pieces of the secrets of r.
+func (r *table) Pieces(pieces []string) (out []string, held int) {
 	return r.pieces(pieces, false)
 }
 
-// PiecesCutEnd is Pieces for a text whose end was cut off (see CutEnd):
-// none of its pieces waits, and an end of the text that may begin a
-// secret, when it is 4 bytes or more, is replaced by Marker too, in the
-// piece where it starts, and dropped from the others.
-func (r *Redactor) PiecesCutEnd(pieces []string) []string {
+// PiecesCutEnd is Redactor.PiecesCutEnd of the secrets of r.
+func (r *table) PiecesCutEnd(pieces []string) []string {
 	out, _ := r.pieces(pieces, true)
 	return out
 }
 
 // pieces is Pieces, or PiecesCutEnd with cutEnd.
-func (r *Redactor) pieces(pieces []string, cutEnd bool) (out []string, held int) {
+func (r *table) pieces(pieces []string, cutEnd bool) (out []string, held int) {
 	out = make([]string, len(pieces))
 	if r.empty() {
 		copy(out, pieces)
@@ -540,11 +569,8 @@ func cutSpans(text string, start, end int, spans []span, reach []int) string {
 // tell less than a value too short to be a secret (see New).
 const cutMin = 4
 
-// Cut returns s redacted (see String), where s is the end of a longer text
-// whose beginning was cut off (the tail of a command's output): a start of
-// s that is the rest of a secret, in one of its forms, that the cut went
-// through is replaced by Marker too, when it is at least 4 bytes long.
-func (r *Redactor) Cut(s string) string {
+// Cut is Redactor.Cut of the secrets of r.
+func (r *table) Cut(s string) string {
 	if r.empty() {
 		return s
 	}
@@ -554,11 +580,8 @@ func (r *Redactor) Cut(s string) string {
 	return r.String(s)
 }
 
-// CutEnd returns s redacted (see String), where s is the beginning of a
-// longer text whose end was cut off (the head of a diff): an end of s that
-// is the beginning of a secret, in one of its forms, that the cut went
-// through is replaced by Marker too, when it is at least 4 bytes long.
-func (r *Redactor) CutEnd(s string) string {
+// CutEnd is Redactor.CutEnd of the secrets of r.
+func (r *table) CutEnd(s string) string {
 	if r.empty() {
 		return s
 	}
@@ -569,15 +592,8 @@ func (r *Redactor) CutEnd(s string) string {
 	return s
 }
 
-// Excerpt returns text[start:end] redacted as a part of text, for a
-// message that shows only that part (cut to a width, or around a match):
-// the secrets are looked for in the whole of text, so that a secret the
-// part holds whole, and what it holds of one that goes on past either of
-// its ends, however short, is replaced by Marker; text that merely begins
-// or ends like a secret is left as it is. With cutStart, text's own
-// beginning is a cut (see Cut). start and end must be byte offsets at
-// character boundaries, start <= end.
-func (r *Redactor) Excerpt(text string, start, end int, cutStart bool) string {
+// Excerpt is Redactor.Excerpt of the secrets of r.
+func (r *table) Excerpt(text string, start, end int, cutStart bool) string {
 	if r.empty() || start == end {
 		return text[start:end]
 	}
@@ -604,16 +620,8 @@ func (r *Redactor) Excerpt(text string, start, end int, cutStart bool) string {
 // "info").
 const minWrapped = 16
 
-// Wrapped returns s redacted (see String), where s is a log whose long
-// lines may have been wrapped (a base64 blob at 76 columns): a secret of
-// 16 bytes or more (in one of its forms) is found also with line breaks
-// (\n, \r) inside it, and replaced by one Marker, those line breaks
-// included. With cutStart, s's beginning is a cut (see Cut); with cutEnd,
-// its end may be one (see CutEnd): the rest or the beginning of a secret
-// that the cut went through is replaced too, that of a secret of 16 bytes
-// or more also when wrapped, for a line break at a cut is no sign that
-// the secret ended there.
-func (r *Redactor) Wrapped(s string, cutStart, cutEnd bool) string {
+// Wrapped is Redactor.Wrapped of the secrets of r.
+func (r *table) Wrapped(s string, cutStart, cutEnd bool) string {
 	if r.empty() {
 		return s
 	}
@@ -633,7 +641,7 @@ func (r *Redactor) Wrapped(s string, cutStart, cutEnd bool) string {
 // wrapped is Wrapped's search over lines, in s redacted: the secrets of
 // 16 bytes or more, and at a cut their rest or beginning, in s without
 // its line breaks.
-func (r *Redactor) wrapped(s string, cutStart, cutEnd bool) string {
+func (r *table) wrapped(s string, cutStart, cutEnd bool) string {
 	var b strings.Builder
 	from := make([]int, 0, len(s)) // from[i]: where in s byte i of b is
 	for i := range len(s) {
@@ -642,7 +650,7 @@ func (r *Redactor) wrapped(s string, cutStart, cutEnd bool) string {
 			from = append(from, i)
 		}
 	}
-	long := &Redactor{}
+	long := &table{}
 	for i, f := range r.forms {
 		if len(f) >= minWrapped {
 			long.forms, long.fails = append(long.forms, f), append(long.fails, r.fails[i])
@@ -667,7 +675,7 @@ func (r *Redactor) wrapped(s string, cutStart, cutEnd bool) string {
 
 // restLen is the length of the longest start of s that is a proper end of a
 // secret (in one of its forms).
-func (r *Redactor) restLen(s string) int {
+func (r *table) restLen(s string) int {
 	n := 0
 	for _, f := range r.forms {
 		n = max(n, rest(s, f))
@@ -685,13 +693,8 @@ func rest(s, f string) int {
 	return 0
 }
 
-// Unfinished returns the length of the longest end of s that begins a
-// secret (in one of its forms) without finishing it: the part of a text
-// still arriving that must be held back until what follows is known, for
-// redacting what comes before it and what comes after separately cannot
-// find a secret split between them. Redact s first: a whole secret inside
-// it is not looked for. It is 0 when no secret can start in s's end.
-func (r *Redactor) Unfinished(s string) int {
+// Unfinished is Redactor.Unfinished of the secrets of r.
+func (r *table) Unfinished(s string) int {
 	if r.empty() {
 		return 0
 	}

@@ -265,6 +265,41 @@ func TestValues(t *testing.T) {
 	}
 }
 
+// TestAdd: secrets added to a Redactor in use are redacted from then on,
+// taken as NewExcept takes them (unfit values and those notSecret reports
+// dropped), while other goroutines redact with it; a nil one takes none.
+func TestAdd(t *testing.T) {
+	r := redact.NewExcept(func(v string) bool { return v == "scenario-name" }, "ghp_given1234567")
+	const text = "ghp_given1234567 sk-learnt-98765 true scenario-name"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			if got := r.String(text); !strings.HasPrefix(got, "[REDACTED] ") {
+				t.Errorf("String(%q) = %q while secrets are added", text, got)
+				return
+			}
+		}
+	}()
+	r.Add("sk-learnt-98765", "true", "scenario-name", "ghp_given1234567")
+	<-done
+	const want = "[REDACTED] [REDACTED] true scenario-name"
+	if got := r.String(text); got != want {
+		t.Errorf("after Add: String(%q) = %q; want %q", text, got, want)
+	}
+	got := r.Values()
+	slices.Sort(got)
+	if want := []string{"ghp_given1234567", "sk-learnt-98765"}; !slices.Equal(got, want) {
+		t.Errorf("after Add: Values = %q; want %q", got, want)
+	}
+	empty := redact.New()
+	empty.Add("sk-learnt-98765")
+	if got := empty.String(text); got != "ghp_given1234567 [REDACTED] true scenario-name" {
+		t.Errorf("an empty Redactor after Add: String = %q", got)
+	}
+	(*redact.Redactor)(nil).Add("sk-learnt-98765")
+}
+
 func TestCut(t *testing.T) {
 	r := redact.New("ghp_abcdefghijklmnop1234", "pa ss")
 	tests := []struct{ in, want string }{

@@ -16,7 +16,7 @@ import (
 // the secret's forms, its quotes written as shellquote.Quoted writes
 // them) is left to that span. The decoded text is looked at again, up to
 // depth times (a line Go-quoted, then shell-quoted).
-func (r *Redactor) shellSpans(s string, spans []span, depth int) []span {
+func (r *table) shellSpans(s string, spans []span, depth int) []span {
 	dec := unshell(s, false).text
 	if dec == s {
 		return spans

@@ -10,28 +10,8 @@ import (
 // maxDepth bounds how deep Value walks; deeper values are cleared.
 const maxDepth = 10000
 
-// Value removes secrets, in place, from everything v points to: the
-// exported fields of structs, the elements of slices and arrays, the keys
-// and values of maps, and the values in interfaces and behind pointers.
-// Strings are redacted with String; byte slices, json.RawMessage among
-// them, with JSON. Unexported fields are left alone; nil pointers, maps
-// and interfaces are skipped; a value reached twice (shared, or in a
-// cycle) is walked once; and anything nested deeper than 10000 levels is
-// set to its zero value rather than left unredacted.
-//
-// v should be a pointer. Maps and slices passed as they are are redacted
-// too, but strings and byte slices that are reached only by value cannot
-// be changed.
-//
-// A redacted map key can collide with another key of the map. String keys
-// (of any string type, or strings in interface keys) then get a suffix
-// "#2" (or "#3" and so on, the first free one), so that both values are
-// kept: keys that were not redacted keep their names, and redacted keys
-// are given theirs in the order of their original keys. Keys of other
-// types (structs or arrays with strings in them) cannot take a suffix: of
-// those that collide, the entry with the first original key (in %#v
-// order) is kept and the others are dropped.
-func (r *Redactor) Value(v any) {
+// Value is Redactor.Value of the secrets of r.
+func (r *table) Value(v any) {
 	if r.empty() || v == nil {
 		return
 	}
@@ -41,7 +21,7 @@ func (r *Redactor) Value(v any) {
 
 // walker is one walk of Value.
 type walker struct {
-	r     *Redactor
+	r     *table
 	seen  map[visit]bool
 	dirty bool // the walk changed something
 }
