@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 )
 
 // mergeCmd is `acprun merge FILES… -o FILE`.
@@ -22,7 +24,8 @@ func (c *mergeCmd) Help() string {
 	return `Combines the JSON results of several runs, typically the shards of one run
 (--shard), into the results of the whole: scenarios sorted by file, line, agent
 (in the order of the shards' --agent) and attempt; byStopReason and summary computed again; the earliest startedAt
-and the longest durationMs. A summary goes to stderr, coloured as run colours
+and the longest durationMs. Values of secret-looking variables of the current
+environment are redacted, as report does. A summary goes to stderr, coloured as run colours
 its own (--color; NO_COLOR when not empty). -o is written as run writes its
 outputs (parents created, symlinks followed, devices and FIFOs written in
 place, regular files replaced atomically).
@@ -59,6 +62,9 @@ func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
+	// Redacted as report's page is: a shard may hold a secret of this
+	// environment that its own run was not told of.
+	runner.ResultsRedactor(rep, os.Environ()).Value(&rep)
 	writeErr := g.writeFile(ctx, g.Stderr, out, pin, true, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, rep) })
 	// A summary that cannot be written to stderr loses nothing merged: the
 	// exit code stays the merged run's, as run's does.

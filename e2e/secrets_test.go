@@ -610,3 +610,37 @@ turns:
 		t.Errorf("the transcript's chunks say %q and %q, want the results' text and thoughts", texts["agent_message_chunk"], texts["agent_thought_chunk"])
 	}
 }
+
+// TestMergeRedactsTheEnvironment: a shard run where a token was not set
+// keeps what its agent said of it; merged in a job that holds the token
+// (a secret-looking variable), the merged results and the summary merge
+// prints show it [REDACTED], as report's page does.
+func TestMergeRedactsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_MergeT0ken123456"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"f.mock.yaml": "turns: [{steps: [{text: \"deploying with " + token + " now\"}]}]\n",
+		"f.yaml":      "name: f\nagent: {command: [acprun, mock-agent, f.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: nope}}}]\n",
+	})
+	if res := acprun(t, dir, "run", "f.yaml", "-o", "shard.json"); res.code != exitFailed {
+		t.Fatalf("run: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if data := readFiles(t, dir, "shard.json")["shard.json"]; !bytes.Contains(data, []byte(token)) {
+		t.Fatalf("the shard does not hold the token: the test no longer plants what it should\n%s", data)
+	}
+	res := acprunEnv(t, dir, []string{"GH_TOKEN=" + token}, "merge", "shard.json", "-o", "all.json")
+	if res.code != exitFailed {
+		t.Fatalf("merge: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "all.json")
+	outputs["stderr"] = []byte(res.stderr)
+	for name, data := range outputs {
+		if i := bytes.Index(data, []byte("MergeT0ken")); i >= 0 {
+			t.Errorf("%s leaks the token: …%s…", name, excerpt(data, i))
+		}
+		if !bytes.Contains(data, []byte("deploying with [REDACTED] now")) {
+			t.Errorf("%s lacks the text with the token redacted:\n%s", name, data)
+		}
+	}
+}
