@@ -795,12 +795,16 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress
 	written := false
 	// A rerun replacing the file it read keeps there the earlier results
 	// of what it left out and of what it never started (an interrupt,
-	// --timeout or --fail-fast came first): not run is no result.
+	// --timeout or --fail-fast came first): not run is no result. They
+	// are redacted as the run's own are: the earlier run may not have
+	// known a secret this one does.
 	file, unstarted := rep, []report.Result(nil)
 	if c.replaced != nil {
 		file, unstarted = c.replaced.Unstarted(rep)
 	}
-	file = report.Keep(file, append(slices.Clip(c.kept), unstarted...))
+	kept := append(slices.Clip(c.kept), unstarted...)
+	g.redactor(nil).Value(&kept)
+	file = report.Keep(file, kept)
 	// Streamed: the results may hold megabytes of agent text.
 	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, termtext.JSONEscapes, func(w io.Writer) error { return report.Write(w, file) }); err != nil {
 		lose(err, "-o %s: %v; the results %s", c.JSON, err, unwritten(err, "are incomplete", "were not written"))

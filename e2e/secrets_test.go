@@ -644,3 +644,34 @@ func TestMergeRedactsTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestRerunKeptResultsRedacted: the earlier results a rerun keeps in the
+// file it replaces (here f2's, which --run leaves out) are redacted of
+// the rerun's secrets, as its own results are: the earlier run, where the
+// token was not set, kept it in clear.
+func TestRerunKeptResultsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_RerunT0ken123456"
+	dir := t.TempDir()
+	scenario := func(name string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, f.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: nope}}}]\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"f.mock.yaml": "turns: [{steps: [{text: \"deploying with " + token + " now\"}]}]\n",
+		"f.yaml":      scenario("f1") + "---\n" + scenario("f2"),
+	})
+	if res := acprun(t, dir, "run", "f.yaml", "-o", "last.json"); res.code != exitFailed {
+		t.Fatalf("run: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	res := acprunEnv(t, dir, []string{"GH_TOKEN=" + token}, "run", "f.yaml", "--rerun-failed", "last.json", "--run", "f1", "-o", "last.json")
+	if res.code != exitFailed || !strings.Contains(res.stderr, "kept in last.json") {
+		t.Fatalf("rerun: exit %d, want 1 with f2 kept\n%s", res.code, res.stderr)
+	}
+	data := readFiles(t, dir, "last.json")["last.json"]
+	if i := bytes.Index(data, []byte("RerunT0ken")); i >= 0 {
+		t.Errorf("last.json leaks the token: …%s…", excerpt(data, i))
+	}
+	if n := bytes.Count(data, []byte("deploying with [REDACTED] now")); n != 2 {
+		t.Errorf("last.json holds the redacted text %d times, want 2 (f1 rerun, f2 kept):\n%s", n, data)
+	}
+}
