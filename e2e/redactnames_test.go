@@ -191,20 +191,22 @@ turns: [{prompt: hi}]
 	}
 }
 
-// TestMcpServerURLPasswordRedacted: the password in the url of an http
-// MCP server, which session/new sends the agent, is redacted in the
+// TestMcpServerURLSecretsRedacted: the password in the url of an http
+// MCP server, and the value of a secret-looking query parameter in an sse
+// one's, which session/new sends the agent, are redacted in the
 // transcript and in the HTML report that embeds it, as a proxy's password
-// in a gateway's upstream is; the rest of the url is kept.
-func TestMcpServerURLPasswordRedacted(t *testing.T) {
+// in a gateway's upstream is; the rest of the urls is kept.
+func TestMcpServerURLSecretsRedacted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"m.mock.yaml": "agentCapabilities: {mcpCapabilities: {http: true}}\nturns: [{steps: [{text: ok}]}]\n",
+		"m.mock.yaml": "agentCapabilities: {mcpCapabilities: {http: true, sse: true}}\nturns: [{steps: [{text: ok}]}]\n",
 		"s.yaml": `name: mcp
 agent:
   command: [acprun, mock-agent, m.mock.yaml]
   mcpServers:
     - {type: http, name: remote, url: "https://bot:Mcp-Passw0rd-9@mcp.example.com/", headers: []}
+    - {type: sse, name: hosted, url: "https://mcp.example.com/sse?api_key=Mcp-QueryKey-7&limit=5", headers: []}
 permissions: {default: deny}
 turns: [{prompt: hi}]
 `,
@@ -216,12 +218,17 @@ turns: [{prompt: hi}]
 	outputs := readFiles(t, dir, "tr/mcp.jsonl", "r.html", "r.json")
 	outputs["stderr"] = []byte(res.stderr)
 	for name, data := range outputs {
-		if i := bytes.Index(data, []byte("Passw0rd")); i >= 0 {
-			t.Errorf("%s leaks the MCP server's password: …%s…", name, excerpt(data, i))
+		for _, secret := range []string{"Passw0rd", "QueryKey"} {
+			if i := bytes.Index(data, []byte(secret)); i >= 0 {
+				t.Errorf("%s leaks an MCP server's credential: …%s…", name, excerpt(data, i))
+			}
 		}
 	}
-	if tr := outputs["tr/mcp.jsonl"]; !bytes.Contains(tr, []byte(`"url":"https://bot:[REDACTED]@mcp.example.com/"`)) {
-		t.Errorf("transcript: want session/new with the url's password redacted:\n%s", tr)
+	tr := outputs["tr/mcp.jsonl"]
+	for _, url := range []string{`"url":"https://bot:[REDACTED]@mcp.example.com/"`, `"url":"https://mcp.example.com/sse?api_key=[REDACTED]&limit=5"`} {
+		if !bytes.Contains(tr, []byte(url)) {
+			t.Errorf("transcript: want session/new with %s:\n%s", url, tr)
+		}
 	}
 }
 

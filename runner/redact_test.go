@@ -281,16 +281,18 @@ func TestMcpServerSecrets(t *testing.T) {
 	}
 }
 
-// TestMcpServerURLPassword: the password in the url of an http or sse
-// MCP server (https://user:password@host/), which the agent is sent in
-// session/new, is a secret of the scenario, as a proxy's in a gateway's
-// upstream is; the rest of the url is not.
-func TestMcpServerURLPassword(t *testing.T) {
+// TestMcpServerURLSecrets: the password in the url of an http or sse
+// MCP server (https://user:password@host/) and the values of its
+// secret-looking query parameters (?api_key=…), which the agent is sent
+// in session/new, are secrets of the scenario, as a proxy's password in a
+// gateway's upstream is; the rest of the url is not.
+func TestMcpServerURLSecrets(t *testing.T) {
 	t.Parallel()
 	sc := &scenario.Scenario{Name: "mcp", Agent: scenario.Agent{McpServers: []byte(`[
-		{"type":"http","name":"remote","url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/","headers":[]}]`)}}
-	const in = `{"url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/"}`
-	const want = `{"url":"https://bot:[REDACTED]@mcp.example.com/"}`
+		{"type":"http","name":"remote","url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/","headers":[]},
+		{"type":"sse","name":"hosted","url":"https://mcp.example.com/sse?api_key=Mcp-QueryKey-7&limit=5","headers":[]}]`)}}
+	const in = `{"url":"https://bot:Mcp-Passw0rd-9@mcp.example.com/"},{"url":"https://mcp.example.com/sse?api_key=Mcp-QueryKey-7&limit=5"}`
+	const want = `{"url":"https://bot:[REDACTED]@mcp.example.com/"},{"url":"https://mcp.example.com/sse?api_key=[REDACTED]&limit=5"}`
 	if got := runRedactor([]*scenario.Scenario{sc}, nil, nil).String(in); got != want {
 		t.Errorf("String(%q) = %q; want %q", in, got, want)
 	}

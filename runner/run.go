@@ -489,9 +489,9 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 
 // mcpSecrets returns the values of the env of the MCP servers in raw (an
 // agent's mcpServers) and of their headers, of a header such as "Bearer
-// X" its X, and the password of their urls (redact.URLPassword): the
-// credentials an agent is given for its tools. redact.New drops those
-// unfit to be secrets.
+// X" its X, and the secrets of their urls (redact.URLSecrets: a password,
+// an "?api_key=…"): the credentials an agent is given for its tools.
+// redact.New drops those unfit to be secrets.
 func mcpSecrets(raw json.RawMessage) []string {
 	var servers []acp.McpServer
 	if len(raw) == 0 || json.Unmarshal(raw, &servers) != nil {
@@ -499,7 +499,7 @@ func mcpSecrets(raw json.RawMessage) []string {
 	}
 	var out []string
 	for _, s := range servers {
-		out = append(out, redact.URLPassword(s.URL)...)
+		out = append(out, redact.URLSecrets(s.URL)...)
 		for _, e := range s.Env {
 			out = append(out, e.Value)
 		}

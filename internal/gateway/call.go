@@ -3,7 +3,6 @@ package gateway
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -61,7 +60,7 @@ func splitQuery(raw string) (kept string, secrets []string) {
 	}
 	vals, _ := url.ParseQuery(raw)
 	for k, vs := range vals {
-		if secretName(k) {
+		if redact.SecretParam(k) {
 			secrets = append(secrets, vs...)
 			delete(vals, k)
 		}
@@ -76,7 +75,7 @@ func headerSecrets(h http.Header) []string {
 	var out []string
 	for k, vs := range h {
 		lk := strings.ToLower(k)
-		if !secretName(lk) && lk != "cookie" && lk != "proxy-authorization" {
+		if !redact.SecretParam(lk) && lk != "cookie" && lk != "proxy-authorization" {
 			continue
 		}
 		for _, v := range vs {
@@ -87,15 +86,6 @@ func headerSecrets(h http.Header) []string {
 		}
 	}
 	return out
-}
-
-// secretName reports whether a header or query parameter of this name
-// looks like it holds a secret.
-func secretName(name string) bool {
-	name = strings.ToLower(name)
-	return slices.ContainsFunc([]string{"key", "token", "secret", "passw", "auth", "sig", "credential"}, func(w string) bool {
-		return strings.Contains(name, w)
-	})
 }
 
 // text redacts s: every secret the attempt knows and the request's own.

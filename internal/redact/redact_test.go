@@ -519,6 +519,33 @@ func TestNewExcept(t *testing.T) {
 	}
 }
 
+// TestURLSecrets: a URL's secrets are its password (URLPassword) and the
+// values of its secret-looking query parameters, decoded and as the URL
+// writes them; other parameters, and a value that is not a URL, give
+// none.
+func TestURLSecrets(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"https://mcp.example.com/sse?api_key=sk-Q1&Token=t%2Fk-42&limit=5", []string{"sk-Q1", "t%2Fk-42", "t/k-42"}},
+		{"https://bot:pw-9@mcp.example.com/?sig=abc", []string{"pw-9", "Ym90OnB3LTk=", "abc"}},
+		{"https://mcp.example.com/sse?limit=5&q=key", nil},
+		{"https://mcp.example.com/sse", nil},
+		{"not a url %zz", nil},
+	}
+	for _, tt := range tests {
+		if got := redact.URLSecrets(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("URLSecrets(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	for name, want := range map[string]bool{"X-Api-Key": true, "access_token": true, "Authorization": true, "X-Amz-Signature": true, "limit": false, "model": false} {
+		if got := redact.SecretParam(name); got != want {
+			t.Errorf("SecretParam(%q) = %v; want %v", name, got, want)
+		}
+	}
+}
+
 // TestURLPasswordInBasicAuth: the Authorization header Go's HTTP client
 // sends for a URL with a user and password (as the gateway does to a
 // proxy upstream) is redacted of URLPassword's secrets.

@@ -60,3 +60,37 @@ func writtenPassword(rawURL string) string {
 	_, pass, _ := strings.Cut(rest[:at], ":")
 	return pass
 }
+
+// URLSecrets returns the secrets of rawURL: its password (URLPassword),
+// and the value of each of its query parameters whose name looks like it
+// holds a secret (SecretParam: "?api_key=…", "&token=…"), as rawURL writes
+// it and decoded, where that differs; nil when there are none, or rawURL
+// is not a URL.
+func URLSecrets(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	out := URLPassword(rawURL)
+	for param := range strings.SplitSeq(u.RawQuery, "&") {
+		name, value, _ := strings.Cut(param, "=")
+		if name, err := url.QueryUnescape(name); err != nil || !SecretParam(name) || value == "" {
+			continue
+		}
+		out = append(out, value)
+		if dec, err := url.QueryUnescape(value); err == nil && dec != value {
+			out = append(out, dec)
+		}
+	}
+	return out
+}
+
+// SecretParam reports whether a header or query parameter of this name
+// looks like it holds a secret: its name holds key, token, secret, passw,
+// auth, sig or credential, in any case.
+func SecretParam(name string) bool {
+	name = strings.ToLower(name)
+	return slices.ContainsFunc([]string{"key", "token", "secret", "passw", "auth", "sig", "credential"}, func(w string) bool {
+		return strings.Contains(name, w)
+	})
+}
