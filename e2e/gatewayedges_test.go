@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	json "github.com/go-json-experiment/json/v1"
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
@@ -61,6 +62,48 @@ func TestGatewaySecretWithDates(t *testing.T) {
 	up.Close()
 	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
 		t.Errorf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// TestGatewayShortValueInEscapes: a short agent.env value (EDITOR=nano)
+// that an escaped line break and the text after it spell in the model's
+// streamed JSON ("\nanother") is no secret there: the cassette keeps each
+// event's data valid JSON, the text as the model said it, and a replay
+// gives the agent that text, as the recording did.
+func TestGatewayShortValueInEscapes(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const text = "x\nanother line of an answer long enough to stream in two halves"
+	up := testkit.NewAnthropicServer(t)
+	up.SetSideText(text)
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayEnvFiles(up.URL, "{EDITOR: nano}", "hi"))
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	var doc struct {
+		Exchanges []struct {
+			Response struct {
+				Events []struct {
+					Data string `json:"data"`
+				} `json:"events"`
+			} `json:"response"`
+		} `json:"exchanges"`
+	}
+	readJSON(t, filepath.Join(dir, "cassettes", "g.cassette.json"), &doc)
+	for _, ex := range doc.Exchanges {
+		for _, e := range ex.Response.Events {
+			if _, data, ok := strings.Cut(e.Data, "data: "); ok && !json.Valid([]byte(strings.TrimSpace(data))) {
+				t.Errorf("the cassette keeps an event whose data is no JSON: %q", e.Data)
+			}
+		}
+	}
+	up.Close()
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	if got := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0].Turns[0].Text; got != text {
+		t.Errorf("replayed text %q, want %q as recorded", got, text)
 	}
 }
 

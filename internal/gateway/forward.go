@@ -189,8 +189,8 @@ func (a *Attempt) keep(c *call, resp response) {
 }
 
 // keptEvents returns the events of c's answer as the cassette keeps
-// them: redacted (an event stream as text, where a secret inside a JSON
-// string stays inside it; a JSON body as JSON), the paths replaced by
+// them: redacted (an event's JSON data and a JSON body as JSON, see
+// redactEvent; the rest as text), the paths replaced by
 // their names. The text a stream's events add to each part of the answer
 // is redacted and named first as one text (see keptDeltas); cut: the
 // answer broke off, and the last event (or the body) may end anywhere
@@ -206,6 +206,8 @@ func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
 			b = c.json(a, b)
 		case cut && i == len(events)-1:
 			b = a.cutEnd(c, b, sse)
+		case sse:
+			b = a.redactEvent(c, b)
 		default:
 			b = []byte(c.text(a, string(b)))
 		}
@@ -215,6 +217,19 @@ func (a *Attempt) keptEvents(c *call, events []event, sse, cut bool) []event {
 		}
 	}
 	return events
+}
+
+// redactEvent redacts b, an event of c's answer stream: its data, when it
+// is one JSON value (provider.EventData), as JSON (c.json: its strings
+// decoded, so that an escape neither hides a secret nor spells one, as
+// "\nanother" spells a short "nano", whose Marker would cut the escape
+// and leave the event no JSON), and the rest of it as text.
+func (a *Attempt) redactEvent(c *call, b []byte) []byte {
+	data, at, ok := provider.EventData(b)
+	if !ok || !json.Valid(data) {
+		return []byte(c.text(a, string(b)))
+	}
+	return slices.Concat([]byte(c.text(a, string(b[:at]))), c.json(a, data), []byte(c.text(a, string(b[at+len(data):]))))
 }
 
 // cutEnd redacts b, the last event (sse) or the body of c's answer, which

@@ -400,6 +400,34 @@ func TestMessagesLearnTheKeys(t *testing.T) {
 	}
 }
 
+// TestEventEscapesKept: a secret is looked for in an event's JSON data
+// decoded, never in its escapes: a short value (EDITOR=nano) that an
+// escaped line break and the text after it spell ("\nanother") is no
+// secret there, and the event is kept as the provider sent it, valid
+// JSON whose text replays as recorded.
+func TestEventEscapesKept(t *testing.T) {
+	const text = "first line\nanother line"
+	data, _ := json.Marshal(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": text}})
+	event := "event: content_block_delta\ndata: " + string(data) + "\n\n"
+	up := newUpstream(t)
+	up.answers["/v1/messages"] = answerSpec{200, "text/event-stream", event}
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "c.json")
+	rec := open(t, Config{Mode: Record, Cassette: cas, Redact: redact.New("nano")})
+	route := s.NewRoute(up.URL)
+	route.Bind(rec)
+	if got := send(t, "POST", route.URL(), "/v1/messages", `{"model":"m"}`, nil); got.status != 200 || got.body != event {
+		t.Fatalf("record: %d %q, want the upstream's answer", got.status, got.body)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, c := readCassetteFile(t, cas)
+	if len(c.Exchanges) != 1 || len(c.Exchanges[0].Response.Events) != 1 || c.Exchanges[0].Response.Events[0].Data != event {
+		t.Errorf("the cassette keeps the event otherwise; want it as sent, %q:\n%s", event, raw)
+	}
+}
+
 // TestAdmitRefuses: a request Admit refuses gets the provider's rate
 // limit answer, is reported, is not counted, and never goes upstream.
 func TestAdmitRefuses(t *testing.T) {
