@@ -61,6 +61,7 @@ func (c *listCmd) Run(ctx context.Context, g *globals) error {
 			Agent: sc.Agent.Name, Tags: sc.Tags, Turns: len(sc.Turns), Vars: sc.VarValues(),
 		})
 	}
+	g.redactor(scs).Value(entries) // a description may hold a secret, or a ${VAR} its value
 	if c.JSON {
 		return g.toStdout(ctx, termtext.JSONEscapes, func(w io.Writer) error { return output.ListJSON(w, entries) })
 	}

@@ -15,10 +15,11 @@ const cfgSecret = "cfgAgentSecret-9f8e7d6c"
 // agent (its env value) is [REDACTED] in what acprun prints before and
 // besides a run's outputs, as in the run's: the source line of a
 // scenario's load error that repeats it (a syntax error or a bad key on
-// that line), a warning, explain's output, validate's and list's and probe's
-// errors, and the error a command ends with. The scenarios use another
-// agent: every agent of the config is redacted, used or not. They were
-// redacted of the loaded scenarios' secrets and the environment only.
+// that line), a warning, explain's output, validate's and list's and
+// probe's errors, list's JSON, and the error a command ends with. The
+// scenarios use another agent: every agent of the config is redacted, used
+// or not. They were redacted of the loaded scenarios' secrets and the
+// environment only.
 func TestConfigSecretsRedactedOutsideTheRun(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
@@ -29,6 +30,7 @@ func TestConfigSecretsRedactedOutsideTheRun(t *testing.T) {
 		"a.mock.yaml": "turns: [{steps: [{text: ok}]}]\n",
 		"proj/f":      "",
 		"ok.yaml":     "name: ok\n" + mock + "turns: [{prompt: hi}]\n",
+		"desc.yaml":   "name: desc\ndescription: \"calls with " + cfgSecret + "\"\n" + mock + "turns: [{prompt: hi}]\n",
 		"syntax.yaml": "name: syntax\n" + mock + "turns: [{prompt: \"use " + cfgSecret + "\"}\n",
 		"key.yaml":    "name: key\n" + mock + "turns: [{prompt: \"use " + cfgSecret + "\", bogus: 1}]\n",
 		"warn.yaml": "name: warn\nagent: {command: [acprun, mock-agent, a.mock.yaml], cwd: \"./ws/" + cfgSecret + "\"}\n" +
@@ -49,6 +51,7 @@ func TestConfigSecretsRedactedOutsideTheRun(t *testing.T) {
 		{[]string{"validate", "warn.yaml"}, 0, []string{warning}},
 		{[]string{"list", "key.yaml"}, 2, []string{keyLine}},
 		{[]string{"list", "warn.yaml"}, 0, []string{warning}},
+		{[]string{"list", "--json", "desc.yaml"}, 0, []string{`"description": "calls with [REDACTED]"`}},
 		{[]string{"run", "--dry-run", "syntax.yaml"}, 2, []string{syntaxLine}},
 		{[]string{"run", "key.yaml"}, 2, []string{keyLine}},
 		{[]string{"run", "warn.yaml"}, 0, []string{warning}},
