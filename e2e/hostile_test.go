@@ -471,6 +471,17 @@ read -r line
 		{name: "stdin closed just before the exit", sh: shHandshake + "exec 0<&-\nsleep 0.2\nexit 2\n",
 			scenario: "{{agent}}\nkillGrace: 1h\n" + oneTurn,
 			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "turn 1: the agent exited with code 2"},
+		// An agent that ends after its last turn gets the same result
+		// whether acprun saw the end before it sent session/close or
+		// after (the agent's pipe took the line, or refused it).
+		{name: "exits instead of answering session/close", sh: shHandshakeClose + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nread -r line\nexit 0\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", check: noSessionClose},
+		{name: "closes its input after the last turn, then exits", sh: shHandshakeClose + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nexec 0<&-\nsleep 1\nexit 0\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", check: noSessionClose},
 		{name: "a grandchild holding the pipe", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
 			scenario: "{{agent}}\nkillGrace: 2s\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", timeouts: 4 * time.Second},
@@ -560,6 +571,17 @@ read -r line
 			scenario: "{{agent}}\ncancelGrace: 10m\nkillGrace: 10m\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}, {`"method":"session/cancel"`, syscall.SIGINT}},
 			exit:     130, stops: []string{"unresponsive", "skipped"}, status: "interrupted", says: "no answer to session/cancel before a second interrupt; the agent was stopped", timeouts: 0},
+	}
+}
+
+// shHandshakeClose is shHandshake for an agent that offers session/close.
+var shHandshakeClose = strings.Replace(shHandshake, `"agentCapabilities":{}`, `"agentCapabilities":{"sessionCapabilities":{"close":{}}}`, 1)
+
+// noSessionClose checks that a row's agent, which ended after its last
+// turn, has no sessionClose recorded and no warning.
+func noSessionClose(t *testing.T, out report.Results, _ result) {
+	if sc := out.Scenarios[0]; sc.SessionClose != nil || len(sc.Warnings) != 0 {
+		t.Errorf("sessionClose %+v, warnings %q; want none: the agent ended after its last turn", sc.SessionClose, sc.Warnings)
 	}
 }
 

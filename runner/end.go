@@ -63,7 +63,10 @@ func (r *scenarioRun) stopAgent(scCtx context.Context) {
 // agent offers it, once the session was open and while the agent runs, and
 // records the answer. It waits until the agent has been silent for
 // closeTimeout, closeBound at most, and not past the scenario's deadline
-// (once that has passed it sends nothing) or a second interrupt.
+// (once that has passed it sends nothing) or a second interrupt. An agent
+// whose output ends before it answers (it ended after its last turn) gets
+// no record, as one whose end was seen before the send: which of the two
+// it is depends on timing alone.
 func (r *scenarioRun) closeSession(scCtx context.Context) {
 	id := r.sess.currentSessionID()
 	if !r.opened || id == "" || !r.proc.offersClose() || isClosed(r.agent.Exited()) || isClosed(r.agent.Conn.ReadDone()) || deadlinePassed(scCtx) {
@@ -92,15 +95,16 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	call := r.agent.Conn.NewCall(acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id})
 	r.proc.bind.closing(id, call) // before the answer can come
 	r.agent.Conn.Send(ctx, call)
-	err := call.Await(ctx, nil)
+	err := r.awaitClose(ctx, call)
+	if errors.Is(err, acp.ErrClosed) {
+		return // the agent's output ended first: see closeSession
+	}
 	c := &report.SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
 	var ae *acp.Error
 	switch {
 	case err == nil:
 	case errors.As(err, &ae):
 		c.Error = ae.Summary()
-	case errors.Is(err, acp.ErrClosed):
-		c.Error = "the agent closed its output before answering"
 	case isClosed(r.opts.Abort):
 		c.Error = "not answered before a second interrupt"
 	case errors.Is(err, errIdleTimeout):
@@ -112,6 +116,25 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 		r.res.Warnings = append(r.res.Warnings, "session/close: "+c.Error+"; the agent was stopped as after an error (killGrace)")
 	}
 	r.res.SessionClose = c
+}
+
+// awaitClose waits for the answer to call, session/close, within ctx. A
+// write of it that the agent refused (it exited, or closed its input) is
+// waited out as an answer that does not come: until the agent's output
+// ends (an error wrapping acp.ErrClosed) or ctx does (its cause), as when
+// its pipe still took the line.
+func (r *scenarioRun) awaitClose(ctx context.Context, call *acp.Call) error {
+	err := call.Await(ctx, nil)
+	var ae *acp.Error
+	if err == nil || errors.As(err, &ae) || errors.Is(err, acp.ErrClosed) || ctx.Err() != nil {
+		return err
+	}
+	select {
+	case <-r.agent.Conn.ReadDone():
+		return fmt.Errorf("session/close: %w", acp.ErrClosed)
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // deadlinePassed reports whether scCtx ended at the scenario's or the
