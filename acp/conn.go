@@ -179,9 +179,9 @@ type state struct {
 	// holder is the request whose handler holds the line: it runs and has
 	// neither returned nor called Async. Nil when none.
 	holder *turn
-	// answering says that the dispatcher is writing the answer of a
-	// request (see Conn.answer).
-	answering bool
+	// answering counts the answers to requests being written, by the
+	// dispatcher or from off the line (see Conn.reply).
+	answering int
 	stopping  bool  // StopReading was called
 	unheld    bool  // ReadToEnd was called: the reader no longer waits for the dispatcher
 	readErr   error // why reading stopped (or Close); nil while reading
@@ -1058,9 +1058,10 @@ func (rd *reader) receive(line []byte, at time.Time) {
 // (fewer than maxQueued messages and maxQueuedBytes wait, so that a
 // message larger than that is queued once the queue is empty), and reports whether StopReading was called. The queue takes any number
 // of messages while the request handler that holds the line waits for the
-// answer to one of its calls (the answer may be behind them), and while the
-// dispatcher writes an answer (the peer may not read until it has written
-// what it is writing). drain says that the batch is all the reader holds:
+// answer to one of its calls (the answer may be behind them), and while an
+// answer is being written, by the dispatcher or from off the line (the
+// peer may not read until it has written what it is writing, and the
+// handler that holds the line may wait for that answer). drain says that the batch is all the reader holds:
 // every line it read is then queued.
 func (rd *reader) flush(drain bool) (stopping bool) {
 	c := rd.c
@@ -1070,7 +1071,7 @@ func (rd *reader) flush(drain bool) (stopping bool) {
 	}
 	c.wait(func(s *state) bool {
 		room := len(s.queue) < maxQueued && s.queued < maxQueuedBytes
-		return len(rd.batch) == 0 || room || c.closing() || s.answering || s.holderWaits() || s.unheld
+		return len(rd.batch) == 0 || room || c.closing() || s.answering > 0 || s.holderWaits() || s.unheld
 	}, func(s *state) {
 		if c.closing() {
 			s.dropped += len(rd.batch)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,5 +206,78 @@ func TestAsyncAnswersWaitForBusyWriter(t *testing.T) {
 			t.Fatalf("answer %+v: want each id once", a)
 		}
 		seen[a.ID] = true
+	}
+}
+
+// lineHandler answers "first" from off the line (Async) and holds the line
+// with "second" until the first's answer has been written, as a handler
+// that serves requests one at a time in their order does; it counts the
+// notifications, and "done" closes done.
+type lineHandler struct {
+	firstOut chan struct{}
+	done     chan struct{}
+	notes    atomic.Int64
+}
+
+func (h *lineHandler) Handle(ctx context.Context, req *acp.Request) (any, error) {
+	switch {
+	case req.Method == "done":
+		close(h.done)
+	case req.IsNotification():
+		h.notes.Add(1)
+	case req.Method == "first":
+		acp.AfterAnswer(ctx, func(error) { close(h.firstOut) })
+		acp.Async(ctx)
+		return 1, nil
+	case req.Method == "second":
+		select {
+		case <-h.firstOut:
+		case <-ctx.Done():
+		}
+		return 2, nil
+	}
+	return nil, nil
+}
+
+// TestReadingGoesOnBehindAnAnswerNotRead: a handler that holds the line
+// until an earlier request's answer, written from off the line, is out
+// does not stop the reading while that answer cannot be written (the peer
+// does not read until it has written everything): the reader goes on as
+// behind an answer the dispatcher writes, so that neither side waits for
+// the other; once the peer reads, both answers come out in order and
+// every message behind them is handled.
+func TestReadingGoesOnBehindAnAnswerNotRead(t *testing.T) {
+	ctx := safeCtx(t)
+	h := &lineHandler{firstOut: make(chan struct{}), done: make(chan struct{})}
+	_, p := newPipeConn(t, h, nil)
+	filler := fillPipe(t, p.connW)
+	const n = 20000 // far more than the reader queues behind a handler
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"first"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"second"}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"note","params":{"i":%d}}`+"\n", i)
+	}
+	b.WriteString(`{"jsonrpc":"2.0","method":"done"}` + "\n")
+	select {
+	case err := <-p.send(t, b.String()):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the Conn stopped reading behind a handler that waits for an answer the peer does not read yet")
+	}
+	if _, err := io.ReadFull(p.r, make([]byte, filler)); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.readAnswers(t, 2); got[0].ID != 1 || got[1].ID != 2 {
+		t.Errorf("answers %+v; want 1, then 2", got)
+	}
+	select {
+	case <-h.done:
+	case <-ctx.Done():
+		t.Fatal("the messages behind the answers were not handled")
+	}
+	if got := h.notes.Load(); got != n {
+		t.Errorf("handled %d notifications; want %d", got, n)
 	}
 }

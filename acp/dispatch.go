@@ -177,9 +177,9 @@ func (c *Conn) handle(in *inMsg) bool {
 			_, _ = c.h.Handle(c.ctx, in.req)
 		}
 	case in.err != nil: // invalid: answered by the Conn
-		_ = c.answer(in.req, nil, in.err)
+		_ = c.reply(in.req, nil, in.err)
 	case c.h == nil:
-		_ = c.answer(in.req, nil, MethodNotFound(in.req.Method))
+		_ = c.reply(in.req, nil, MethodNotFound(in.req.Method))
 	default:
 		t := &turn{c: c}
 		c.update(func(s *state) { s.holder = t })
@@ -191,12 +191,7 @@ func (c *Conn) handle(in *inMsg) bool {
 			}
 			async = t.async
 		})
-		var written error
-		if async {
-			written = c.reply(in.req, result, err)
-		} else {
-			written = c.answer(in.req, result, err)
-		}
+		written := c.reply(in.req, result, err) // in its place, unless async
 		for _, f := range t.after {
 			f(written)
 		}
@@ -216,23 +211,18 @@ func (c *Call) Answered() bool {
 	return c.answered
 }
 
-// answer writes the answer to req in its place, before the next message
-// is handled. Meanwhile the reader goes on without bound: a peer that
-// writes without reading what it is sent must not wait for us to read
-// while we wait for it to read. It returns the write's error.
-func (c *Conn) answer(req *Request, result any, err error) error {
-	c.update(func(s *state) { s.answering = true })
-	written := c.reply(req, result, err)
-	c.update(func(s *state) { s.answering = false })
-	return written
-}
-
 // reply sends the answer to req made of a handler's result and error: an
 // *Error is sent as that error, any other error (or a result that does not
-// marshal) as -32603 with its message. It returns the write's error: the
-// peer is not told of a failed write (the reader sees the end), the
+// marshal) as -32603 with its message. Meanwhile the reader goes on without
+// bound: a peer that writes without reading what it is sent must not wait
+// for us to read while we wait for it to read, whether the dispatcher
+// writes the answer or a handler that called Async does (the handler that
+// holds the line may wait for that answer). It returns the write's error:
+// the peer is not told of a failed write (the reader sees the end), the
 // handler may be (AfterAnswer).
 func (c *Conn) reply(req *Request, result any, err error) error {
+	c.update(func(s *state) { s.answering++ })
+	defer c.update(func(s *state) { s.answering-- })
 	resp := outgoing{ID: req.ID.raw, Result: result}
 	if err == nil && result == nil {
 		resp.Result = json.RawMessage("null")

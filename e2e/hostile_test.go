@@ -435,6 +435,25 @@ read -r line
 					t.Errorf("plan of %d entries, %d updates; want the last of all 200 plans kept", len(p), out.Scenarios[0].Turns[0].Updates["plan"])
 				}
 			}},
+		// fs/* requests are served one at a time, in order: those that
+		// wait for their turn wait in acprun's bounded queue of what it
+		// read, not each in a goroutine of its own (a peak of 620 MB here,
+		// 7.5 GB for a million), however fast the agent sends them. It
+		// reads its answers meanwhile (fd 3: a background job's stdin is
+		// /dev/null). The results keep every request (short relative paths,
+		// refused: their records are small), about 230 MB.
+		{name: "100k file requests back to back, memory bounded",
+			sh: shHandshake + "read -r line\nexec 3<&0\ncat <&3 >/dev/null &\n" +
+				`awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"fs/read_text_file\",\"params\":{\"sessionId\":\"s1\",\"path\":\"m%d\"}}\n", 100+i, i }'` + "\n" +
+				`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nwait\n",
+			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 480 << 20,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				crs := out.Scenarios[0].Turns[0].ClientRequests
+				if len(crs) != 100000 || crs[0].Path != "m0" || crs[99999].Path != "m99999" || crs[99999].Refused == "" {
+					t.Errorf("%d client requests recorded; want all 100000, in order", len(crs))
+				}
+			}},
 		// A long text costs its length once: it waits in a temporary file
 		// while it streams in, is read back into one string, and is written
 		// into the results a piece at a time (with the text in growing

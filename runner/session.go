@@ -446,15 +446,20 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	// (see line). terminal/wait_for_exit, which lasts as long as its
 	// command, takes its place too, to find its terminal after every
 	// request sent before it was served; the line goes on once it has
-	// (lookedUp), while it waits for the command.
+	// (lookedUp), while it waits for the command. A request waits for its
+	// turn holding the Conn's line: those behind it wait in the Conn's
+	// queue, which is bounded (an agent that floods requests fills its
+	// pipe, not acprun's memory with a goroutine for each), and which the
+	// Conn reads on without bound while the answer before is written to
+	// an agent that does not read it yet.
 	prev, done := a.prev, a.done
 	free := sync.OnceFunc(func() { close(done) })
 	defer served(ctx, free)
 	if req.Method == acp.MethodTerminalWaitForExit {
 		ctx = context.WithValue(ctx, lookedUpKey{}, free)
 	}
-	acp.Async(ctx)
 	waitFor(ctx, prev)
+	acp.Async(ctx)
 	if a.hold != nil {
 		waitFor(ctx, a.hold) // served after the checks of the workspace
 	}
