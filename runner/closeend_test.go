@@ -15,7 +15,8 @@ import (
 // sends nothing then) or after: no sessionClose and no warning. Which of
 // the two it is depends on timing alone; the agent's output is the same.
 // One that closes its input and lives on, silent, is not answering: the
-// write it refused is waited out as an answer that does not come.
+// write it refused is waited out as an answer that does not come; an
+// answer that is no valid JSON-RPC answer is said as one.
 func TestCloseOfAnAgentThatEnds(t *testing.T) {
 	t.Parallel()
 	const answer = `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}` + "\n"
@@ -23,6 +24,8 @@ func TestCloseOfAnAgentThatEnds(t *testing.T) {
 		name string
 		// end is what the agent does once it answered the prompt.
 		end func(ctx context.Context, in io.Reader) (done bool)
+		// closeAnswer, when set, is its answer to session/close.
+		closeAnswer string
 		// kill: the agent does not end by itself.
 		kill      bool
 		wantError string // the sessionClose's error; "" for none recorded
@@ -33,6 +36,8 @@ func TestCloseOfAnAgentThatEnds(t *testing.T) {
 			time.Sleep(time.Second)
 			return true
 		}},
+		{name: "it answers session/close invalidly", closeAnswer: `{"id":4,"result":null}`,
+			wantError: `invalid answer: missing "jsonrpc":"2.0"`},
 		{name: "it closes its input and lives on", kill: true, wantError: "not answered: the agent was silent for 2s",
 			end: func(ctx context.Context, in io.Reader) bool {
 				in.(io.Closer).Close()
@@ -55,6 +60,10 @@ func TestCloseOfAnAgentThatEnds(t *testing.T) {
 							return c.end(ctx, in), nil
 						}
 					case strings.Contains(line, `"session/close"`):
+						if c.closeAnswer != "" {
+							_, err := io.WriteString(out, c.closeAnswer+"\n")
+							return true, err
+						}
 						return true, nil // its output ends, unanswered
 					}
 					return false, nil

@@ -101,10 +101,13 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	}
 	c := &report.SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
 	var ae *acp.Error
+	var ia *acp.InvalidAnswerError
 	switch {
 	case err == nil:
 	case errors.As(err, &ae):
 		c.Error = ae.Summary()
+	case errors.As(err, &ia):
+		c.Error = "invalid answer: " + ia.Problem
 	case isClosed(r.opts.Abort):
 		c.Error = "not answered before a second interrupt"
 	case errors.Is(err, errIdleTimeout):
@@ -126,8 +129,9 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 func (r *scenarioRun) awaitClose(ctx context.Context, call *acp.Call) error {
 	err := call.Await(ctx, nil)
 	var ae *acp.Error
-	if err == nil || errors.As(err, &ae) || errors.Is(err, acp.ErrClosed) || ctx.Err() != nil {
-		return err
+	var ia *acp.InvalidAnswerError
+	if err == nil || errors.As(err, &ae) || errors.As(err, &ia) || errors.Is(err, acp.ErrClosed) || ctx.Err() != nil {
+		return err // an answer, the output's end, or ctx's
 	}
 	select {
 	case <-r.agent.Conn.ReadDone():
