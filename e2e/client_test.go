@@ -405,6 +405,33 @@ turns:
 	}
 }
 
+// TestTerminalOutputLimitInvalidBytes: output bytes that are no
+// character go to the agent as U+FFFD (3 bytes each), and terminal/output
+// still answers at most outputByteLimit bytes, cut at a character.
+func TestTerminalOutputLimitInvalidBytes(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `turns:
+  - steps:
+      - terminal: {command: printf, args: ['ab\377\376cd'], outputByteLimit: 3, waitForExit: true, output: true, release: true}
+`, `name: invalid
+agent: {name: mock, args: [agent.mock.yaml]}
+permissions: {allow: [{kind: execute, command: "printf *"}]}
+turns: [{prompt: hi}]
+`)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	if !strings.Contains(tr.Text, "output (truncated), exit 0: cd") {
+		t.Errorf("text %q, want the agent to have seen the output's last 3 bytes, cd", tr.Text)
+	}
+	for _, r := range tr.ClientRequests {
+		if r.Method == "terminal/output" && (r.Bytes > 3 || !r.Truncated) {
+			t.Errorf("terminal/output record %+v, want at most 3 bytes, truncated", r)
+		}
+	}
+}
+
 // TestMalformedTerminalCreateKeepsCommand: a terminal/create refused for an
 // argument that is not a string is recorded with its command, the bad word
 // as the JSON the agent sent, so the results say what it tried to run.

@@ -177,7 +177,21 @@ func (t *Terminal) Output() (output string, truncated bool, status *ExitStatus) 
 		// A character may be half read: keep its start for the next call.
 		b = trimPartialRune(b)
 	}
-	return string(b), tail.Truncated(), status
+	output, cut := validTail(string(b), t.limit)
+	return output, tail.Truncated() || cut, status
+}
+
+// validTail returns s as valid UTF-8 (each run of bytes that are no
+// character replaced by U+FFFD) of at most limit bytes: where the
+// replacements make it longer, its first characters are dropped, and cut
+// says so.
+func validTail(s string, limit int) (tail string, cut bool) {
+	s = strings.ToValidUTF8(s, string(utf8.RuneError))
+	for len(s) > limit {
+		_, n := utf8.DecodeRuneInString(s)
+		s, cut = s[n:], true
+	}
+	return s, cut
 }
 
 // held is how many bytes of memory the terminal's output may take: its

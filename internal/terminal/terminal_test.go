@@ -258,6 +258,10 @@ func TestTerminalTruncation(t *testing.T) {
 		{"exactly the limit", `printf 'héllo'`, 6, "héllo", false},
 		{"a limit of 0 keeps none", `printf 'abcdef'`, 0, "", true},
 		{"a limit of 0, no output", `true`, 0, "", false},
+		// Bytes that are no character are sent as U+FFFD, 3 bytes: the
+		// output still fits the limit.
+		{"invalid bytes", `printf 'ab\377\376cd'`, 3, "cd", true},
+		{"invalid bytes within the limit", `printf 'ab\377cd'`, 7, "ab\uFFFDcd", false},
 		{"much more than the limit", `i=0; while [ $i -lt 3000 ]; do printf 'ünïcödé-'; i=$((i+1)); done; printf END`, 100, "-" + strings.Repeat("ünïcödé-", 8) + "END", true},
 	}
 	for _, tt := range tests {
