@@ -184,9 +184,13 @@ type matrixCell struct {
 
 // scenarioView is one result with what the template derives from it.
 type scenarioView struct {
-	ID         string
-	Order      int
-	R          report.Result
+	ID    string
+	Order int
+	R     report.Result
+	// Status is the card's status, its badge and its filter's value: the
+	// result's, or rerun for a try that ran again (retries:), which is no
+	// verdict, as the lines and the step summary say.
+	Status     string
 	Agent      string
 	TagsAttr   string
 	Turns      []turnView
@@ -228,7 +232,10 @@ func build(res report.Results, opts Options) view {
 	v.Matrix = passMatrix(res.Summary.PassRates)
 	tags, agents := map[string]bool{}, map[string]bool{}
 	for i, r := range res.Scenarios {
-		sv := scenarioView{ID: fmt.Sprintf("s%d", i+1), Order: i, R: r, Agent: agentLabel(r.Agent)}
+		sv := scenarioView{ID: fmt.Sprintf("s%d", i+1), Order: i, R: r, Status: cardStatus(r), Agent: agentLabel(r.Agent)}
+		if r.Retried && !slices.Contains(v.Statuses, statusRerun) {
+			v.Statuses = append(v.Statuses, statusRerun)
+		}
 		for _, t := range r.Tags {
 			tags[t] = true
 		}
@@ -251,7 +258,7 @@ func build(res report.Results, opts Options) view {
 	// Failures first: failed, errored and invalid results before passed ones, each
 	// group in the run's order (the page can switch back to run order).
 	slices.SortStableFunc(v.Scenarios, func(a, b scenarioView) int {
-		return cmp.Compare(rank(a.R.Status), rank(b.R.Status))
+		return cmp.Compare(rank(a.Status), rank(b.Status))
 	})
 	if opts.Transcripts != nil {
 		budget := opts.PageTranscriptBytes
@@ -277,13 +284,26 @@ func build(res report.Results, opts Options) view {
 	return v
 }
 
-// rank orders statuses failures first (invalid ones with them: what they
-// did not measure needs a look), then those cut short, then passes.
-func rank(s report.Status) int {
+// statusRerun is the card status of a try that ran again (cardStatus).
+const statusRerun = "rerun"
+
+// cardStatus is the status r's card shows: its own, or rerun for a try
+// whose verdict the next try's replaced (Result.Verdict).
+func cardStatus(r report.Result) string {
+	if !r.Verdict() {
+		return statusRerun
+	}
+	return string(r.Status)
+}
+
+// rank orders card statuses failures first (invalid ones with them: what
+// they did not measure needs a look), then those cut short and the tries
+// that ran again (no verdict), then passes.
+func rank(s string) int {
 	switch s {
-	case report.StatusPassed:
+	case string(report.StatusPassed):
 		return 2
-	case report.StatusInterrupted:
+	case string(report.StatusInterrupted), statusRerun:
 		return 1
 	}
 	return 0
