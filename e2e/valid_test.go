@@ -460,6 +460,23 @@ func TestUpstreamNotice(t *testing.T) {
 	}
 }
 
+// TestUpstreamNoticeWithoutDescription: an error notice with a title
+// alone is quoted so in the invalid's message, in the results and the
+// summary, without an empty description after a colon.
+func TestUpstreamNoticeWithoutDescription(t *testing.T) {
+	t.Parallel()
+	script := "turns:\n  - steps: [{notice: {severity: error, title: Rate limit exceeded}}, {text: gave up}]\n"
+	res, out, _ := runOne(t, script, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n")
+	msg := `turn 1: the agent's error notice "Rate limit exceeded"; the provider refused the work: it says "Rate limit"`
+	want := &report.Invalid{Reason: report.InvalidUpstream, Message: msg}
+	if sc := out.Scenarios[0]; res.code != exitInvalid || !cmp.Equal(want, sc.Invalid) {
+		t.Errorf("exit %d, invalid %+v; want %d and %+v\n%s", res.code, sc.Invalid, exitInvalid, want, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "invalid (upstream): "+msg+"\n") {
+		t.Errorf("the summary does not say %q:\n%s", msg, res.stderr)
+	}
+}
+
 // TestReportCountsInvalid: acprun report's line on stderr counts invalid
 // scenarios too, as the run's summary (and merge's) counts them, in the
 // same words and order.

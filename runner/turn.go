@@ -101,7 +101,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s; the provider refused the work: %s", rec.Index, rec.Error, out.upstream), nil)
 	default:
 		if n, why := upstreamNotice(rec.Notices); n != nil {
-			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s; the provider refused the work: %s", rec.Index, n.Title, n.Description, why), nil)
+			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %s; the provider refused the work: %s", rec.Index, noticeQuoted(*n), why), nil)
 		}
 	}
 	failures := checkTurn(r.red, turn.Expect, &rec)

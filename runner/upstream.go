@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -71,6 +72,15 @@ func upstreamNotice(ns []report.Notice) (*report.Notice, string) {
 		}
 	}
 	return nil, ""
+}
+
+// noticeQuoted says the notice n in a message: its title quoted, then its
+// description after a colon when it has one.
+func noticeQuoted(n report.Notice) string {
+	if n.Description == "" {
+		return strconv.Quote(n.Title)
+	}
+	return strconv.Quote(n.Title) + ": " + n.Description
 }
 
 // upstreamText returns, quoted, the first phrase of s that says a provider

@@ -642,3 +642,18 @@ func TestRetriesKeepFailuresBeforeAnError(t *testing.T) {
 		})
 	}
 }
+
+// TestUpstreamNoticeWithoutDescription: the invalid's message quotes an
+// error notice's title alone when it has no description, without an
+// empty one after a colon.
+func TestUpstreamNoticeWithoutDescription(t *testing.T) {
+	t.Parallel()
+	rep, _ := runTree(t, map[string]string{
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+		"a.mock.yaml": "turns:\n  - steps: [{notice: {severity: error, title: Rate limit exceeded}}, {text: gave up}]\n",
+	}, Options{})
+	want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 1: the agent's error notice "Rate limit exceeded"; the provider refused the work: it says "Rate limit"`}
+	if r := rep.Scenarios[0]; !cmp.Equal(want, r.Invalid) {
+		t.Errorf("invalid %+v, want %+v", r.Invalid, want)
+	}
+}
