@@ -74,7 +74,7 @@ var configSchema = sync.OnceValue(func() []byte {
 				"additionalProperties": map[string]any{"$ref": "#/$defs/price"},
 			},
 			"currency": map[string]any{
-				"type":        "string",
+				"type":        []string{"string", "number", "boolean"},
 				"minLength":   1,
 				"description": "The currency of prices; default " + DefaultCurrency + ".",
 			},

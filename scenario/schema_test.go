@@ -259,3 +259,71 @@ vars: {code: [0, 1], limit: [5s], minutes: [2], strict: [true, false], answer: [
 		})
 	}
 }
+
+// TestJSONSchemaAgreesWithLoader: what acprun loads, the schema it prints
+// takes. The loader reads any scalar but null where it wants a string
+// (name: 2024 is the name "2024"), and an empty list of tags or examples.
+func TestJSONSchemaAgreesWithLoader(t *testing.T) {
+	sch := compileSchema(t)
+	for _, keys := range []string{
+		"name: 2024",
+		"name: true",
+		"name: 1.5",
+		"description: 5",
+		"tags: []",
+		"tags: [5, true]",
+		"tags: 2024",
+		"agent: {command: [a, 5, true], env: {A: 5}, auth: 5, mode: 5, model: true}",
+		"agent: {command: 5}",
+		"permissions: {allow: [{tool: 5}, {title: [true]}, {path: 5}, {command: [5]}], deny: [{input: {n: 5}}]}",
+		"permissions: {allow: [{command: x, examples: {match: [], noMatch: []}}]}",
+		"turns: [{prompt: 5}]",
+		"turns: [{prompt: [{text: true}]}]",
+		"answers: [{match: 5, values: {a: 1}}]",
+		"turns: [{prompt: hi, expect: {stopReason: [5], text: {contains: 5, matches: 5, notContains: [true], notMatches: [6]}}}]",
+		"sandbox: {write: [5], hide: 5}",
+		"setup: [5, {run: true}]\nverify: [5, {run: a, expect: {stdout: {contains: [5], matches: 5}}}]\nteardown: [5]",
+		"turns: [{prompt: hi, expect: {toolCalls: {used: [5]}, files: {exists: 5, contains: {a: 5}, matches: {a: 5}}, permissions: {requested: 5}}}]",
+		"expect: {judge: {agent: {command: [a]}, rubric: 5, pass: 5}, agent: {name: 5, version: 5}}",
+		"session: {resume: true, stateFile: 5}",
+		"gateway: {mode: meter, env: 5, key: true, upstream: \"https://a.b\", dir: 5}",
+	} {
+		t.Run(keys, func(t *testing.T) {
+			src := keys + "\n"
+			for _, key := range []string{"name: s", "agent: {command: [a]}", "permissions: {default: deny}", "turns: [{prompt: hi}]"} {
+				if name, _, _ := strings.Cut(key, " "); !strings.Contains("\n"+keys, "\n"+name) {
+					src += key + "\n"
+				}
+			}
+			if _, _, err := scenario.LoadBytes("s.yaml", []byte(src), opts); err != nil {
+				t.Errorf("acprun does not load it:\n%v", err)
+			}
+			for _, doc := range yamlDocs(t, []byte(src)) {
+				if err := sch.Validate(doc); err != nil {
+					t.Errorf("the schema rejects it: %v", err)
+				}
+			}
+		})
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(scenario.ConfigJSONSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("config.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	csch, err := c.Compile("config.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "agents: {mine: {description: 5, command: [a, 5], env: {A: 5}, auth: 5, mode: true, model: 5}}\ncurrency: 5\n"
+	if _, err := scenario.LoadConfigBytes("c.yaml", []byte(cfg), opts); err != nil {
+		t.Errorf("acprun does not load the config:\n%v", err)
+	}
+	for _, doc := range yamlDocs(t, []byte(cfg)) {
+		if err := csch.Validate(doc); err != nil {
+			t.Errorf("the config schema rejects it: %v", err)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package e2e_test
+
+import (
+	"testing"
+)
+
+// TestSchemaTakesWhatValidateTakes: a scenario or config that acprun
+// validate accepts, the JSON Schema acprun schema prints (for editors)
+// accepts too: a number or boolean where a string goes (name: 2024 is the
+// name "2024"), an empty list of tags.
+func TestSchemaTakesWhatValidateTakes(t *testing.T) {
+	t.Parallel()
+	scenarioSchema := schemaOf(t, "schema")
+	configSchema := schemaOf(t, "schema", "--config")
+	for _, tc := range []struct{ name, file, text string }{
+		{"a number as the name", "s.yaml", "name: 2024\nagent: {command: [a, 5]}\ntags: []\npermissions: {default: deny}\nturns: [{prompt: 42}]\n"},
+		{"a boolean as a tag", "s.yaml", "name: s\ndescription: 5\nagent: {command: [a], mode: true}\ntags: [true, 7]\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"},
+		{"numbers in the config", "acprun.yaml", "agents: {mine: {command: [a], auth: 5, model: 4.5}}\ncurrency: 5\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args, sch := []string{"validate", "s.yaml"}, scenarioSchema
+			if tc.file == "acprun.yaml" {
+				writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+				args, sch = []string{"validate", "--config", "acprun.yaml", "s.yaml"}, configSchema
+			}
+			writeFiles(t, dir, map[string]string{tc.file: tc.text})
+			if res := acprun(t, dir, args...); res.code != 0 || res.stderr != "" {
+				t.Fatalf("acprun validate: exit %d, stderr:\n%s", res.code, res.stderr)
+			}
+			if err := sch.Validate(schemaInstance(t, tc.text)); err != nil {
+				t.Errorf("acprun validate takes it, the schema does not:\n%s\n%v", tc.text, err)
+			}
+		})
+	}
+}
