@@ -7,7 +7,8 @@ import (
 // TestSchemaTakesWhatValidateTakes: a scenario or config that acprun
 // validate accepts, the JSON Schema acprun schema prints (for editors)
 // accepts too: a number or boolean where a string goes (name: 2024 is the
-// name "2024"), an empty list of tags.
+// name "2024"), an empty list of tags, and a whole number written with a
+// fraction (retries: 2.0), which JSON Schema counts as an integer.
 func TestSchemaTakesWhatValidateTakes(t *testing.T) {
 	t.Parallel()
 	scenarioSchema := schemaOf(t, "schema")
@@ -15,6 +16,7 @@ func TestSchemaTakesWhatValidateTakes(t *testing.T) {
 	for _, tc := range []struct{ name, file, text string }{
 		{"a number as the name", "s.yaml", "name: 2024\nagent: {command: [a, 5]}\ntags: []\npermissions: {default: deny}\nturns: [{prompt: 42}]\n"},
 		{"a boolean as a tag", "s.yaml", "name: s\ndescription: 5\nagent: {command: [a], mode: true}\ntags: [true, 7]\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"},
+		{"whole numbers written with a fraction", "s.yaml", "name: s\nagent: {command: [a]}\nretries: 2.0\npermissions: {default: deny}\nexpect: {maxDenied: 1e1}\nverify: [{run: a, expect: {exitCode: 1.0}}]\nturns: [{prompt: hi}]\n"},
 		{"numbers in the config", "acprun.yaml", "agents: {mine: {command: [a], auth: 5, model: 4.5}}\ncurrency: 5\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -197,13 +197,13 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		bad := func() {
 			p.Errorf(v, "bad count %q for %q: use a whole number N (exactly N calls), \"<=N\" (at most) or \">=N\" (at least)", v.Value, kv.Key)
 		}
+		i, whole, err := wholeValue(v)
 		switch {
 		case v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) || v.ShortTag() == "!!bool":
 			p.Expected(v, `a count (N, "<=N" or ">=N")`)
 			continue
-		case v.ShortTag() == "!!int":
-			var i int64
-			if err := v.Decode(&i); err != nil || i < 0 || i > math.MaxInt32 {
+		case whole:
+			if err != nil || i < 0 || i > math.MaxInt32 {
 				bad()
 				continue
 			}

@@ -315,12 +315,11 @@ func (p *fileParser) wholeNumber(n *yaml.Node, max int64) (int64, bool) {
 		p.Errorf(n, "%s is too large: the most it may be is %d", n.Value, max)
 		return 0, false
 	}
-	if n.Kind != yaml.ScalarNode || tag != "!!int" {
+	i, isInt, err := wholeValue(n)
+	if !isInt {
 		p.Expected(n, "a whole number")
 		return 0, false
 	}
-	var i int64
-	err := n.Decode(&i)
 	switch {
 	case err != nil && !strings.HasPrefix(n.Value, "-") || err == nil && i > max: // an !!int that does not fit is too large
 		p.Errorf(n, "%s is too large: the most it may be is %d", n.Value, max)
@@ -332,14 +331,37 @@ func (p *fileParser) wholeNumber(n *yaml.Node, max int64) (int64, bool) {
 	return 0, false
 }
 
+// wholeValue returns the whole number scalar n (aliases followed) holds:
+// an !!int, or an !!float without a fraction (2.0, 1e3), which JSON Schema,
+// and so the schema acprun prints, counts as an integer. isInt is false for
+// any other node; err is set for an !!int that an int64 cannot hold.
+func wholeValue(n *yaml.Node) (i int64, isInt bool, err error) {
+	n = yamlnode.Deref(n)
+	if n.Kind != yaml.ScalarNode {
+		return 0, false, nil
+	}
+	switch n.ShortTag() {
+	case "!!int":
+		err = n.Decode(&i)
+		return i, true, err
+	case "!!float":
+		var f float64
+		if n.Decode(&f) != nil || f != math.Trunc(f) || math.Abs(f) >= math.MaxInt64 {
+			return 0, false, nil
+		}
+		return int64(f), true, nil
+	}
+	return 0, false, nil
+}
+
 // MaxRetries is the most retries a scenario may ask for.
 const MaxRetries = 10
 
 // retries reads a scenario's retries: a whole number from 0 to MaxRetries.
 func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 	n = yamlnode.Deref(n)
-	var i int64
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 || i > MaxRetries {
+	i, isInt, err := wholeValue(n)
+	if !isInt || err != nil || i < 0 || i > MaxRetries {
 		got := yamlnode.Describe(n)
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			got = n.Value

@@ -21,6 +21,11 @@ name: own
 agent: {command: [a]}
 retries: 0
 turns: [{prompt: hi}]
+---
+name: float
+agent: {command: [a]}
+retries: 3.0
+turns: [{prompt: hi}]
 `
 	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), scenario.LoadOptions{LookupEnv: env, Config: cfg})
 	if err != nil {
@@ -30,7 +35,7 @@ turns: [{prompt: hi}]
 	for _, sc := range scs {
 		got[sc.Name] = sc.Retries
 	}
-	if diff := cmp.Diff(map[string]int{"default": 2, "own": 0}, got); diff != "" {
+	if diff := cmp.Diff(map[string]int{"default": 2, "own": 0, "float": 3}, got); diff != "" {
 		t.Errorf("retries (-want +got):\n%s", diff)
 	}
 }

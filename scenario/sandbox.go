@@ -171,8 +171,8 @@ func (p *fileParser) ports(n *yaml.Node) []int {
 	var out []int
 	for _, it := range items {
 		it = yamlnode.Deref(it)
-		port, err := strconv.Atoi(it.Value)
-		if it.Kind != yaml.ScalarNode || it.ShortTag() != "!!int" || err != nil || port < 1 || port > 65535 {
+		port, isInt, err := wholeValue(it)
+		if !isInt || err != nil || port < 1 || port > 65535 {
 			got := yamlnode.Describe(it)
 			if it.Kind == yaml.ScalarNode && it.ShortTag() != "!!null" {
 				got = it.Value
@@ -180,7 +180,7 @@ func (p *fileParser) ports(n *yaml.Node) []int {
 			p.Errorf(it, "expected a TCP port from 1 to 65535, got %s", got)
 			continue
 		}
-		out = append(out, port)
+		out = append(out, int(port))
 	}
 	return out
 }

@@ -262,7 +262,9 @@ vars: {code: [0, 1], limit: [5s], minutes: [2], strict: [true, false], answer: [
 
 // TestJSONSchemaAgreesWithLoader: what acprun loads, the schema it prints
 // takes. The loader reads any scalar but null where it wants a string
-// (name: 2024 is the name "2024"), and an empty list of tags or examples.
+// (name: 2024 is the name "2024"), an empty list of tags or examples, and
+// a number without a fraction where it wants a whole number (retries: 2.0
+// is 2), as JSON Schema counts integers.
 func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 	sch := compileSchema(t)
 	for _, keys := range []string{
@@ -287,6 +289,12 @@ func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 		"expect: {judge: {agent: {command: [a]}, rubric: 5, pass: 5}, agent: {name: 5, version: 5}}",
 		"session: {resume: true, stateFile: 5}",
 		"gateway: {mode: meter, env: 5, key: true, upstream: \"https://a.b\", dir: 5}",
+		"retries: 2.0",
+		"retries: 1e1",
+		"expect: {maxDenied: 2.0, usage: {maxTotalTokens: 1e3}}",
+		"turns: [{prompt: hi, expect: {denied: 1.0, toolCalls: {count: {edit: 1.0}}}}]",
+		"verify: [{run: a, expect: {exitCode: 1.0}}]",
+		"sandbox: {ports: [443.0]}",
 	} {
 		t.Run(keys, func(t *testing.T) {
 			src := keys + "\n"

@@ -285,12 +285,12 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 // exitCode reads a process exit status: 0 to 255.
 func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 	n = yamlnode.Deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+	i, isInt, err := wholeValue(n)
+	if !isInt {
 		p.Expected(n, "an exit code (a whole number from 0 to 255)")
 		return 0, false
 	}
-	var i int64
-	if err := n.Decode(&i); err != nil || i < 0 || i > 255 {
+	if err != nil || i < 0 || i > 255 {
 		p.Errorf(n, "expected an exit code from 0 to 255, got %s", n.Value)
 		return 0, false
 	}
