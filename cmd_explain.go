@@ -38,9 +38,9 @@ type explainCmd struct {
 	gatewayFlags `set:"gatewayDoes=Load the scenario as run --gateway MODE loads it, with acprun's model gateway between its agent and its model provider"`
 	// Transcript is the path as given, so that errors name the file as
 	// the user wrote it.
-	Transcript string `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
-	ToolCall   string `name:"tool-call" placeholder:"ID" help:"With --transcript: the toolCallId whose permission request to explain."`
-	Index      int    `placeholder:"N" help:"With --tool-call: which of the tool call's permission requests, from 1 (default: the first)."`
+	Transcript string     `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
+	ToolCall   string     `name:"tool-call" placeholder:"ID" help:"With --transcript: the toolCallId whose permission request to explain."`
+	Index      atLeastOne `placeholder:"N" help:"With --tool-call: which of the tool call's permission requests, from 1 (default: the first)."`
 }
 
 // Help is the long help of explain.
@@ -172,10 +172,8 @@ func (c *explainCmd) check() error {
 		return errors.New("--scenario picks a scenario of the scenario file: give the file")
 	case c.Transcript == "" && c.ToolCall != "":
 		return errors.New("--tool-call needs --transcript, the transcript of the run it asked in")
-	case c.Index != 0 && c.ToolCall == "":
+	case c.Index.n != 0 && c.ToolCall == "":
 		return errors.New("--index needs --transcript and --tool-call")
-	case c.Index < 0:
-		return fmt.Errorf("--index %d: give 1 for the tool call's first permission request, 2 for the second, ...", c.Index)
 	}
 	if c.Kind != "" {
 		if err := approve.CheckKind(c.Kind); err != nil {
@@ -219,11 +217,11 @@ func (c *explainCmd) find(g *globals) (*output.Asked, error) {
 		return nil, fmt.Errorf("%s: give --tool-call ID, one of the tool calls that asked permission: %s", c.Transcript, quoteAll(ids))
 	case len(mine) == 0:
 		return nil, fmt.Errorf("%s: tool call %q asked no permission; the tool calls that did: %s", c.Transcript, c.ToolCall, quoteAll(ids))
-	case c.Index > len(mine):
-		return nil, fmt.Errorf("%s: tool call %q asked permission %s (%s): --index %d is beyond it", c.Transcript, c.ToolCall, times(len(mine)), lines(c.Transcript, mine), c.Index)
+	case c.Index.n > len(mine):
+		return nil, fmt.Errorf("%s: tool call %q asked permission %s (%s): --index %d is beyond it", c.Transcript, c.ToolCall, times(len(mine)), lines(c.Transcript, mine), c.Index.n)
 	}
-	n := max(c.Index, 1)
-	if c.Index == 0 && len(mine) > 1 {
+	n := max(c.Index.n, 1)
+	if c.Index.n == 0 && len(mine) > 1 {
 		fmt.Fprintf(g.Stderr, "acprun explain: tool call %q asked permission %s (%s); explaining the first (choose another with --index N)\n",
 			c.ToolCall, times(len(mine)), lines(c.Transcript, mine))
 	}

@@ -103,7 +103,7 @@ func (j *jobs) Decode(ctx *kong.DecodeContext) error {
 }
 
 // atLeastOne is a count flag that takes 1 or more: --shards,
-// --max-failures. 0 is the flag left out: given 0 (or less), which would
+// --max-failures, explain's --index. 0 is the flag left out: given 0 (or less), which would
 // read as left out and so do what the user did not ask for (a whole suite
 // in every pod of a sharded Job, no stop at all), it is refused.
 type atLeastOne struct{ n int }
@@ -121,6 +121,7 @@ func (a *atLeastOne) Decode(ctx *kong.DecodeContext) error {
 var atLeastOneWants = map[string]struct{ what, without string }{
 	"shards":       {"the number of shards", "leave --shards out not to shard by JOB_COMPLETION_INDEX"},
 	"max-failures": {"how many failures stop the run", "leave --max-failures out to run every scenario"},
+	"index":        {"which of the tool call's permission requests to explain", "leave --index out for the first"},
 }
 
 // byteCount is a size in bytes that may be 0: report's

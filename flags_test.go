@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"os"
 	"path/filepath"
@@ -189,6 +190,24 @@ func TestCountFlagsTakeOneOrMore(t *testing.T) {
 			code := run(append([]string{cmd, "x.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
 			if first, _, _ := strings.Cut(stderr.String(), "see '"); code != exitUsage || first != want {
 				t.Errorf("%s %s: exit %d, stderr %q; want %d and %q", cmd, args, code, stderr.String(), exitUsage, want)
+			}
+		}
+	}
+}
+
+// TestExplainIndexFromOne: explain's --index counts from 1, and given 0
+// is refused as given less than 0 is, rather than read as left out (the
+// first request explained, for an index the user did not mean); one too
+// large for a number says what it wants too.
+func TestExplainIndexFromOne(t *testing.T) {
+	const want = "acprun: --index: %q: want which of the tool call's permission requests to explain, 1 or more (leave --index out for the first)\n"
+	for _, v := range []string{"0", "-1", "99999999999999999999"} {
+		for _, args := range [][]string{{"--index", v}, {"--index=" + v}} {
+			var stderr bytes.Buffer
+			args = append([]string{"explain", "s.yaml", "--transcript", "t.jsonl", "--tool-call", "t1"}, args...)
+			code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+			if first, _, _ := strings.Cut(stderr.String(), "see '"); code != exitUsage || first != fmt.Sprintf(want, v) {
+				t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, fmt.Sprintf(want, v))
 			}
 		}
 	}

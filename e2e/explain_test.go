@@ -266,6 +266,7 @@ func TestExplainTranscript(t *testing.T) {
 		{"missing", []string{"--tool-call", "w1", "--transcript", "missing.jsonl"}, []string{"missing.jsonl: no such file or directory (a transcript is written per scenario by acprun run --transcripts DIR)"}},
 		{"with a made-up request", []string{"--tool-call", "w1", "--kind", "edit"}, []string{"give either --transcript or --request or --kind/--tool/--title/--command/--path, not several"}},
 		{"index alone", []string{"--index", "1"}, []string{"--index needs --transcript and --tool-call"}},
+		{"index 0", []string{"--tool-call", "w1", "--index", "0"}, []string{`acprun: --index: "0": want which of the tool call's permission requests to explain, 1 or more (leave --index out for the first)`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := explain(tt.args...)
