@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -218,11 +218,13 @@ func TestExplainIndexFromOne(t *testing.T) {
 // the output named first would silently not be written.
 func TestPathFlagGivenTwice(t *testing.T) {
 	for args, want := range map[string]string{
-		"run x.yaml -o a.json --json b.json":         "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
-		"run x.yaml --output=a.json -o a.json":       "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
-		"run x.yaml --junit a.xml --junit b.xml":     "acprun: --junit given 2 times: it takes a file, and only the last would count; give it once\n",
-		"run x.yaml --transcripts t --transcripts u": "acprun: --transcripts given 2 times: it takes a directory, and only the last would count; give it once\n",
-		"merge r.json -o a -o b -o c":                "acprun: -o/--output given 3 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml -o a.json --json b.json":                                      "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --output=a.json -o a.json":                                    "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --junit a.xml --junit b.xml":                                  "acprun: --junit given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --transcripts t --transcripts u":                              "acprun: --transcripts given 2 times: it takes a directory, and only the last would count; give it once\n",
+		"merge r.json -o a -o b -o c":                                             "acprun: -o/--output given 3 times: it takes a file, and only the last would count; give it once\n",
+		"explain s.yaml --transcript a.jsonl --transcript=b.jsonl --tool-call t1": "acprun: --transcript given 2 times: it takes a file, and only the last would count; give it once\n",
+		"explain s.yaml --request a.json --request b.json":                        "acprun: --request given 2 times: it takes a file, and only the last would count; give it once\n",
 	} {
 		var stderr bytes.Buffer
 		code := run(strings.Fields(args), strings.NewReader(""), &bytes.Buffer{}, &stderr)

@@ -509,9 +509,10 @@ func wordListFlag(kctx *kong.Context) error {
 // repeatedFlag refuses a flag that takes one value, and that the user
 // would not mean to give twice, given more than once: kong keeps the
 // last. Those are the flags that name a file or a directory (their
-// placeholder is FILE or DIR: the output the user named first would
-// silently not be written, -o a.json --json b.json: two names of one
-// flag), and --run and --shard (repeatedOnce): --run a --run b reads as
+// placeholder is FILE or DIR, or explain's T.jsonl and REQ.json: the
+// output the user named first would silently not be written, -o a.json
+// --json b.json: two names of one flag; the input named first, not
+// read), and --run and --shard (repeatedOnce): --run a --run b reads as
 // selecting both, as --tag a --tag b does, and would run b alone. Such a
 // flag is a usage error (exit 2) that names it and its other names. A
 // flag that sets a number or a duration (--timeout, --repeat,
@@ -549,10 +550,12 @@ func repeatedFlag(kctx *kong.Context) error {
 // given twice, with the value such a flag takes and, for its error, what
 // to do instead besides giving it once.
 var repeatedOnce = map[string]struct{ takes, instead string }{
-	"FILE":  {"a file", ""},
-	"DIR":   {"a directory", ""},
-	"REGEX": {"one regular expression (RE2)", ", with | between the patterns to select several: --run 'smoke|nightly'"},
-	"I/N":   {"one shard such as 2/4", ""},
+	"FILE":     {"a file", ""},
+	"T.jsonl":  {"a file", ""}, // explain --transcript
+	"REQ.json": {"a file", ""}, // explain --request
+	"DIR":      {"a directory", ""},
+	"REGEX":    {"one regular expression (RE2)", ", with | between the patterns to select several: --run 'smoke|nightly'"},
+	"I/N":      {"one shard such as 2/4", ""},
 }
 
 // flagName is how an error names the flag f: --name, or -s/--name.

@@ -189,9 +189,12 @@ func TestExplainTranscript(t *testing.T) {
 		t.Fatalf("run recorded %+v; want w1 allowed, w1 denied, d1 allowed", ps)
 	}
 	tr := filepath.Join("tr", "twice.jsonl")
-	explain := func(args ...string) result {
+	explain := func(args ...string) result { // on tr, unless args name the transcript
 		t.Helper()
-		res := acprunEnv(t, dir, env, append([]string{"explain", "s.yaml", "--transcript", tr}, args...)...)
+		if !slices.Contains(args, "--transcript") {
+			args = append([]string{"--transcript", tr}, args...)
+		}
+		res := acprunEnv(t, dir, env, append([]string{"explain", "s.yaml"}, args...)...)
 		if strings.Contains(res.stdout+res.stderr, scenarioSecret) {
 			t.Errorf("explain %q shows the secret:\n%s%s", args, res.stdout, res.stderr)
 		}
@@ -266,6 +269,7 @@ func TestExplainTranscript(t *testing.T) {
 		{"missing", []string{"--tool-call", "w1", "--transcript", "missing.jsonl"}, []string{"missing.jsonl: no such file or directory (a transcript is written per scenario by acprun run --transcripts DIR)"}},
 		{"with a made-up request", []string{"--tool-call", "w1", "--kind", "edit"}, []string{"give either --transcript or --request or --kind/--tool/--title/--command/--path, not several"}},
 		{"index alone", []string{"--index", "1"}, []string{"--index needs --transcript and --tool-call"}},
+		{"transcript twice", []string{"--tool-call", "w1", "--transcript", tr, "--transcript", "other.jsonl"}, []string{"acprun: --transcript given 2 times: it takes a file, and only the last would count; give it once"}},
 		{"index 0", []string{"--tool-call", "w1", "--index", "0"}, []string{`acprun: --index: "0": want which of the tool call's permission requests to explain, 1 or more (leave --index out for the first)`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
