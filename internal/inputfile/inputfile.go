@@ -62,6 +62,11 @@ func (e *Error) Reason() string {
 	case ErrLink:
 		return "replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there)"
 	}
+	if e.Path == "-" && e.Link == "" && errors.Is(e.Err, fs.ErrNotExist) {
+		// As stdin, where acprun reads it (run --prompt -): this input
+		// it reads from a file only.
+		return e.Err.Error() + "; acprun reads this from a file, not from stdin: give the file's path"
+	}
 	if e.Link != "" {
 		if errors.Is(e.Err, fs.ErrNotExist) {
 			return fmt.Sprintf("a symbolic link to %s, which does not exist", e.Link)

@@ -353,3 +353,28 @@ func TestOpenNoLink(t *testing.T) {
 		t.Errorf("a directory: OpenNoLink = %v, want ErrNotRegular", err)
 	}
 }
+
+// TestDashIsNoStdin: "-" where a file is read, as in acprun validate -,
+// is a file named "-"; one that does not exist says that this input is
+// read from a file, not stdin, and what to give, rather than only that
+// "-" does not exist. A file named "-" is read as any other.
+func TestDashIsNoStdin(t *testing.T) {
+	t.Chdir(t.TempDir())
+	const want = "-: no such file or directory; acprun reads this from a file, not from stdin: give the file's path"
+	for name, f := range map[string]func() error{
+		"Read": func() error { _, err := Read("-", 10); return err },
+		"Stat": func() error { _, err := Stat("-"); return err },
+		"Open": func() error { _, err := Open("-", 10); return err },
+	} {
+		err := f()
+		if err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s(-): %v, want %q wrapping fs.ErrNotExist", name, err, want)
+		}
+	}
+	if err := os.WriteFile("-", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := Read("-", 10); err != nil || string(data) != "x" {
+		t.Errorf("Read(-) of a file named -: %q, %v", data, err)
+	}
+}
