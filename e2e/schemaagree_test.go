@@ -36,3 +36,31 @@ func TestSchemaTakesWhatValidateTakes(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaRefusesWhatValidateRefuses: a mistake acprun validate refuses
+// by its shape alone (a prompt of white space, an empty regular
+// expression that could never fail, a blank path pattern, the stop reason
+// skipped, which no turn that ran has), the schema refuses too, so that an
+// editor marks it.
+func TestSchemaRefusesWhatValidateRefuses(t *testing.T) {
+	t.Parallel()
+	sch := schemaOf(t, "schema")
+	for _, keys := range []string{
+		"turns: [{prompt: \" \"}]",
+		"turns: [{prompt: hi, expect: {text: {matches: ''}}}]",
+		"permissions: {allow: [{path: ' '}]}\nturns: [{prompt: hi}]",
+		"turns: [{prompt: hi, expect: {stopReason: skipped}}]",
+	} {
+		t.Run(keys, func(t *testing.T) {
+			dir := t.TempDir()
+			text := "name: s\nagent: {command: [a]}\n" + keys + "\n"
+			writeFiles(t, dir, map[string]string{"s.yaml": text})
+			if res := acprun(t, dir, "validate", "s.yaml"); res.code != exitUsage {
+				t.Fatalf("acprun validate: exit %d, want %d; stderr:\n%s", res.code, exitUsage, res.stderr)
+			}
+			if err := sch.Validate(schemaInstance(t, text)); err == nil {
+				t.Errorf("acprun validate refuses it, the schema does not:\n%s", text)
+			}
+		})
+	}
+}

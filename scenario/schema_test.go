@@ -146,6 +146,15 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"vars value with a line separator", "name: x\nagent: a\nvars: {a: [ok, \"x\\u2028y\"]}\nturns: [{prompt: hi}]\n"},
 		{"vars value with a control character", "name: x\nagent: a\nvars: {a: [ok, \"x\\ty\"]}\nturns: [{prompt: hi}]\n"},
 		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
+		{"prompt of white space", "name: x\nagent: a\nturns: [{prompt: \"\\n \"}]\n"},
+		{"empty matches", "name: x\nagent: a\nturns: [{prompt: hi, expect: {text: {matches: ''}}}]\n"},
+		{"empty stdout matches", "name: x\nagent: a\nverify: [{run: a, expect: {stdout: {matches: ''}}}]\nturns: [{prompt: hi}]\n"},
+		{"empty agent name matches", "name: x\nagent: a\nexpect: {agent: {name: {matches: ''}}}\nturns: [{prompt: hi}]\n"},
+		{"empty file matches", "name: x\nagent: a\nturns: [{prompt: hi, expect: {files: {matches: {a: ''}}}}]\n"},
+		{"blank path pattern", "name: x\nagent: a\npermissions: {allow: [{path: ' '}]}\nturns: [{prompt: hi}]\n"},
+		{"blank command pattern", "name: x\nagent: a\npermissions: {allow: [{command: [' ']}]}\nturns: [{prompt: hi}]\n"},
+		{"stop reason skipped", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: skipped}}]\n"},
+		{"stop reasons with skipped", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: [end_turn, skipped]}}]\n"},
 		{"text around a number's template", "name: x\nagent: a\nvars: {c: [1]}\nverify: [{run: a, expect: {exitCode: '{{.c}}0'}}]\nturns: [{prompt: hi}]\n"},
 	}
 	for _, tt := range tests {
