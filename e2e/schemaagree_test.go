@@ -64,3 +64,32 @@ func TestSchemaRefusesWhatValidateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigSchemaAgreesWithValidate: a config whose keys are left empty
+// (every entry commented out) loads, and its schema takes it; a config
+// agent without a command, which only one named like a built-in agent may
+// leave out, is refused by both.
+func TestConfigSchemaAgreesWithValidate(t *testing.T) {
+	t.Parallel()
+	sch := schemaOf(t, "schema", "--config")
+	for _, tc := range []struct {
+		text string
+		ok   bool
+	}{
+		{"defaults:\n#  timeout: 5m\nagents:\nprices:\n", true},
+		{"agents: {claude: {env: {A: b}}}\n", true},
+		{"agents: {mine: {env: {A: b}}}\n", false},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"acprun.yaml": tc.text, "s.yaml": "name: s\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+			res := acprun(t, dir, "validate", "s.yaml")
+			if ok := res.code == 0; ok != tc.ok {
+				t.Errorf("acprun validate: exit %d, stderr:\n%s", res.code, res.stderr)
+			}
+			if err := sch.Validate(schemaInstance(t, tc.text)); (err == nil) != tc.ok {
+				t.Errorf("schema: %v, want accepted %v", err, tc.ok)
+			}
+		})
+	}
+}

@@ -45,7 +45,7 @@ var configSchema = sync.OnceValue(func() []byte {
 		defaults[k] = s.Properties[k]
 	}
 	s.Defs["defaults"] = map[string]any{
-		"type":                 "object",
+		"type":                 []string{"object", "null"}, // defaults: with every key commented out
 		"additionalProperties": false,
 		"description": "Settings every scenario gets unless it sets them itself; a scenario's key replaces the " +
 			"config's as a whole, except that client merges key by key. Relative paths are relative to the config file.",
@@ -60,22 +60,25 @@ var configSchema = sync.OnceValue(func() []byte {
 		"properties": map[string]any{
 			"defaults": map[string]any{"$ref": "#/$defs/defaults"},
 			"agents": map[string]any{
-				"type":          "object",
+				"type":          []string{"object", "null"},
 				"description":   "Named agents by name, for scenarios (agent: NAME), run --agent and probe. An agent named like a built-in one replaces it.",
 				"propertyNames": map[string]any{"pattern": agentNameRE.String()},
+				"properties":    builtinAgentRefs(),
+				// Another agent has no built-in one to take its command from.
 				"additionalProperties": map[string]any{
-					"$ref": "#/$defs/namedAgent",
+					"$ref":     "#/$defs/namedAgent",
+					"required": []string{"command"},
 				},
 			},
 			"prices": map[string]any{
-				"type": "object",
+				"type": []string{"object", "null"},
 				"description": "What models cost, for the gateway's costs: a model's name, as requests name it, to its price per million tokens. " +
 					"acprun has no prices of its own; a model without one is counted but not priced.",
 				"additionalProperties": map[string]any{"$ref": "#/$defs/price"},
 			},
 			"currency": map[string]any{
 				"type":        []string{"string", "number", "boolean"},
-				"minLength":   1,
+				"pattern":     `\S`,
 				"description": "The currency of prices; default " + DefaultCurrency + ".",
 			},
 		},
@@ -87,3 +90,14 @@ var configSchema = sync.OnceValue(func() []byte {
 	}
 	return append(b, '\n')
 })
+
+// builtinAgentRefs is the schema of the config's agents named like a
+// built-in one: a named agent that may leave its command out, changing
+// the built-in agent's env, args or other keys.
+func builtinAgentRefs() map[string]any {
+	props := map[string]any{}
+	for _, name := range builtinNames(nil) {
+		props[name] = map[string]any{"$ref": "#/$defs/namedAgent"}
+	}
+	return props
+}

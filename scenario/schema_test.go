@@ -199,6 +199,16 @@ agents:
 			t.Errorf("schema rejects a valid config: %v", err)
 		}
 	}
+	// Keys left empty, as when every entry under them is commented out,
+	// which the loader takes.
+	if _, err := scenario.LoadConfigBytes("c.yaml", []byte("defaults:\nagents:\nprices:\n"), opts); err != nil {
+		t.Errorf("acprun does not load a config with empty keys: %v", err)
+	}
+	for _, d := range yamlDocs(t, []byte("defaults:\nagents:\nprices:\n")) {
+		if err := sch.Validate(d); err != nil {
+			t.Errorf("schema rejects a config with empty keys: %v", err)
+		}
+	}
 	for _, bad := range []string{
 		"timeout: 1m\n",
 		"defaults: {turns: []}\n",
@@ -209,6 +219,8 @@ agents:
 		"defaults: {setup: [{run: a, expect: {}}]}\n",
 		"defaults: {workspace: {ref: main}}\n",
 		"defaults: {turnTimeout: '{{.limit}}'}\n",
+		"agents: {mine: {env: {A: b}}}\n", // no command, and no built-in agent of that name
+		"currency: ' '\n",
 	} {
 		for _, d := range yamlDocs(t, []byte(bad)) {
 			if err := sch.Validate(d); err == nil {
