@@ -266,7 +266,7 @@ type valueNeeded struct {
 
 // Decode implements kong.Mapper.
 func (m valueNeeded) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
-	t := ctx.Scan.Peek()
+	t := afterEquals(ctx.Scan)
 	if t.IsValue() || negativeNumber(t) && ctx.Value.Target.Kind() == reflect.Struct {
 		return m.next.Decode(ctx, target)
 	}
@@ -281,6 +281,19 @@ func (m valueNeeded) Decode(ctx *kong.DecodeContext, target reflect.Value) error
 		e.nextIsFlag = m.names[name]
 	}
 	return e
+}
+
+// afterEquals peeks at the value of a short flag, which kong gives "=x"
+// when written -o=x: the value is x, as --output=x's is (and -o= the
+// empty value, refused as --output= is), not a file named "=x".
+func afterEquals(scan *kong.Scanner) kong.Token {
+	t := scan.Peek()
+	if v, ok := t.Value.(string); ok && t.Type == kong.ShortFlagTailToken && strings.HasPrefix(v, "=") {
+		scan.Pop()
+		scan.PushTyped(v[1:], kong.FlagValueToken)
+		t = scan.Peek()
+	}
+	return t
 }
 
 // missingValueError is the error of a flag given without its value (see

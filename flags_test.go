@@ -456,3 +456,30 @@ func eachCommandFlag(t *testing.T, fn func(words []string, f *kong.Flag)) {
 		}
 	}
 }
+
+// TestShortFlagValueAfterEquals: -o=out.json gives -o the value out.json,
+// as --output=out.json and -j=2 do, not "=out.json" (a file of that name,
+// and a file named "=" for -o=$OUT with OUT unset); -o= is then the
+// empty path, refused as --output= is.
+func TestShortFlagValueAfterEquals(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{Stdout: &out, Stderr: &out}
+	root := &cli{}
+	p, err := newParser(context.Background(), root, g, g.Stdout, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Parse([]string{"run", "x.yaml", "-o=out.json", "--junit=j.xml"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := root.Run.JSON; got != "out.json" {
+		t.Errorf("-o=out.json: output %q, want out.json", got)
+	}
+	for _, args := range [][]string{{"run", "x.yaml", "-o="}, {"merge", "r.json", "-o="}} {
+		var stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if want := `acprun: -o/--output "": the path is empty`; code != exitUsage || !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+}

@@ -991,9 +991,10 @@ func TestCLIFlagWithoutItsValue(t *testing.T) {
 
 // TestFlagsNotAcceptedSilently: --shards 0 in an Indexed Job, where it
 // would read as --shards left out and run the whole suite in every pod,
-// --max-failures 0, which would read as no limit, and the results file
+// --max-failures 0, which would read as no limit, the results file
 // named twice (-o and its older name --json), where only the last would
-// be written, are usage errors: nothing runs, nothing is written.
+// be written, and -o= (-o=$OUT with OUT unset), which wrote a file named
+// "=", are usage errors: nothing runs, nothing is written.
 func TestFlagsNotAcceptedSilently(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -1004,6 +1005,7 @@ func TestFlagsNotAcceptedSilently(t *testing.T) {
 		{[]string{"--shards", "-1"}, `acprun: --shards: "-1": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)`},
 		{[]string{"--max-failures=0"}, `acprun: --max-failures: "0": want how many failures stop the run, 1 or more (leave --max-failures out to run every scenario)`},
 		{[]string{"-o", "a.json", "--json", "b.json"}, "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once"},
+		{[]string{"-o="}, `acprun: -o/--output "": the path is empty (is the variable that gives it unset?): give a file, or leave the flag out`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -1017,5 +1019,17 @@ func TestFlagsNotAcceptedSilently(t *testing.T) {
 				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
 			}
 		})
+	}
+}
+
+// TestShortOutputFlagWithEquals: -o=out.json writes out.json, as
+// --output=out.json does, not a file named "=out.json".
+func TestShortOutputFlagWithEquals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+	res := acprun(t, dir, "run", "s.yaml", "-o=out.json")
+	if got := dirNames(t, dir); !slices.Contains(got, "out.json") || slices.Contains(got, "=out.json") {
+		t.Errorf("exit %d, the directory holds %q; want out.json\n%s", res.code, got, res.stderr)
 	}
 }
