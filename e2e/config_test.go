@@ -357,6 +357,7 @@ func TestMcpServersChecked(t *testing.T) {
 		"bad.yaml": configScenario(`  mcpServers:
     - {name: b, command: /bin/true, env: {K: v}}
     - {name: c, type: websocket, url: "ws://x"}
+    - {name: b, type: sse, url: "mcp.example.com/sse"}
 `),
 		"named.yaml": "name: named\nagent: m\nturns: [{prompt: hi}]\n",
 		"good.yaml":  configScenario("  mcpServers: [{name: t, command: ./tools/t.sh}]\n"),
@@ -368,6 +369,8 @@ func TestMcpServersChecked(t *testing.T) {
 		{[]string{"bad.yaml"}, []string{
 			"bad.yaml:5:42: MCP server env is a list of {name, value}: write env: [{name: NAME, value: VALUE}], got a mapping",
 			`bad.yaml:6:23: unknown MCP server type "websocket" (valid types: http, sse); a stdio server (command, args, env) has no type`,
+			`bad.yaml:7:14: MCP server name "b" is also the name of the server at line 5: the agent would keep one of them; give each server its own name`,
+			`bad.yaml:7:33: MCP server url "mcp.example.com/sse" is not an http or https URL (such as https://mcp.example.com/mcp)`,
 		}},
 		{[]string{"--config", "cfg/acprun.yaml", "named.yaml"}, []string{"acprun.yaml:4:47: expected a list of strings, got a string"}},
 	} {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -35,12 +36,19 @@ func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
 	var buf bytes.Buffer
 	var pos []Pos
 	budget := 100_000
+	named := map[string]*yaml.Node{} // each server's name, where written
 	buf.WriteByte('[')
 	for i, item := range n.Content {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		p.mcpServer(&buf, item, &budget)
+		if name, at := p.mcpServer(&buf, item, &budget); at != nil {
+			if first, ok := named[name]; ok {
+				p.Errorf(at, "MCP server name %q is also the name of the server at line %d: the agent would keep one of them; give each server its own name", name, p.pos(first).Line)
+			} else {
+				named[name] = at
+			}
+		}
 		pos = append(pos, p.pos(item))
 	}
 	buf.WriteByte(']')
@@ -56,12 +64,14 @@ func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
 // and a command: an absolute path, a bare name the agent looks up in its
 // PATH, or a path with a / relative to the file's directory, which is made
 // absolute (ACP wants the absolute path of the executable); args is a list
-// of strings. An http or sse server needs a name and a url. env and
-// headers are lists of {name, value}. Every problem is reported.
-func (p *fileParser) mcpServer(buf *bytes.Buffer, n *yaml.Node, budget *int) {
+// of strings. An http or sse server needs a name and a url, an http or
+// https URL. env and headers are lists of {name, value}. Every problem is
+// reported. It returns the server's name and the node that gives it (nil
+// when it has none).
+func (p *fileParser) mcpServer(buf *bytes.Buffer, n *yaml.Node, budget *int) (name string, at *yaml.Node) {
 	if yamlnode.Deref(n).Kind != yaml.MappingNode {
 		p.Expected(n, "an MCP server (a mapping: {name, command, args, env}, or {name, type: http or sse, url, headers})")
-		return
+		return "", nil
 	}
 	m, _ := p.mapping(n, mcpServerKeys, nil)
 	keys, kind, typ := mcpStdioKeys, "a stdio server (without type)", ""
@@ -120,13 +130,25 @@ func (p *fileParser) mcpServer(buf *bytes.Buffer, n *yaml.Node, budget *int) {
 			case !ok:
 			case strings.TrimSpace(s) == "":
 				p.Errorf(v, "MCP server %s is empty", kv.Key)
+			case kv.Key == "name":
+				name, at = s, v
 			case kv.Key == "command" && strings.Contains(s, "/"):
 				s = p.abs(s)
+			case kv.Key == "url" && slices.Contains(mcpTypes, typ) && !httpURL(s):
+				p.Errorf(v, "MCP server url %q is not an http or https URL (such as https://mcp.example.com/mcp)", s)
 			}
 			writeJSON(buf, s)
 		}
 	}
 	buf.WriteByte('}')
+	return name, at
+}
+
+// httpURL reports whether s is an http or https URL with a host, as the
+// url of an http or sse MCP server must be.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // nameValue is an env variable or a header of an MCP server.

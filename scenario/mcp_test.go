@@ -42,6 +42,35 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestMcpServersNamesAndURLs: two servers of one name, which an agent
+// keeps by name (one replaces the other), and the url of an http or sse
+// server that is not an http or https URL, which the agent could never
+// connect to, are errors at load, at the value.
+func TestMcpServersNamesAndURLs(t *testing.T) {
+	src := `name: x
+agent:
+  command: [a]
+  mcpServers:
+    - {name: fs, command: /bin/true}
+    - {name: web, type: http, url: "https://mcp.example.com/mcp"}
+    - {name: fs, command: /bin/false}
+    - {name: s, type: sse, url: "not a url"}
+    - {name: t, type: http, url: "ftp://mcp.example.com"}
+    - {name: u, type: http, url: "http://"}
+turns: [{prompt: hi}]
+`
+	want := []string{
+		`bad.yaml:7:14: MCP server name "fs" is also the name of the server at line 5: the agent would keep one of them; give each server its own name`,
+		`bad.yaml:8:33: MCP server url "not a url" is not an http or https URL (such as https://mcp.example.com/mcp)`,
+		`bad.yaml:9:34: MCP server url "ftp://mcp.example.com" is not an http or https URL (such as https://mcp.example.com/mcp)`,
+		`bad.yaml:10:34: MCP server url "http://" is not an http or https URL (such as https://mcp.example.com/mcp)`,
+	}
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
 // TestMcpServersJSON: the servers go to session/new as written, their
 // strings interpolated (a number is a string where ACP wants one), and a
 // relative command path resolved against the file's directory; a bare
@@ -54,7 +83,7 @@ agent:
   mcpServers:
     - {name: t, command: ./bin/tool.sh, args: [a, 1], env: [{name: K, value: 2}]}
     - {name: n, command: npx, args: null}
-    - {type: sse, name: s, url: "https://${HOME}", headers: [{name: A, value: b, _meta: {x: 1}}]}
+    - {type: sse, name: s, url: "https://mcp.example.com${HOME}", headers: [{name: A, value: b, _meta: {x: 1}}]}
 turns: [{prompt: hi}]
 `
 	scens, _, err := scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte(src), opts)
@@ -67,7 +96,7 @@ turns: [{prompt: hi}]
 	}
 	wantJSON := `[{"name":"t","command":"` + filepath.Join(dir, "bin/tool.sh") + `","args":["a","1"],"env":[{"name":"K","value":"2"}]},
 		{"name":"n","command":"npx","args":[]},
-		{"type":"sse","name":"s","url":"https:///home/user","headers":[{"name":"A","value":"b","_meta":{"x":1}}]}]`
+		{"type":"sse","name":"s","url":"https://mcp.example.com/home/user","headers":[{"name":"A","value":"b","_meta":{"x":1}}]}]`
 	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
 		t.Fatal(err)
 	}
