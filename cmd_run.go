@@ -45,7 +45,7 @@ type runCmd struct {
 	Timeout        duration   `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs       `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         repeat     `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
-	MinPassRate    *float64   `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
+	MinPassRate    passRate   `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast   `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    atLeastOne `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
 	RerunFailed    string     `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too. With -o the same FILE, the earlier results of the ones they leave out, or that the rerun never starts, are kept in it for the next rerun."`
@@ -458,8 +458,8 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := checkRepeat(c.Repeat.n); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
-		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
+	if r := c.MinPassRate.r; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
+		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: %s", *r, passRateWants)}
 	}
 	if err := c.gatewayFlags.check(); err != nil {
 		return err
@@ -940,8 +940,8 @@ func (c *runCmd) options(g *globals) runner.Options {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
 	}
-	if c.MinPassRate != nil {
-		opts.MinPassRate = *c.MinPassRate
+	if c.MinPassRate.r != nil {
+		opts.MinPassRate = *c.MinPassRate.r
 	}
 	if opts.MaxFailures == 0 && c.FailFast.mode != "" {
 		opts.MaxFailures = 1

@@ -135,6 +135,28 @@ func (b *byteCount) Decode(ctx *kong.DecodeContext) error {
 	return err
 }
 
+// passRate is --min-pass-rate: a share of the attempts; r is nil when the
+// flag is not given. Its range is checked with the other flags (runCmd);
+// a value that is no number says what the flag wants.
+type passRate struct{ r *float64 }
+
+// passRateWants is what --min-pass-rate wants, for its errors.
+const passRateWants = "want a share of the attempts above 0 and at most 1, e.g. 0.8"
+
+// Decode implements kong.MapperValue.
+func (p *passRate) Decode(ctx *kong.DecodeContext) error {
+	s, err := popValue(ctx, "RATE")
+	if err != nil {
+		return err
+	}
+	r, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q: %s", s, passRateWants)
+	}
+	p.r = &r
+	return nil
+}
+
 // failFast is --fail-fast: off, finish (the flag alone) or cancel
 // (--fail-fast=cancel). It is a boolean flag that takes an optional value
 // after "=", as --fail-fast=finish|cancel.

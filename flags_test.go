@@ -483,3 +483,18 @@ func TestShortFlagValueAfterEquals(t *testing.T) {
 		}
 	}
 }
+
+// TestMinPassRateNotANumber: --min-pass-rate given what is no number
+// says what it wants, as the other flags that take a number do, not
+// kong's "expected a float".
+func TestMinPassRateNotANumber(t *testing.T) {
+	const want = "acprun: --min-pass-rate: %q: want a share of the attempts above 0 and at most 1, e.g. 0.8\n"
+	for _, v := range []string{"abc", "80%", "1e999", ""} {
+		var stderr bytes.Buffer
+		args := []string{"run", "x.yaml", "--min-pass-rate=" + v}
+		code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if first, _, _ := strings.Cut(stderr.String(), "see '"); code != exitUsage || first != fmt.Sprintf(want, v) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, fmt.Sprintf(want, v))
+		}
+	}
+}

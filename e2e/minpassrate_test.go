@@ -181,6 +181,10 @@ func TestMinPassRateBadValues(t *testing.T) {
 	if res.code != exitUsage || !strings.Contains(res.stderr, "--min-pass-rate 1.5: want a share of the attempts above 0 and at most 1") {
 		t.Errorf("--min-pass-rate 1.5: exit %d, want 2 and why\n%s", res.code, res.stderr)
 	}
+	res = acprun(t, dir, "run", "s.yaml", "--min-pass-rate", "80%", "-o", "out.json")
+	if res.code != exitUsage || !strings.Contains(res.stderr, `--min-pass-rate: "80%": want a share of the attempts above 0 and at most 1, e.g. 0.8`) {
+		t.Errorf("--min-pass-rate 80%%: exit %d, want 2 and what it wants\n%s", res.code, res.stderr)
+	}
 	res = acprun(t, dir, "run", "s.yaml", "-o", "out.json")
 	if res.code != exitUsage || !strings.Contains(res.stderr, "s.yaml:6:20: expected a pass rate above 0 and at most 1, got 80 (write 0.8 for 80% of the attempts)") {
 		t.Errorf("passRate: 80: exit %d, want 2 and a positioned error\n%s", res.code, res.stderr)
