@@ -20,6 +20,7 @@ import (
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 	json "github.com/go-json-experiment/json/v1"
+	"go.yaml.in/yaml/v3"
 )
 
 // LoadOptions configures Load and LoadBytes.
@@ -121,7 +122,14 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 			l.errorf(file, "%s", what)
 			continue
 		}
-		parsed = append(parsed, l.parse(file, data))
+		pf := l.parse(file, data)
+		if len(pf.p.Errs) > 0 { // checked only then: it parses the file again
+			if what := notScenarioKeys(data); what != "" {
+				l.errorf(file, "%s", what)
+				continue
+			}
+		}
+		parsed = append(parsed, pf)
 	}
 	sources := workspaceSources(parsed)
 	for _, pf := range parsed {
@@ -135,15 +143,19 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 
 // notScenarios says what a file given as scenarios holds instead, and what
 // to do with it, when it is another of acprun's files: a transcript of a
-// run (its first line is one, with "dir" and "msg"), or a run's results
-// (a JSON object with "schemaVersion" and "scenarios"); "" otherwise. As
-// YAML either would be a scenario with every key unknown.
+// run (its first line is one, with "dir" and "msg"), a run's results (a
+// JSON object with "schemaVersion" and "scenarios") or a gateway cassette
+// ("version" and "exchanges"); "" otherwise. As YAML each would be a
+// scenario with every key unknown (so would the config file and a mock
+// agent script: see notScenarioKeys).
 func notScenarios(data []byte) string {
 	var doc struct {
 		Dir           *string         `json:"dir"`
 		Msg           json.RawMessage `json:"msg"`
 		SchemaVersion *int            `json:"schemaVersion"`
 		Scenarios     json.RawMessage `json:"scenarios"`
+		Version       *int            `json:"version"`
+		Exchanges     json.RawMessage `json:"exchanges"`
 	}
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	switch {
@@ -152,8 +164,59 @@ func notScenarios(data []byte) string {
 			"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds"
 	case json.Unmarshal(data, &doc) == nil && doc.SchemaVersion != nil && doc.Scenarios != nil:
 		return "the results of a run (run -o), not scenarios: acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass"
+	case doc.Version != nil && doc.Exchanges != nil:
+		return "a model gateway cassette, not scenarios: a scenario whose gateway replays answers its agent's model requests from it (gateway: {mode: replay, dir: DIR})"
 	}
 	return ""
+}
+
+// notScenarioKeys says, of a file whose first YAML document is a mapping
+// without a name, what it is when its keys are those of the config file
+// (defaults, agents, prices, currency), or of a mock agent script
+// (agentInfo, agentCapabilities, or turns or a default turn of steps); ""
+// otherwise.
+func notScenarioKeys(data []byte) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	top := doc.Content[0].Content
+	var keys []string
+	steps := false // a turn of steps, as a mock script plays
+	for i := 0; i+1 < len(top); i += 2 {
+		k, v := top[i].Value, top[i+1]
+		keys = append(keys, k)
+		switch {
+		case k == "turns" && v.Kind == yaml.SequenceNode:
+			for _, t := range v.Content {
+				steps = steps || hasKey(t, "steps")
+			}
+		case k == "default":
+			steps = steps || hasKey(v, "steps")
+		}
+	}
+	switch {
+	case len(keys) == 0 || slices.Contains(keys, "name"):
+		return ""
+	case !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(configKeys, k) }):
+		return "acprun's config file (defaults, named agents, prices), not scenarios: acprun reads acprun.yaml in the working directory by itself; give another with --config FILE"
+	case steps || slices.Contains(keys, "agentInfo") || slices.Contains(keys, "agentCapabilities"):
+		return "a mock agent script, not scenarios: a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"
+	}
+	return ""
+}
+
+// hasKey reports whether n is a mapping with the key k.
+func hasKey(n *yaml.Node, k string) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return true
+		}
+	}
+	return false
 }
 
 // parsedFile is one file's scenarios and problems, before they are added

@@ -662,6 +662,43 @@ func TestLoadOtherFilesOfAcprun(t *testing.T) {
 	}
 }
 
+// TestLoadConfigScriptCassetteAsScenarios: the config file, a mock agent
+// script and a gateway cassette given as scenario files (acprun validate
+// acprun.yaml) are each one error that says what the file is and what
+// takes it, not a problem for each of its keys; a scenario that has a key
+// of theirs is a scenario, its problems its own.
+func TestLoadConfigScriptCassetteAsScenarios(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"acprun.yaml":     "defaults: {timeout: 5m}\nagents:\n  mine: {command: [a]}\n",
+		"my.yaml":         "# my config\nprices: {m: {input: 1, output: 2}}\n",
+		"agent.mock.yaml": "agentInfo: {name: mock}\nturns:\n  - steps: [{text: hi}]\n",
+		"steps.yaml":      "turns:\n  - match: deploy\n    steps: [{text: hi}]\n",
+		"c.cassette.json": `{"version": 1, "exchanges": []}` + "\n",
+		"s.yaml":          "name: s\nagent: {command: [a]}\nagents: x\nturns: [{prompt: hi}]\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	_, _, err := scenario.Load([]string{"acprun.yaml", "my.yaml", "agent.mock.yaml", "steps.yaml", "c.cassette.json", "s.yaml"}, opts)
+	const config = ": acprun's config file (defaults, named agents, prices), not scenarios: acprun reads acprun.yaml in the working directory by itself; give another with --config FILE"
+	const script = ": a mock agent script, not scenarios: a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"
+	want := []string{
+		"acprun.yaml" + config,
+		"agent.mock.yaml" + script,
+		"c.cassette.json: a model gateway cassette, not scenarios: a scenario whose gateway replays answers its agent's model requests from it (gateway: {mode: replay, dir: DIR})",
+		"my.yaml" + config,
+		`s.yaml:3:1: unknown key "agents" (did you mean "agent"?)`,
+		"steps.yaml" + script,
+	}
+	if diff := cmp.Diff(want, errorLinesOf(err.Error())); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
 // TestReadScenariosOfProblems: Load and LoadBytes return no scenarios with
 // their problems, but the error tells which were read, as far as each file
 // could be (ReadScenarios), for the secrets they hold, which the problems'
