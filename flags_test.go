@@ -329,14 +329,21 @@ func TestWordListFlagsSplit(t *testing.T) {
 // TestOneValueSelectionFlagGivenTwice: --run and --shard select by one
 // value, and given twice only the last would count: --run a --run b,
 // which reads as selecting both as --tag a --tag b does, would run b
-// alone. They are refused; --timeout, --repeat and --min-pass-rate stay
-// last-wins, so that a later flag overrides one set before it.
+// alone. They are refused, as are explain's --scenario and --tool-call,
+// which select one, and the flags of its made-up request that give its
+// one kind, tool, title or command; --timeout, --repeat and
+// --min-pass-rate stay last-wins, so that a later flag overrides one set
+// before it.
 func TestOneValueSelectionFlagGivenTwice(t *testing.T) {
 	for args, want := range map[string]string{
-		"run x.yaml --run smoke --run nightly": "acprun: --run given 2 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
-		"list x.yaml --run=a --run b --run c":  "acprun: --run given 3 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
-		"run x.yaml --shard 1/2 --shard 2/2":   "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
-		"list x.yaml --shard=1/3 --shard=1/3":  "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
+		"run x.yaml --run smoke --run nightly":                            "acprun: --run given 2 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
+		"list x.yaml --run=a --run b --run c":                             "acprun: --run given 3 times: it takes one regular expression (RE2), and only the last would count; give it once, with | between the patterns to select several: --run 'smoke|nightly'\n",
+		"run x.yaml --shard 1/2 --shard 2/2":                              "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
+		"list x.yaml --shard=1/3 --shard=1/3":                             "acprun: --shard given 2 times: it takes one shard such as 2/4, and only the last would count; give it once\n",
+		"explain x.yaml --scenario a --scenario b --kind read":            "acprun: --scenario given 2 times: it takes one scenario's name, and only the last would count; give it once\n",
+		"explain x.yaml --transcript t.jsonl --tool-call a --tool-call=b": "acprun: --tool-call given 2 times: it takes one tool call's id, and only the last would count; give it once\n",
+		"explain x.yaml --kind read --kind edit":                          "acprun: --kind given 2 times: it takes the one kind of the made-up request, and only the last would count; give it once\n",
+		"explain x.yaml --command ls --command pwd":                       "acprun: --command given 2 times: it takes the one shell command of the made-up request, and only the last would count; give it once\n",
 	} {
 		var stderr bytes.Buffer
 		code := run(strings.Fields(args), strings.NewReader(""), &bytes.Buffer{}, &stderr)

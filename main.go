@@ -513,7 +513,9 @@ func wordListFlag(kctx *kong.Context) error {
 // output the user named first would silently not be written, -o a.json
 // --json b.json: two names of one flag; the input named first, not
 // read), and --run and --shard (repeatedOnce): --run a --run b reads as
-// selecting both, as --tag a --tag b does, and would run b alone. Such a
+// selecting both, as --tag a --tag b does, and would run b alone; so do
+// explain's --scenario and --tool-call, and the flags that give its
+// made-up request's one kind, tool, title and command. Such a
 // flag is a usage error (exit 2) that names it and its other names. A
 // flag that sets a number or a duration (--timeout, --repeat,
 // --min-pass-rate) stays last-wins: a later one overrides one set
@@ -526,7 +528,7 @@ func repeatedFlag(kctx *kong.Context) error {
 		if f == nil || p.Resolved || f.Target.Kind() != reflect.String {
 			continue
 		}
-		if _, ok := repeatedOnce[f.PlaceHolder]; !ok {
+		if _, ok := onceOf(f); !ok {
 			continue
 		}
 		if given[f]++; given[f] == 2 {
@@ -541,7 +543,7 @@ func repeatedFlag(kctx *kong.Context) error {
 	if len(f.Aliases) > 0 {
 		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
 	}
-	once := repeatedOnce[f.PlaceHolder]
+	once, _ := onceOf(f)
 	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once%s",
 		name, given[f], once.takes, once.instead)
 }
@@ -556,6 +558,25 @@ var repeatedOnce = map[string]struct{ takes, instead string }{
 	"DIR":      {"a directory", ""},
 	"REGEX":    {"one regular expression (RE2)", ", with | between the patterns to select several: --run 'smoke|nightly'"},
 	"I/N":      {"one shard such as 2/4", ""},
+	// explain's: the scenario and the tool call it explains, and what
+	// its made-up request is.
+	"--scenario":  {"one scenario's name", ""},
+	"--tool-call": {"one tool call's id", ""},
+	"--kind":      {"the one kind of the made-up request", ""},
+	"--tool":      {"the one tool name of the made-up request", ""},
+	"--title":     {"the one title of the made-up request", ""},
+	"--command":   {"the one shell command of the made-up request", ""},
+}
+
+// onceOf says what the flag f takes when repeatedFlag refuses it given
+// twice: by its placeholder, or else by its name (repeatedOnce has
+// explain's selection and made-up request flags as --NAME).
+func onceOf(f *kong.Flag) (struct{ takes, instead string }, bool) {
+	if once, ok := repeatedOnce[f.PlaceHolder]; ok {
+		return once, true
+	}
+	once, ok := repeatedOnce["--"+f.Name]
+	return once, ok
 }
 
 // flagName is how an error names the flag f: --name, or -s/--name.

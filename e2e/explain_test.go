@@ -270,6 +270,7 @@ func TestExplainTranscript(t *testing.T) {
 		{"with a made-up request", []string{"--tool-call", "w1", "--kind", "edit"}, []string{"give either --transcript or --request or --kind/--tool/--title/--command/--path, not several"}},
 		{"index alone", []string{"--index", "1"}, []string{"--index needs --transcript and --tool-call"}},
 		{"transcript twice", []string{"--tool-call", "w1", "--transcript", tr, "--transcript", "other.jsonl"}, []string{"acprun: --transcript given 2 times: it takes a file, and only the last would count; give it once"}},
+		{"tool call twice", []string{"--tool-call", "w1", "--tool-call", "d1"}, []string{"acprun: --tool-call given 2 times: it takes one tool call's id, and only the last would count; give it once"}},
 		{"index 0", []string{"--tool-call", "w1", "--index", "0"}, []string{`acprun: --index: "0": want which of the tool call's permission requests to explain, 1 or more (leave --index out for the first)`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
