@@ -369,6 +369,9 @@ func (l *loader) files(paths []string) []string {
 	for _, path := range paths {
 		if _, err := os.Lstat(path); err != nil && strings.ContainsAny(path, "*?[") {
 			matches, err := glob(path)
+			if errors.Is(err, filepath.ErrBadPattern) && strings.Contains(path, "[") {
+				err = errBadClass
+			}
 			if err != nil {
 				l.errorf(path, "bad pattern: %v", err)
 				continue
@@ -376,7 +379,7 @@ func (l *loader) files(paths []string) []string {
 			if len(matches) == 0 {
 				// As a path that does not exist: a typo, or the wrong
 				// working directory.
-				l.errorf(path, "no file or directory matches the pattern")
+				l.errorf(path, "no file or directory matches the pattern%s", braceHint(path))
 				continue
 			}
 			found, errs := 0, len(l.errs)
@@ -402,6 +405,8 @@ func (l *loader) files(paths []string) []string {
 		}
 		fi, err := inputfile.Stat(path)
 		switch {
+		case err != nil && errors.Is(err, fs.ErrNotExist) && braceHint(path) != "":
+			l.errorf(path, "%v%s", bareError(err), braceHint(path))
 		case err != nil:
 			l.fileError(path, err)
 		case fi.IsDir():
@@ -521,6 +526,21 @@ func isScenarioFile(name string) bool {
 		}
 	}
 	return false
+}
+
+// errBadClass is the error of a path glob whose [...] class is not
+// closed (or is empty), which filepath.Match calls a syntax error.
+var errBadClass = errors.New("malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [")
+
+// braceHint says, of a path that holds the shell's {a,b}, which reached
+// acprun as written (quoted), that acprun does not expand it; "" for
+// another path.
+func braceHint(path string) string {
+	open := strings.Index(path, "{")
+	if open < 0 || !strings.Contains(path[open:], ",") || !strings.Contains(path[open:], "}") {
+		return ""
+	}
+	return " ({a,b} is the shell's, which acprun does not expand: give each path, or a glob of * ? [...] and **)"
 }
 
 // glob is filepath.Glob with ** matching any number of directories (none

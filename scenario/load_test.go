@@ -474,8 +474,14 @@ func TestLoadPaths(t *testing.T) {
 		{"double star naming testdata", []string{"**/testdata/*.yaml"}, []string{"sub/testdata/g.yaml", "testdata/f.yaml"}, nil},
 		{"missing paths", []string{"nope.yaml", "a.yaml", "*.json", "empty", "[x"}, nil, []string{
 			"*.json: no file or directory matches the pattern",
-			"[x: bad pattern: syntax error in pattern",
+			"[x: bad pattern: malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [",
 			"nope.yaml: no such file or directory",
+		}},
+		// The shell's {a,b}, quoted (as a CI step's YAML may hold it),
+		// reaches acprun as written, which expands no braces.
+		{"braces", []string{"{a,b}.yaml", "*.{yaml,yml}"}, nil, []string{
+			"*.{yaml,yml}: no file or directory matches the pattern ({a,b} is the shell's, which acprun does not expand: give each path, or a glob of * ? [...] and **)",
+			"{a,b}.yaml: no such file or directory ({a,b} is the shell's, which acprun does not expand: give each path, or a glob of * ? [...] and **)",
 		}},
 		{"no scenario file is no error", []string{"*.txt", "empty"}, nil, nil},
 	}
