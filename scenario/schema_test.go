@@ -310,6 +310,7 @@ func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 		"expect: {judge: {agent: {command: [a]}, rubric: 5, pass: 5}, agent: {name: 5, version: 5}}",
 		"session: {resume: true, stateFile: 5}",
 		"gateway: {mode: meter, env: 5, key: true, upstream: \"https://a.b\", dir: 5}",
+		"timeout: \"+5m\"\npermissions: {default: deny, answerDelay: \"+1s\"}",
 		"retries: 2.0",
 		"retries: 1e1",
 		"expect: {maxDenied: 2.0, usage: {maxTotalTokens: 1e3}}",
