@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -41,8 +42,8 @@ func TestSchemaTakesWhatValidateTakes(t *testing.T) {
 // TestSchemaRefusesWhatValidateRefuses: a mistake acprun validate refuses
 // by its shape alone (a prompt of white space, an empty regular
 // expression that could never fail, a blank path pattern, the stop reason
-// skipped, which no turn that ran has), the schema refuses too, so that an
-// editor marks it.
+// skipped, which no turn that ran has, an MCP server of the wrong shape),
+// the schema refuses too, so that an editor marks it.
 func TestSchemaRefusesWhatValidateRefuses(t *testing.T) {
 	t.Parallel()
 	sch := schemaOf(t, "schema")
@@ -51,10 +52,15 @@ func TestSchemaRefusesWhatValidateRefuses(t *testing.T) {
 		"turns: [{prompt: hi, expect: {text: {matches: ''}}}]",
 		"permissions: {allow: [{path: ' '}]}\nturns: [{prompt: hi}]",
 		"turns: [{prompt: hi, expect: {stopReason: skipped}}]",
+		"agent: {command: [a], mcpServers: [{name: m, command: c, env: {K: v}}]}\nturns: [{prompt: hi}]",
+		"agent: {command: [a], mcpServers: [{name: m, type: http, url: mcp.example.com}]}\nturns: [{prompt: hi}]",
 	} {
 		t.Run(keys, func(t *testing.T) {
 			dir := t.TempDir()
-			text := "name: s\nagent: {command: [a]}\n" + keys + "\n"
+			text := "name: s\n" + keys + "\n"
+			if !strings.HasPrefix(keys, "agent:") {
+				text = "name: s\nagent: {command: [a]}\n" + keys + "\n"
+			}
 			writeFiles(t, dir, map[string]string{"s.yaml": text})
 			if res := acprun(t, dir, "validate", "s.yaml"); res.code != exitUsage {
 				t.Fatalf("acprun validate: exit %d, want %d; stderr:\n%s", res.code, exitUsage, res.stderr)

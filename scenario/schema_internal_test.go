@@ -61,6 +61,9 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "noticesExpect"}, noticesKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
 		{[]string{"$defs", "agentExpect"}, agentExpectKeys},
+		{[]string{"$defs", "mcpStdio"}, mcpStdioKeys},
+		{[]string{"$defs", "mcpRemote"}, mcpRemoteKeys},
+		{[]string{"$defs", "mcpNameValues", "items"}, nameValueKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)

@@ -155,6 +155,12 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"blank command pattern", "name: x\nagent: a\npermissions: {allow: [{command: [' ']}]}\nturns: [{prompt: hi}]\n"},
 		{"stop reason skipped", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: skipped}}]\n"},
 		{"stop reasons with skipped", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: [end_turn, skipped]}}]\n"},
+		{"MCP server without a command", "name: x\nagent: {command: [a], mcpServers: [{name: m}]}\nturns: [{prompt: hi}]\n"},
+		{"MCP server env as a mapping", "name: x\nagent: {command: [a], mcpServers: [{name: m, command: c, env: {K: v}}]}\nturns: [{prompt: hi}]\n"},
+		{"MCP server of an unknown type", "name: x\nagent: {command: [a], mcpServers: [{name: m, type: ws, url: 'http://x'}]}\nturns: [{prompt: hi}]\n"},
+		{"MCP server url that is no URL", "name: x\nagent: {command: [a], mcpServers: [{name: m, type: http, url: mcp.example.com}]}\nturns: [{prompt: hi}]\n"},
+		{"stdio MCP server with a url", "name: x\nagent: {command: [a], mcpServers: [{name: m, command: c, url: 'http://x'}]}\nturns: [{prompt: hi}]\n"},
+		{"MCP header without a value", "name: x\nagent: {command: [a], mcpServers: [{name: m, type: sse, url: 'http://x', headers: [{name: A}]}]}\nturns: [{prompt: hi}]\n"},
 		{"text around a number's template", "name: x\nagent: a\nvars: {c: [1]}\nverify: [{run: a, expect: {exitCode: '{{.c}}0'}}]\nturns: [{prompt: hi}]\n"},
 	}
 	for _, tt := range tests {
@@ -310,6 +316,7 @@ func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 		"expect: {judge: {agent: {command: [a]}, rubric: 5, pass: 5}, agent: {name: 5, version: 5}}",
 		"session: {resume: true, stateFile: 5}",
 		"gateway: {mode: meter, env: 5, key: true, upstream: \"https://a.b\", dir: 5}",
+		"agent: {command: [a], mcpServers: [{name: f, command: y, args: null, env: [{name: A, value: 5}], _meta: {a: 1}}, {name: w, type: sse, url: \"HTTPS://a.b/sse\", headers: null}]}",
 		"timeout: \"+5m\"\npermissions: {default: deny, answerDelay: \"+1s\"}",
 		"retries: 2.0",
 		"retries: 1e1",
