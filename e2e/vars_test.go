@@ -378,3 +378,22 @@ turns: [{prompt: hi}]
 		}
 	}
 }
+
+// TestRunOfAParametrisedNameAsWritten: --run given a parametrised
+// scenario's name as acprun list prints it, port[lang=go], whose [ ] the
+// regular expression reads as a class, matches none; the error says how
+// to select that name (exit 5, nothing run), and that pattern does.
+func TestRunOfAParametrisedNameAsWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: port\nvars: {lang: [go, rust]}\nagent: {command: [sh, -c, 'touch ran']}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	res := acprun(t, dir, "list", "s.yaml", "--run", "port[lang=go]")
+	want := `acprun: no scenarios selected: --run 'port[lang=go]' matched none of 2 scenarios; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select port[lang=go] write --run '^port\[lang=go\]$'`
+	if first, _, _ := strings.Cut(res.stderr, " (--allow-empty"); res.code != exitEmpty || first != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitEmpty, want)
+	}
+	res = acprun(t, dir, "list", "s.yaml", "--run", `^port\[lang=go\]$`)
+	if res.code != 0 || !strings.Contains(res.stdout, "port[lang=go]") || strings.Contains(res.stdout, "rust") {
+		t.Errorf("the pattern the error gives: exit %d, stdout:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -129,7 +129,7 @@ func (sel Selection) filter(scs []*Scenario) ([]*Scenario, error) {
 	if sel.Run != "" {
 		var err error
 		if re, err = regexp.Compile(sel.Run); err != nil {
-			return nil, fmt.Errorf("--run: %w", err)
+			return nil, fmt.Errorf("--run: %w%s", err, literalRun(sel.Run, scs))
 		}
 	}
 	sh, err := parseShard(sel)
@@ -142,7 +142,7 @@ func (sel Selection) filter(scs []*Scenario) ([]*Scenario, error) {
 		out = slices.DeleteFunc(slices.Clone(out), func(sc *Scenario) bool { return !re.MatchString(sc.Name) })
 		filters = append(filters, "--run "+quoteArg(sel.Run))
 		if len(out) == 0 {
-			return nil, &NoneSelectedError{fmt.Sprintf("--run %s matched none of %s", quoteArg(sel.Run), countScenarios(len(scs)))}
+			return nil, &NoneSelectedError{fmt.Sprintf("--run %s matched none of %s%s", quoteArg(sel.Run), countScenarios(len(scs)), literalRun(sel.Run, scs))}
 		}
 	}
 	if len(sel.Tags) > 0 {
@@ -301,6 +301,29 @@ func scenariosConfigHint(scs []*Scenario, cfg *Config) string {
 
 // quoteArg quotes a flag value for a message as a shell would need it.
 func quoteArg(s string) string { return approve.QuoteWord(s) }
+
+// literalRun says, of a --run pattern that is no regular expression or
+// matched none, how to select a scenario whose name holds the pattern as
+// written (^ and $ aside): a parametrised name copied from acprun list,
+// port[lang=go], whose [ ] make a class that matches none of it. "" when
+// no name holds it.
+func literalRun(run string, scs []*Scenario) string {
+	lit := strings.TrimSuffix(strings.TrimPrefix(run, "^"), "$")
+	for _, sc := range scs {
+		if lit == "" || !strings.Contains(sc.Name, lit) {
+			continue
+		}
+		want := regexp.QuoteMeta(lit)
+		if strings.HasPrefix(run, "^") || sc.Name == lit {
+			want = "^" + want
+		}
+		if strings.HasSuffix(run, "$") || sc.Name == lit {
+			want += "$"
+		}
+		return fmt.Sprintf("; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select %s write --run %s", sc.Name, quoteArg(want))
+	}
+	return ""
+}
 
 // countScenarios is "1 scenario" or "N scenarios".
 func countScenarios(n int) string {

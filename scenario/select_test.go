@@ -93,6 +93,18 @@ func TestSelect(t *testing.T) {
 			err: "no scenarios selected: 'a dir' b hold no scenario files (--allow-empty accepts an empty run)",
 		},
 		{name: "run matched none", sel: scenario.Selection{Run: "^z"}, none: true, err: "no scenarios selected: --run ^z matched none of 5 scenarios"},
+		// A parametrised name copied from acprun list: its [ ] make a
+		// class of the regular expression, which matches none of it.
+		{
+			name: "run of a name as written", scs: []*scenario.Scenario{{Name: "port[lang=go]"}, {Name: "port[lang=rust]"}},
+			sel: scenario.Selection{Run: "port[lang=go]"}, none: true,
+			err: `no scenarios selected: --run 'port[lang=go]' matched none of 2 scenarios; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select port[lang=go] write --run '^port\[lang=go\]$'`,
+		},
+		{
+			name: "run of the start of a name as written", scs: []*scenario.Scenario{{Name: "port[lang=go]"}, {Name: "port[lang=rust]"}},
+			sel: scenario.Selection{Run: "^port[lang"},
+			err: "--run: error parsing regexp: missing closing ]: `[lang`; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select port[lang=go] write --run '^port\\[lang'",
+		},
 		{
 			name: "tags matched none of the run's", sel: scenario.Selection{Run: "a|b", Tags: []string{"x y", "z"}}, none: true,
 			err: "no scenarios selected: --tag 'x y' --tag z matched none of the 4 scenarios selected by --run 'a|b'",
