@@ -397,3 +397,16 @@ func TestRunOfAParametrisedNameAsWritten(t *testing.T) {
 		t.Errorf("the pattern the error gives: exit %d, stdout:\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestVarsTemplateInNameWarned: a name with a template of vars keeps it as
+// written; validate warns of it, at the template, and still passes.
+func TestVarsTemplateInNameWarned(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: port-{{.lang}}\nvars: {lang: [go, rust]}\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	res := acprun(t, dir, "validate", "s.yaml")
+	want := "s.yaml:1:12: warning: {{.lang}} stays as written in the name, which is not templated: vars names each scenario by its values (port-{{.lang}}[lang=go]); leave {{.lang}} out of the name\n"
+	if res.code != 0 || !strings.HasPrefix(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and a first line:\n%s", res.code, res.stderr, want)
+	}
+}

@@ -82,6 +82,9 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 	}
 	sets, names := p.varSets(n)
 	p.checkTemplates(root, names, "vars")
+	if len(sets) > 0 {
+		p.nameTemplates(root, names, sets[0])
+	}
 	if t := p.templatedDefaults(root); t != nil {
 		cp := p.sub(p.cfg)
 		cp.checkTemplates(t, names, "vars of "+p.scenarioAt(root)) // at their place in the config file
@@ -452,6 +455,26 @@ func templated(root *yaml.Node, visit func(*yaml.Node)) {
 // made from it) and vars itself.
 func isUntemplated(key *yaml.Node) bool {
 	return key.Kind == yaml.ScalarNode && (key.Value == "name" || key.Value == "vars")
+}
+
+// nameTemplates warns of a template of vars in the name of the document
+// root: a name keeps its {{ as written, and each scenario is named by its
+// values (first is the first value set, for the example).
+func (p *fileParser) nameTemplates(root *yaml.Node, names []string, first valueSet) {
+	n := yamlnode.Deref(topValue(root, "name"))
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return
+	}
+	ts, _ := templates(n.Value)
+	for _, t := range ts {
+		if t.name == "" || !slices.Contains(names, t.name) {
+			continue
+		}
+		tmpl := n.Value[t.start:t.end]
+		p.warnf(p.posIn(n, t.start), "%s stays as written in the name, which is not templated: vars names each scenario by its values (%s[%s]); leave %s out of the name",
+			tmpl, n.Value, first.key(), tmpl)
+		return
+	}
 }
 
 // checkTemplates reports every template of the document root that is

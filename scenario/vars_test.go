@@ -469,3 +469,25 @@ func TestVarsTooLarge(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestVarsTemplateInName: a template of vars in the name stays as written
+// (a name is not templated; vars names each scenario by its values), which
+// a warning at the template says, once for the document.
+func TestVarsTemplateInName(t *testing.T) {
+	src := "name: port-{{.lang}}\nvars: {lang: [go, rust]}\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: \"{{.lang}}\"}]\n"
+	scs, warns, err := scenario.LoadBytes("s.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scs) != 2 || scs[0].Name != "port-{{.lang}}[lang=go]" {
+		t.Fatalf("scenarios %d, first %q", len(scs), scs[0].Name)
+	}
+	var got []string
+	for _, w := range warns {
+		got = append(got, w.String())
+	}
+	want := []string{"s.yaml:1:12: {{.lang}} stays as written in the name, which is not templated: vars names each scenario by its values (port-{{.lang}}[lang=go]); leave {{.lang}} out of the name"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
