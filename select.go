@@ -221,6 +221,9 @@ func (f configFlag) read() (*scenario.Config, error) {
 		// Lstat: a link that leads nowhere is there, and LoadConfig says
 		// where it points.
 		if _, err := os.Lstat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
+			if name := configInAnotherCase(); name != "" {
+				return nil, scenario.Errors{{File: name, Msg: "not read: acprun reads its config from " + scenario.ConfigFile + ", in lower case; rename it, or pass --config " + name}}
+			}
 			return nil, nil
 		}
 		return scenario.LoadConfig(scenario.ConfigFile, scenario.LoadOptions{})
@@ -230,6 +233,20 @@ func (f configFlag) read() (*scenario.Config, error) {
 		return nil, fmt.Errorf("--config %w", err) // "--config PATH: why"
 	}
 	return scenario.LoadConfigBytes(f.Config, data, scenario.LoadOptions{})
+}
+
+// configInAnotherCase returns the name of a file of the working directory
+// named acprun.yaml or acprun.yml in another case (Acprun.yaml), which a
+// case-insensitive file system would have acprun read and a sensitive one
+// not; "" when there is none.
+func configInAnotherCase() string {
+	entries, _ := os.ReadDir(".")
+	for _, e := range entries {
+		if n := e.Name(); strings.EqualFold(n, scenario.ConfigFile) || strings.EqualFold(n, scenario.ConfigFileYML) {
+			return n
+		}
+	}
+	return ""
 }
 
 // usageError is exit code 2 for err. When err is (or joins) the problems

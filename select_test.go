@@ -42,6 +42,29 @@ func TestConfigFlagUnreadable(t *testing.T) {
 	}
 }
 
+// TestConfigNameInAnotherCase: without --config, an Acprun.yaml (or
+// ACPRUN.YML) in the working directory, which a case-sensitive file
+// system does not let acprun read as acprun.yaml, stops the command naming
+// it, as an acprun.yml does, rather than being ignored where a
+// case-insensitive one would have it read.
+func TestConfigNameInAnotherCase(t *testing.T) {
+	for _, name := range []string{"Acprun.yaml", "ACPRUN.YML"} {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		if err := os.WriteFile(name, []byte("defaults: {timeout: 1m}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(scenario.ConfigFile); err == nil {
+			t.Skip("the file system does not tell names apart by case: acprun.yaml is that file")
+		}
+		_, err := (configFlag{}).config(&globals{})
+		want := name + ": not read: acprun reads its config from acprun.yaml, in lower case; rename it, or pass --config " + name
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", name, err, want)
+		}
+	}
+}
+
 // TestLoadOutputsRedacted: the errors and warnings of loading scenarios
 // and the config are redacted as a run's outputs are, whichever command
 // loads them: a path or URL that ${VAR} filled in with a secret-looking

@@ -108,7 +108,8 @@ func TestMissingConfigFileNamesTheFlag(t *testing.T) {
 // TestConfigInWorkingDirectoryNotIgnored checks that, without --config,
 // a config file of the working directory that cannot be read (an
 // acprun.yaml that is a symbolic link leading nowhere, or a directory),
-// or an acprun.yml, which acprun does not read, stops every command that
+// or an acprun.yml or an Acprun.yaml, which acprun does not read (but a
+// case-insensitive file system would have it read), stops every command that
 // reads the config, naming it, rather than being ignored: the user
 // believes it is read.
 func TestConfigInWorkingDirectoryNotIgnored(t *testing.T) {
@@ -147,11 +148,17 @@ func TestConfigInWorkingDirectoryNotIgnored(t *testing.T) {
 					return errors.Join(os.WriteFile(filepath.Join(dir, "acprun.yml"), []byte("defaults: {timeout: 1m}\n"), 0o644),
 						os.WriteFile(filepath.Join(dir, "acprun.yaml"), []byte("defaults: {timeout: 1m}\n"), 0o644))
 				}, ymlBeside},
+				{"Acprun.yaml", func(dir string) error {
+					return os.WriteFile(filepath.Join(dir, "Acprun.yaml"), []byte("defaults: {timeout: 1m}\n"), 0o644)
+				}, "Acprun.yaml: not read: acprun reads its config from acprun.yaml, in lower case; rename it, or pass --config Acprun.yaml\n"},
 			} {
 				dir := t.TempDir()
 				writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
 				if err := tc.setup(dir); err != nil {
 					t.Fatal(err)
+				}
+				if _, err := os.Lstat(filepath.Join(dir, "acprun.yaml")); err == nil && tc.name == "Acprun.yaml" {
+					continue // a file system that does not tell names apart by case: it is acprun.yaml, and read
 				}
 				res := acprun(t, dir, args...)
 				if res.code != exitUsage || res.stderr != tc.want {
