@@ -79,3 +79,20 @@ func TestProtectDirectoryName(t *testing.T) {
 		t.Errorf("exit %d, invalid %+v, warnings %q; want %d, tests/a_test.go tampered, no warnings", res.code, r.Invalid, r.Warnings, exitInvalid)
 	}
 }
+
+// TestFilesAbsentWithBracesRefused: files.absent of the shell's {a,b},
+// which acprun would take as one path with braces and a comma, and so pass
+// whatever the agent left, is an error at the path before anything runs.
+func TestFilesAbsentWithBracesRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(ranScenario, "turns: [{prompt: hi}]", `turns: [{prompt: hi, expect: {files: {absent: ["{tmp,cache}"]}}}]`, 1)})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	want := `s.yaml:4:48: bad pattern "{tmp,cache}": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)`
+	if first, _, _ := strings.Cut(res.stderr, "\n"); res.code != exitUsage || first != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", res.code, res.stderr, exitUsage, want)
+	}
+	if got := dirNames(t, dir); len(got) != 1 {
+		t.Errorf("the directory holds %q: want nothing run or written", got)
+	}
+}

@@ -286,12 +286,14 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 
 // relPaths reads a string or a list of paths relative to the workspace:
 // globs when glob is set, else each a path or, when it has glob characters
-// (see IsGlob), a glob.
+// (see IsGlob), a glob. A path with the shell's {a,b} is checked as a glob,
+// which refuses it: taken as one path, files.absent of it could never
+// fail.
 func (p *fileParser) relPaths(n *yaml.Node, glob bool) []Located {
 	nodes, _ := p.strNodes(n, true, true)
 	var out []Located
 	for _, s := range nodes {
-		if rel, ok := p.relPath(s, s.Value, glob || IsGlob(s.Value)); ok {
+		if rel, ok := p.relPath(s, s.Value, glob || IsGlob(s.Value) || shellBraces(s.Value)); ok {
 			out = append(out, Located{Pos: p.pos(s), Value: rel})
 		}
 	}

@@ -712,3 +712,26 @@ turns:
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestFilesPathWithBraces: a files.exists or files.absent path with the
+// shell's {a,b}, which is neither a glob nor expanded here, would name one
+// path with braces and a comma in it: absent would always pass, exists
+// never. It is an error at the path, as in a rule's path; [{] writes a
+// literal {.
+func TestFilesPathWithBraces(t *testing.T) {
+	src := `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect:
+      files: {exists: ["src/{a,b}.go"], absent: ["[{]x,y}", "{tmp,cache}/"]}
+`
+	want := []string{
+		`bad.yaml:6:24: bad pattern "src/{a,b}.go": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)`,
+		`bad.yaml:6:61: bad pattern "{tmp,cache}": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)`,
+	}
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -536,11 +536,17 @@ var errBadClass = errors.New("malformed [...] class: close it with ] and put cha
 // acprun as written (quoted), that acprun does not expand it; "" for
 // another path.
 func braceHint(path string) string {
-	open := strings.Index(path, "{")
-	if open < 0 || !strings.Contains(path[open:], ",") || !strings.Contains(path[open:], "}") {
+	if !shellBraces(path) {
 		return ""
 	}
 	return " ({a,b} is the shell's, which acprun does not expand: give each path, or a glob of * ? [...] and **)"
+}
+
+// shellBraces reports whether s holds what reads as the shell's {a,b}: a
+// { followed by a comma and a }.
+func shellBraces(s string) bool {
+	open := strings.Index(s, "{")
+	return open >= 0 && strings.Contains(s[open:], ",") && strings.Contains(s[open:], "}")
 }
 
 // glob is filepath.Glob with ** matching any number of directories (none
