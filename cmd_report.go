@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
@@ -62,8 +63,8 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	if c.Transcripts != "" {
-		if fi, err := os.Stat(c.Transcripts); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts: %w", err)}
+		if fi, err := inputfile.Stat(c.Transcripts); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %w", err)} // "PATH: why"
 		} else if !fi.IsDir() {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %s: not a directory", c.Transcripts)}
 		}

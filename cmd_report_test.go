@@ -105,3 +105,18 @@ func TestReportTranscriptBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTranscriptsDirMissing: a --transcripts directory that is not
+// there is said as other paths are ("PATH: no such file or directory"),
+// without the name of the system call that found it.
+func TestReportTranscriptsDirMissing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("r.json", []byte(`{"schemaVersion": 3, "scenarios": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := run([]string{"report", "r.json", "--transcripts", "nope", "-o", "r.html"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	if want := "acprun: report: --transcripts nope: no such file or directory\n"; code != exitUsage || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, want)
+	}
+}

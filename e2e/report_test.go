@@ -347,7 +347,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"ok.json", "v9.json"}, "v9.json:1:19: schemaVersion 9 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 		{[]string{"empty.json"}, "empty.json: empty file, not acprun results"},
 		{[]string{"missing.json"}, "missing.json: no such file or directory"},
-		{[]string{"ok.json", "--transcripts", "nowhere"}, "--transcripts: stat nowhere: no such file or directory"},
+		{[]string{"ok.json", "--transcripts", "nowhere"}, "acprun: report: --transcripts nowhere: no such file or directory"},
 	} {
 		res := acprun(t, dir, append([]string{"report", "-o", "r.html"}, c.args...)...)
 		if res.code != exitUsage || !strings.Contains(res.stderr, c.want) || strings.Contains(res.stderr, "panic") {
