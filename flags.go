@@ -103,9 +103,10 @@ func (j *jobs) Decode(ctx *kong.DecodeContext) error {
 }
 
 // atLeastOne is a count flag that takes 1 or more: --shards,
-// --max-failures, explain's --index. 0 is the flag left out: given 0 (or less), which would
-// read as left out and so do what the user did not ask for (a whole suite
-// in every pod of a sharded Job, no stop at all), it is refused.
+// --max-failures, explain's --index. 0 is the flag left out: given 0 (or
+// less), which would read as left out and so do what the user did not ask
+// for (a whole suite in every pod of a sharded Job, no stop at all, the
+// first request explained), it is refused.
 type atLeastOne struct{ n int }
 
 // Decode implements kong.MapperValue.

@@ -164,7 +164,7 @@ func notScenarios(data []byte) string {
 			"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds"
 	case json.Unmarshal(data, &doc) == nil && doc.SchemaVersion != nil && doc.Scenarios != nil:
 		return "the results of a run (run -o), not scenarios: acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass"
-	case doc.Version != nil && doc.Exchanges != nil:
+	case doc.Version != nil && doc.Exchanges != nil: // as the cases above decoded it
 		return "a model gateway cassette, not scenarios: a scenario whose gateway replays answers its agent's model requests from it (gateway: {mode: replay, dir: DIR})"
 	}
 	return ""
