@@ -28,10 +28,10 @@ type explainCmd struct {
 	File     string   `arg:"" optional:"" name:"scenario-file" help:"Scenario file whose permission rules to apply. Without it, the rules a run without a scenario file applies (run --agent NAME --prompt TEXT): the config's default permissions and --allow and --deny."`
 	Scenario string   `placeholder:"NAME" help:"Which scenario of the file (default: the only one)."`
 	Request  string   `placeholder:"REQ.json" help:"A recorded session/request_permission params object (or the whole JSON-RPC message); - reads stdin. Only what the request itself says: see --transcript."`
-	Kind     string   `help:"Tool kind of a made-up request (read, edit, execute, ...)."`
+	Kind     string   `placeholder:"KIND" help:"Tool kind of a made-up request (read, edit, execute, ...)."`
 	Tool     string   `placeholder:"NAME" help:"Tool name of a made-up request (ToolCall.name: Bash, mcp__github__create_issue, ...)."`
-	Title    string   `help:"Title of a made-up request."`
-	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
+	Title    string   `placeholder:"TITLE" help:"Title of a made-up request."`
+	Command  string   `placeholder:"COMMAND" help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `sep:"none" help:"Path the made-up request touches (repeatable)."`
 	configFlag
 	ruleFlags

@@ -505,3 +505,24 @@ func TestMinPassRateNotANumber(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainEmptyFlags: explain's flags given an empty value, as
+// --command "$CMD" gives it with CMD unset, are refused as the other
+// commands' are, rather than read as left out (a made-up request without
+// its command explained, or an error about another flag).
+func TestExplainEmptyFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"--request=":                        `--request "": the path is empty`,
+		"--transcript= --tool-call t1":      `--transcript "": the path is empty`,
+		"--transcript t.jsonl --tool-call=": `--tool-call "": the tool call id is empty`,
+		"--kind execute --command=":         `--command "": the command is empty`,
+		"--kind read --title=":              `--title "": the title is empty`,
+		"--kind= --command ls":              `--kind "": the kind is empty`,
+	} {
+		var stderr bytes.Buffer
+		code := run(append([]string{"explain", "s.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || !strings.HasPrefix(stderr.String(), "acprun: "+want+" (is the variable that gives it unset?)") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+}

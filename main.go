@@ -417,8 +417,9 @@ func checkFlags(kctx *kong.Context) error {
 // emptyPlaceholders are the placeholders of the flags whose value may not
 // be empty, with what the value is and what to give instead: those that
 // name a file or a directory, those that select scenarios, which empty
-// would select them all, and a model, a mode or an auth method, which
-// empty would not be set as the user meant. A placeholder that ends in
+// would select them all, a model, a mode or an auth method, which empty
+// would not be set as the user meant, and what explain explains, which
+// empty would explain another request than the user's. A placeholder that ends in
 // listTail is a list of words (see wordListFlag).
 var emptyPlaceholders = map[string]struct{ what, give string }{
 	"FILE":            {"path", "a file"},
@@ -431,6 +432,13 @@ var emptyPlaceholders = map[string]struct{ what, give string }{
 	"MODEL":           {"model", "the id of a model the agent offers"},
 	"MODE":            {"mode", "the id of a session mode the agent offers"},
 	"METHOD":          {"auth method", "the id of an auth method the agent offers"},
+	// explain's: the request it explains, and what a made-up one is.
+	"REQ.json": {"path", "a file (or - for stdin)"},
+	"T.jsonl":  {"path", "a transcript file"},
+	"ID":       {"tool call id", "the toolCallId of a permission request the transcript holds"},
+	"KIND":     {"kind", "a tool kind (read, edit, execute, ...)"},
+	"TITLE":    {"title", "the request's title"},
+	"COMMAND":  {"command", "the request's shell command"},
 }
 
 // listTail ends the placeholder of a flag whose every value lists one or

@@ -730,3 +730,17 @@ turns: [{prompt: go}]
 		}
 	}
 }
+
+// TestExplainEmptyCommandRefused: a made-up request's --command given
+// empty (--command "$CMD" with CMD unset) is refused before the scenario
+// is read, rather than a request without a command explained.
+func TestExplainEmptyCommandRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\npermissions: {allow: [{command: 'go test *'}]}\nturns: [{prompt: hi}]\n"})
+	res := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "")
+	want := `acprun: --command "": the command is empty (is the variable that gives it unset?): give the request's shell command, or leave the flag out` + "\n"
+	if res.code != exitUsage || res.stderr != want || res.stdout != "" {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant %d and %q", res.code, res.stdout, res.stderr, exitUsage, want)
+	}
+}
