@@ -526,3 +526,28 @@ func TestExplainEmptyFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyPathArgument: an empty path argument, as acprun run "$SUITE"
+// gives it with SUITE unset, is refused naming the argument and saying
+// what to give, rather than said as a file named "" that does not exist
+// or, for explain's optional scenario file, read as left out (the rules
+// of a run without one explained instead of the scenario's).
+func TestEmptyPathArgument(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "s.yaml", ""},
+		{"validate", ""},
+		{"list", "", "s.yaml"},
+		{"explain", "", "--kind", "read"},
+		{"report", "", "-o", "r.html"},
+		{"merge", "r.json", "", "-o", "m.json"},
+		{"mock-agent", ""},
+		{"replay", ""},
+	} {
+		var stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		want := `the argument is empty (is the variable that gives it unset?): give a path`
+		if code != exitUsage || !strings.HasPrefix(stderr.String(), "acprun: <") || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+}

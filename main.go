@@ -411,7 +411,32 @@ func usageHint(err error) string {
 // (emptyFlag), a list with an empty or a blank word (wordListFlag), a
 // flag that takes one value given twice (repeatedFlag).
 func checkFlags(kctx *kong.Context) error {
-	return errors.Join(emptyFlag(kctx), wordListFlag(kctx), repeatedFlag(kctx))
+	return errors.Join(emptyArgument(kctx), emptyFlag(kctx), wordListFlag(kctx), repeatedFlag(kctx))
+}
+
+// emptyArgument refuses an empty path argument, as acprun run "$SUITE"
+// gives it with SUITE unset: said as a file named "", it would not say
+// what is wrong, and explain's optional scenario file would read as left
+// out (the rules of a run without one). An agent's command after probe's
+// -- may hold empty words, and is left alone.
+func emptyArgument(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		arg := p.Positional
+		if arg == nil || arg.Name == "agent" {
+			continue
+		}
+		values := []string{}
+		switch arg.Target.Kind() {
+		case reflect.String:
+			values = append(values, arg.Target.String())
+		case reflect.Slice:
+			values, _ = arg.Target.Interface().([]string)
+		}
+		if slices.Contains(values, "") {
+			return fmt.Errorf(`<%s> "": the argument is empty (is the variable that gives it unset?): give a path`, arg.Name)
+		}
+	}
+	return nil
 }
 
 // emptyPlaceholders are the placeholders of the flags whose value may not
@@ -419,8 +444,8 @@ func checkFlags(kctx *kong.Context) error {
 // name a file or a directory, those that select scenarios, which empty
 // would select them all, a model, a mode or an auth method, which empty
 // would not be set as the user meant, and what explain explains, which
-// empty would explain another request than the user's. A placeholder that ends in
-// listTail is a list of words (see wordListFlag).
+// empty would explain another request than the user's. A placeholder that
+// ends in listTail is a list of words (see wordListFlag).
 var emptyPlaceholders = map[string]struct{ what, give string }{
 	"FILE":            {"path", "a file"},
 	"DIR":             {"path", "a directory"},

@@ -459,3 +459,23 @@ func TestOutputPathThroughDotDot(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyPathArgumentRefused: acprun run "$SUITE" with SUITE unset, and
+// explain "$SCENARIO" (whose scenario file is optional), are refused
+// naming the empty argument (exit 2), and nothing runs: explain does not
+// explain the rules of a run without a scenario file instead.
+func TestEmptyPathArgumentRefused(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"run", "s.yaml", ""}, {"explain", "", "--kind", "read"}} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+		res := acprun(t, dir, args...)
+		want := `"": the argument is empty (is the variable that gives it unset?): give a path`
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) || res.stdout != "" {
+			t.Errorf("%q: exit %d, stdout:\n%s\nstderr:\n%s\nwant %d and %q", args, res.code, res.stdout, res.stderr, exitUsage, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			t.Errorf("%q: an agent started", args)
+		}
+	}
+}
