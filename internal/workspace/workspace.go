@@ -266,9 +266,11 @@ func MakePrivate(parent, prefix string) (string, error) {
 }
 
 // RemovePrivate removes dir, made by MakePrivate, and the shared
-// directory it was made in when nothing is left in it.
+// directory it was made in when nothing is left in it. As Remove, it
+// succeeds on the read-only and unsearchable directories an agent left
+// there (its TMPDIR), without following symlinks out of dir.
 func RemovePrivate(dir string) error {
-	err := os.RemoveAll(dir)
+	err := removeTree(dir)
 	if parent := filepath.Dir(dir); filepath.Base(parent) == sharedName() {
 		removeShared(parent)
 	}

@@ -1,0 +1,75 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
+)
+
+// TestSandboxTempRemovedReadOnly: a sandboxed agent that leaves a
+// read-only directory, and an unsearchable one, with files inside in its
+// private TMPDIR does not keep that directory (and what the agent put
+// there) on disk past the scenario: acprun removes it as it removes a
+// workspace, with no warning, under either backend.
+func TestSandboxTempRemovedReadOnly(t *testing.T) {
+	t.Parallel()
+	for _, bwrap := range []bool{false, true} {
+		name := "landlock"
+		if bwrap {
+			name = "bwrap"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := realTempDir(t)
+			env := needSandbox(t, bwrap, realTempDir(t))
+			ws := filepath.Join(dir, "ws")
+			writeFiles(t, dir, map[string]string{
+				"r.mock.yaml": `turns:
+  - steps:
+      - spawn: 'mkdir "$TMPDIR/ro" "$TMPDIR/closed" && echo s > "$TMPDIR/ro/f" && echo s > "$TMPDIR/closed/g" && chmod 500 "$TMPDIR/ro" && chmod 0 "$TMPDIR/closed" && echo made'
+`,
+				"s.yaml": `name: tmp
+agent: {command: [acprun, mock-agent, r.mock.yaml]}
+sandbox: {network: off}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect:
+      text: {contains: [made]}
+`,
+			})
+			t.Cleanup(func() { // whatever is left, t.TempDir can remove it
+				_ = filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+					if d != nil && d.IsDir() {
+						os.Chmod(p, 0o700)
+					}
+					return nil
+				})
+			})
+			name, args := testkit.BoundCommand(t, acprunFor(t), "run", "s.yaml", "-o", "out.json", "--workspace-dir", "ws")
+			res, _ := runBinary(t, name, dir, env, args...)
+			sc := scenarioNamed(t, readResults(t, filepath.Join(dir, "out.json")), "tmp")
+			if res.code != exitOK || sc.Status != "passed" {
+				t.Errorf("exit %d, status %s (%s %q); want 0, passed\n%s", res.code, sc.Status, sc.Error, sc.Failures, res.stderr)
+			}
+			for _, w := range sc.Warnings {
+				if strings.Contains(w, "temporary directory") {
+					t.Errorf("warning %q; want none", w)
+				}
+			}
+			var left []string
+			_ = filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+				if strings.HasPrefix(d.Name(), "acprun-tmp-") {
+					left = append(left, p)
+				}
+				return nil
+			})
+			if len(left) > 0 {
+				t.Errorf("left behind: %q", left)
+			}
+		})
+	}
+}
