@@ -978,6 +978,9 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 			return false
 		}
 	}
+	if r.ws != nil {
+		r.ws.Hide(r.hidden) // as setup left them: the diff shows nothing of them
+	}
 	r.warnUnprotected()
 	if err := r.checkPlaces("its agent does not start"); err != nil {
 		r.failStart(err, "")

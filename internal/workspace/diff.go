@@ -122,9 +122,16 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	left, unreadable := w.leftOut(ctx, baseline, slices.Concat(tracked, untracked))
+	hidden := w.hiddenAmong(slices.Concat(tracked, untracked))
+	notHidden := func(paths []string) []string {
+		return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return hidden[p] })
+	}
+	left, unreadable := w.leftOut(ctx, baseline, slices.Concat(notHidden(tracked), notHidden(untracked)))
 	skip := maps.Clone(left)
 	for _, p := range unreadable {
+		skip[p] = 0
+	}
+	for p := range hidden {
 		skip[p] = 0
 	}
 	isLeft := func(p string) bool { _, ok := skip[p]; return ok }
@@ -135,6 +142,7 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 		return nil, err
 	}
 	head := &headWriter{limit: limit}
+	head.Write([]byte(hiddenNote(w.hiddenChanged(ctx, baseline, hidden))))
 	head.Write([]byte(leftOutNote(left)))
 	head.Write([]byte(unreadableNote(unreadable)))
 	g.out = head

@@ -97,9 +97,10 @@ type Workspace struct {
 
 	mu       sync.Mutex
 	baseline snapshot
-	base     string   // git: the tree of the baseline, in acprun's own git directory
-	shared   snapshot // git: the source's shared files that run commands (see RepoChanges)
-	refs     refs     // git: the source's refs (see RefChanges)
+	base     string       // git: the tree of the baseline, in acprun's own git directory
+	shared   snapshot     // git: the source's shared files that run commands (see RepoChanges)
+	refs     refs         // git: the source's refs (see RefChanges)
+	hidden   []hiddenPath // what the agent's sandbox hides in Dir (see Hide)
 	removed  bool
 }
 

@@ -1,0 +1,149 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// hiddenPath is a path of the workspace that the agent's sandbox hides
+// from it, as Hide found it.
+type hiddenPath struct {
+	rel string      // relative to Dir, with slashes
+	id  fs.FileInfo // what it was then; nil when it did not exist
+}
+
+// Hide records the paths (absolute) that the agent's sandbox hides, those
+// that lie in Dir, as they are now: call it once setup has run, before the
+// agent starts. The diff, which acprun takes outside the sandbox, then
+// leaves out of git's view every path that lies in one of them by name
+// (what the baseline holds there) or by identity (the file, or a directory
+// above it, is the one hidden, renamed since): the agent cannot read a
+// hidden file, but it can move the directory that holds it (the file, a
+// mount point, goes with it) and put a file of its own at its name, which
+// would have the diff show the hidden file's content, then and now.
+func (w *Workspace) Hide(paths []string) {
+	var hs []hiddenPath
+	for _, p := range paths {
+		rel, ok := relWithin(filepath.Clean(p), w.Dir)
+		if !ok {
+			continue
+		}
+		h := hiddenPath{rel: filepath.ToSlash(rel)}
+		if fi, err := os.Lstat(filepath.Join(w.Dir, rel)); err == nil {
+			h.id = fi
+		}
+		hs = append(hs, h)
+	}
+	w.mu.Lock()
+	w.hidden = hs
+	w.mu.Unlock()
+}
+
+// hiddenAmong returns the paths among paths (relative to Dir, with
+// slashes) that lie in a path Hide recorded, by name or by identity (see
+// Hide). Each directory is looked at once.
+func (w *Workspace) hiddenAmong(paths []string) map[string]bool {
+	w.mu.Lock()
+	hs := w.hidden
+	w.mu.Unlock()
+	out := map[string]bool{}
+	if len(hs) == 0 {
+		return out
+	}
+	seen := map[string]bool{} // a path looked at: whether it is hidden by identity
+	var isHidden func(p string) bool
+	isHidden = func(p string) bool {
+		if p == "." {
+			return false
+		}
+		if h, ok := seen[p]; ok {
+			return h
+		}
+		h := isHidden(path.Dir(p)) || w.isHiddenFile(hs, p)
+		seen[p] = h
+		return h
+	}
+	for _, p := range paths {
+		if hiddenByName(hs, p) || isHidden(p) {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// hiddenByName reports whether p is one of hs or lies below one.
+func hiddenByName(hs []hiddenPath, p string) bool {
+	for _, h := range hs {
+		if h.rel == "." || p == h.rel || strings.HasPrefix(p, h.rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isHiddenFile reports whether the file at p (relative to Dir, with
+// slashes) is one of hs, by identity.
+func (w *Workspace) isHiddenFile(hs []hiddenPath, p string) bool {
+	fi, err := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(p)))
+	if err != nil {
+		return false
+	}
+	for _, h := range hs {
+		if h.id != nil && os.SameFile(fi, h.id) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenNote is the line that begins a diff from which the paths of
+// hidden, sorted, were left out as the sandbox hides them: it names the
+// first leftOutNamed of them as leftOutNote does, and counts the others.
+// It is "" when none was.
+func hiddenNote(hidden []string) string {
+	if len(hidden) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("acprun: left out of this diff, as the sandbox hides them (the changes list them): ")
+	for i, p := range hidden {
+		if i == leftOutNamed {
+			fmt.Fprintf(&b, ", and %d more", len(hidden)-leftOutNamed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", p)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// hiddenChanged returns, sorted, the paths of hidden (relative to Dir,
+// with slashes) that differ from baseline as Changes compares them: those
+// the diff would have shown, which its note names. A hidden file the agent
+// left alone is not named.
+func (w *Workspace) hiddenChanged(ctx context.Context, baseline snapshot, hidden map[string]bool) []string {
+	var out []string
+	for p := range hidden {
+		name := filepath.Join(w.Dir, filepath.FromSlash(p))
+		b, had := baseline[p]
+		info, err := os.Lstat(name)
+		if err != nil || !had {
+			out = append(out, p) // deleted, or new
+			continue
+		}
+		if e, ok, err := record(ctx, name, info, readFor(b, info)); err != nil || !ok || e != b {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
