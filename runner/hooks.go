@@ -172,7 +172,11 @@ func (r *scenarioRun) verify(ctx context.Context) {
 	if len(r.sc.Verify) == 0 {
 		return
 	}
-	sb, done, err := r.verifySandbox()
+	err := r.followHidden(ctx)
+	sb, done := (*sandbox.Applied)(nil), func() {}
+	if err == nil {
+		sb, done, err = r.verifySandbox()
+	}
 	if err != nil {
 		r.workFails = append(r.workFails, fmt.Sprintf("%v; no verify command ran", err))
 		return

@@ -37,7 +37,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		Agent:   agent,
 		Client:  scenario.Client{FS: true, ReadOnly: true, Roots: []string{dir}, Set: true},
 		Policy:  approve.DenyAll(),
-		Sandbox: judgeSandbox(r.sc.Sandbox),
+		Sandbox: judgeSandbox(r.sc.Sandbox, r.movedHide),
 		// The scenario's graces bound the judge's cancel and stop too.
 		CancelGrace: r.sc.CancelGrace,
 		KillGrace:   r.sc.KillGrace,
@@ -145,17 +145,18 @@ func (r *scenarioRun) judgeWrites(ctx context.Context) func() string {
 // judgeSandbox is the sandbox of a judge for a scenario whose sandbox is
 // sb (nil: none). A judge reads what the agent left in its cwd, project
 // settings whose hooks run commands included, so it is held as the agent
-// was: the same hidden paths, network, ports and level, and, as
+// was: the same hidden paths (and moved, where the agent moved those of
+// the workspace: see followHidden), network, ports and level, and, as
 // Options.conceal has it, no workspace but the one it judges. It may
 // write only its own state and its private temporary directory: neither
 // the scenario's write paths nor, as Options.judging has it, its cwd.
-func judgeSandbox(sb *scenario.Sandbox) *scenario.Sandbox {
+func judgeSandbox(sb *scenario.Sandbox, moved []string) *scenario.Sandbox {
 	if sb == nil {
 		return nil
 	}
 	j := *sb
 	j.Write, j.WritePos = nil, nil
-	j.Hide, j.Ports = slices.Clone(sb.Hide), slices.Clone(sb.Ports)
+	j.Hide, j.Ports = slices.Concat(sb.Hide, moved), slices.Clone(sb.Ports)
 	return &j
 }
 

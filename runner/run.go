@@ -777,6 +777,9 @@ type scenarioRun struct {
 	// set by newSession: the client's jail and the files expectations
 	// refuse them.
 	hidden []string
+	// movedHide lists where the agent moved the paths of its workspace
+	// the sandbox hides (see followHidden), hidden from what runs after it.
+	movedHide []string
 	// gw is the attempt's share of the model gateway; nil without one.
 	gw *gateway.Attempt
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os/user"
 	"path/filepath"
@@ -195,6 +196,8 @@ func (r *scenarioRun) sandboxed(argv []string, dir, tmp string) ([]string, *sand
 func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 	spec := *r.sbox
 	spec.TempDir = tmp
+	// Where the agent moved some of them (see followHidden).
+	spec.Hide = slices.Concat(spec.Hide, r.movedHide)
 	if shared := workspace.SharedOf(tmp); shared != "" { // none for no tmp
 		// The other agents' temporary directories are beside it.
 		spec.Conceal = append(slices.Clone(spec.Conceal), shared)
@@ -315,4 +318,27 @@ func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err err
 		return nil, func() {}, err
 	}
 	return &a, done, nil
+}
+
+// followHidden adds to the paths the sandbox hides (r.hidden, and
+// r.movedHide, which planSandbox and the judges' sandboxes add) where the
+// agent moved those of its workspace (workspace.HiddenMoved): the
+// sandboxes planned after it ran (a judge's, a verify command's) and the
+// files expectations hide them there too. It returns why they could not
+// be found; the caller then runs nothing that could read them.
+func (r *scenarioRun) followHidden(ctx context.Context) error {
+	if r.ws == nil || r.sbox == nil {
+		return nil
+	}
+	moved, err := r.ws.HiddenMoved(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range moved {
+		if !slices.Contains(r.movedHide, p) {
+			r.movedHide = append(r.movedHide, p)
+			r.hidden = append(slices.Clone(r.hidden), p)
+		}
+	}
+	return nil
 }

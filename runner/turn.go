@@ -246,6 +246,9 @@ func (r *scenarioRun) askJudge(ctx context.Context, j *scenario.Judge, text func
 	case r.errored():
 		return nil, judgeNotAsked(j, notAskedErrored)
 	}
+	if err := r.followHidden(ctx); err != nil {
+		return nil, judgeNotAsked(j, fmt.Sprintf("it could read what the sandbox hides: %v", err))
+	}
 	jr, fail := r.judge(ctx, j, text(), what)
 	if !jr.Passed {
 		r.cutShort("while " + whose + " was asked")

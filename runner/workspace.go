@@ -199,6 +199,12 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	var changed []string
 	known := false // unknown fails unchanged
 	var fails []string
+	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
+	err := r.followHidden(ctx)
+	cancel()
+	if err != nil {
+		return []string{fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err)}
+	}
 	if len(e.Unchanged) > 0 && r.ws != nil {
 		ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 		created, modified, deleted, err := r.ws.Changes(ctx)

@@ -147,3 +147,55 @@ func (w *Workspace) hiddenChanged(ctx context.Context, baseline snapshot, hidden
 	slices.Sort(out)
 	return out
 }
+
+// HiddenMoved returns the paths (absolute) in Dir where a file or
+// directory that Hide recorded lies now under another name: the agent
+// cannot read a hidden path, but it can rename the directory that holds it
+// (the path, a mount point, goes with it), and a sandbox planned later by
+// the names it hides (a judge's, a verify command's) would then let what
+// it holds be read at its new name. It walks Dir, following no symlink,
+// only when Hide recorded a path in it; ctx stops the walk.
+func (w *Workspace) HiddenMoved(ctx context.Context) ([]string, error) {
+	w.mu.Lock()
+	hs := w.hidden
+	w.mu.Unlock()
+	hs = slices.DeleteFunc(slices.Clone(hs), func(h hiddenPath) bool { return h.id == nil })
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	var out []string
+	err := filepath.WalkDir(w.Dir, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		switch {
+		case p == w.Dir:
+			return err
+		case err != nil:
+			// Unreadable: to the sandboxed processes too, which have no
+			// capabilities.
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone since it was listed
+		}
+		for _, h := range hs {
+			if !os.SameFile(info, h.id) {
+				continue
+			}
+			if rel(w.Dir, p) != h.rel {
+				out = append(out, p)
+			}
+			if d.IsDir() {
+				return fs.SkipDir // hidden whole
+			}
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("workspace: the hidden paths in %s: %w", w.Dir, err)
+	}
+	return out, nil
+}

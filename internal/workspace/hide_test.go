@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +48,32 @@ func TestDiffLeavesOutHidden(t *testing.T) {
 	}
 	if !strings.Contains(rest, "+changed\n") {
 		t.Errorf("the diff does not show a.txt's change:\n%s", diff)
+	}
+}
+
+// TestHiddenMoved: HiddenMoved finds where the agent moved what the
+// sandbox hides in the workspace (a file, with the directory that holds
+// it; a directory, renamed whole), and nothing of what stayed at its name
+// or lies outside the workspace.
+func TestHiddenMoved(t *testing.T) {
+	t.Parallel()
+	w := create(t, workspace.Spec{From: fixture(t)}, tempDir(t))
+	write(t, filepath.Join(w.Dir, "config", ".env"), "s\n", 0o644)
+	write(t, filepath.Join(w.Dir, "keys", "id"), "s\n", 0o644)
+	write(t, filepath.Join(w.Dir, "stays.txt"), "s\n", 0o644)
+	w.Hide([]string{filepath.Join(w.Dir, "config", ".env"), filepath.Join(w.Dir, "keys"), filepath.Join(w.Dir, "stays.txt"), "/elsewhere/.ssh"})
+	if got, err := w.HiddenMoved(t.Context()); err != nil || len(got) != 0 {
+		t.Fatalf("HiddenMoved() before = %q, %v; want none", got, err)
+	}
+
+	must(t, os.Rename(filepath.Join(w.Dir, "config"), filepath.Join(w.Dir, "moved")))
+	write(t, filepath.Join(w.Dir, "config", ".env"), "planted\n", 0o644)
+	must(t, os.MkdirAll(filepath.Join(w.Dir, "deep"), 0o755))
+	must(t, os.Rename(filepath.Join(w.Dir, "keys"), filepath.Join(w.Dir, "deep", "k2")))
+
+	got, err := w.HiddenMoved(t.Context())
+	want := []string{filepath.Join(w.Dir, "deep", "k2"), filepath.Join(w.Dir, "moved", ".env")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("HiddenMoved() = %q, %v; want %q", got, err, want)
 	}
 }
