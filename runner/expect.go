@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -666,8 +667,9 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 // a path leading outside root, or into one of hidden (the paths the
 // sandbox hides from the agent), fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
-// writer, then refused), of any size, as a stream (see checkContents).
-func checkFiles(red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
+// writer, then refused), of any size, as a stream (see checkContents),
+// until ctx ends.
+func checkFiles(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
 	if e == nil {
 		return nil
 	}
@@ -675,7 +677,7 @@ func checkFiles(red *redact.Redactor, e *scenario.FilesExpect, root string, hidd
 	if ws, err := openWorkspace(root, hidden); err != nil {
 		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
-		fails = ws.check(red, e, in)
+		fails = ws.check(ctx, red, e, in)
 		ws.close()
 	}
 	for _, u := range e.Unchanged {
@@ -692,7 +694,7 @@ func checkFiles(red *redact.Redactor, e *scenario.FilesExpect, root string, hidd
 
 // check checks the expectations of e on the files as they are now, all
 // but unchanged, with the golden files read from in.
-func (w *workspaceFiles) check(red *redact.Redactor, e *scenario.FilesExpect, in inputs) []string {
+func (w *workspaceFiles) check(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpect, in inputs) []string {
 	var fails []string
 	fail := func(pos scenario.Pos, format string, args ...any) {
 		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
@@ -707,7 +709,7 @@ func (w *workspaceFiles) check(red *redact.Redactor, e *scenario.FilesExpect, in
 			fail(p.Pos, "files.absent: %q %s", p.Value, found)
 		}
 	}
-	return append(fails, w.checkContents(red, e, in)...)
+	return append(fails, w.checkContents(ctx, red, e, in)...)
 }
 
 // workspaceFiles reads the files of a directory the agent worked in,

@@ -715,7 +715,7 @@ func TestCheckFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.e
-			got := checkFiles(nil, &e, root, nil, tt.changed, !tt.unknown, nil)
+			got := checkFiles(t.Context(), nil, &e, root, nil, tt.changed, !tt.unknown, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -744,7 +744,7 @@ func TestFileGlobsLeaveHiddenOut(t *testing.T) {
 		`s.yaml:30:5: files.exists: "secrets/*" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
 		`s.yaml:41:5: files.absent: "**/HEAD" matches 1 path: src/HEAD`,
 	}
-	if diff := cmp.Diff(want, checkFiles(nil, e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }
@@ -755,12 +755,12 @@ func TestCheckFilesWithoutWorkspace(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
-	got := checkFiles(nil, e, dir, nil, []string{"src/a.go"}, true, nil)
+	got := checkFiles(t.Context(), nil, e, dir, nil, []string{"src/a.go"}, true, nil)
 	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
 		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
 		t.Errorf("failures: %q", got)
 	}
-	if got := checkFiles(nil, nil, dir, nil, nil, false, nil); got != nil {
+	if got := checkFiles(t.Context(), nil, nil, dir, nil, nil, false, nil); got != nil {
 		t.Errorf("nil expectation: %q", got)
 	}
 }
@@ -866,7 +866,7 @@ func TestAgentChosenOnOneLine(t *testing.T) {
 		`s.yaml:31:5: files.absent: "*.txt" matches 1 path: bad\x0a::error::forged.txt`,
 		`s.yaml:32:5: files.unchanged: 1 path matching "*.txt" was changed: bad\x0a::error::forged.txt`,
 	}
-	if diff := cmp.Diff(want, checkFiles(nil, e, root, nil, []string{name}, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, nil, []string{name}, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 	turn := &report.TurnResult{StopReason: "end\nL2"}
@@ -935,7 +935,7 @@ func TestCheckFilesLarge(t *testing.T) {
 		`s.yaml:83:7: files.golden: "long.txt" differs from ` + lastByte + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…` + a + `a", golden "…` + a + `b"`,
 		`s.yaml:84:7: files.golden: "long-secret.txt" differs from ` + lastSecret + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…[REDACTED]` + a[:16] + `a", golden "…[REDACTED]` + a[:16] + `b"`,
 	}
-	got := checkFiles(redact.New(secret), e, root, nil, nil, true, nil)
+	got := checkFiles(t.Context(), redact.New(secret), e, root, nil, nil, true, nil)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
@@ -1031,4 +1031,25 @@ func goldenLines(got, want string) string {
 		return msg + "the file ends with a newline, the golden file does not"
 	}
 	return msg + "the golden file ends with a newline, the file does not"
+}
+
+// TestCheckFilesStopsWhenDone: a file's contents are read until ctx ends
+// (a second interrupt): the check then fails saying so, rather than
+// reading on (a sparse file of terabytes takes hours).
+func TestCheckFilesStopsWhenDone(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	e := &scenario.FilesExpect{Pos: at(5, 3), Contains: []scenario.FileText{{Pos: at(6, 5), Path: "big.txt", Text: "needle"}}}
+	want := []string{`s.yaml:6:5: files.contains: "big.txt" cannot be read: acprun was stopped at once (second interrupt) before it was read to its end`}
+	if diff := cmp.Diff(want, checkFiles(ctx, nil, e, root, nil, nil, true, nil)); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if got := checkFiles(t.Context(), nil, e, root, nil, nil, true, nil); got != nil {
+		t.Errorf("failures %q; want none before ctx ends", got)
+	}
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -38,7 +40,7 @@ type fileScan struct {
 // checkContents checks e's contains, matches and golden: each file they
 // name is read once, as a stream, for all of them (see scan), in memory
 // that does not grow with it, and the golden files with it.
-func (w *workspaceFiles) checkContents(red *redact.Redactor, e *scenario.FilesExpect, in inputs) []string {
+func (w *workspaceFiles) checkContents(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpect, in inputs) []string {
 	scans := map[string]*fileScan{}
 	var order []string
 	scanOf := func(rel string) *fileScan {
@@ -69,7 +71,7 @@ func (w *workspaceFiles) checkContents(red *redact.Redactor, e *scenario.FilesEx
 		s.goldens = append(s.goldens, goldens[i])
 	}
 	for _, rel := range order {
-		w.scan(rel, scans[rel], in)
+		w.scan(ctx, rel, scans[rel], in)
 	}
 
 	var fails []string
@@ -112,16 +114,18 @@ func (w *workspaceFiles) checkContents(red *redact.Redactor, e *scenario.FilesEx
 // opened (a file that grows while it is read is not read without end),
 // through s's texts, patterns and golden comparisons, and keeps the
 // beginning of its first line for the failures; or says why it cannot.
-func (w *workspaceFiles) scan(rel string, s *fileScan, in inputs) {
+// It stops when ctx ends (a second interrupt: a file of terabytes takes
+// hours).
+func (w *workspaceFiles) scan(ctx context.Context, rel string, s *fileScan, in inputs) {
 	f, problem := w.open(rel)
 	if problem != "" {
 		s.problem = problem
 		return
 	}
 	defer f.Close()
-	var r io.Reader = f
+	var r io.Reader = untilDone{ctx, f}
 	if fi, err := f.Stat(); err == nil {
-		r = io.LimitReader(f, fi.Size())
+		r = io.LimitReader(r, fi.Size())
 	}
 	find := textfind.New(s.texts, s.patterns)
 	to := []io.Writer{find, &s.head}
@@ -141,6 +145,19 @@ func (w *workspaceFiles) scan(rel string, s *fileScan, in inputs) {
 	for _, g := range s.goldens {
 		g.finish()
 	}
+}
+
+// untilDone reads r until ctx ends, then fails saying so.
+type untilDone struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (u untilDone) Read(p []byte) (int, error) {
+	if u.ctx.Err() != nil {
+		return 0, errors.New("acprun was stopped at once (second interrupt) before it was read to its end")
+	}
+	return u.r.Read(p)
 }
 
 // summary describes the file in a failure message: its size and the

@@ -191,7 +191,7 @@ func (r *scenarioRun) workDir() string {
 // them; the results warn about each that matches no file of the workspace,
 // before the agent ran nor created by it. As recordChanges, the listing
 // stops only at an abort (second interrupt): its globs then fail, the
-// changes unknown.
+// changes unknown; so does the reading of the files.
 func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	if e == nil {
 		return nil
@@ -200,15 +200,12 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	known := false // unknown fails unchanged
 	var fails []string
 	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
-	err := r.followHidden(ctx)
-	cancel()
-	if err != nil {
+	defer cancel()
+	if err := r.followHidden(ctx); err != nil {
 		return []string{fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err)}
 	}
 	if len(e.Unchanged) > 0 && r.ws != nil {
-		ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 		created, modified, deleted, err := r.ws.Changes(ctx)
-		cancel()
 		if err != nil {
 			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Pos, err))
 		} else {
@@ -216,7 +213,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 			r.warnNoFile("files.unchanged", e.Unchanged, slices.Concat(r.ws.Files(), created), " before the run, nor one created by it")
 		}
 	}
-	return append(fails, checkFiles(r.red, e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
+	return append(fails, checkFiles(ctx, r.red, e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a
