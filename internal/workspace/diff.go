@@ -351,48 +351,39 @@ func (w *Workspace) leftOut(ctx context.Context, baseline snapshot, paths []stri
 const leftOutNamed = 10
 
 // leftOutNote is the line that begins a diff from which the files of
-// left were left out (see leftOut): it names the first leftOutNamed of
-// them by path (quoted as Go does, so that no name can end the line),
-// with their sizes, and counts the others. It is "" when none was.
+// left were left out (see leftOut): it names them with their sizes, as
+// pathsNote does. It is "" when none was.
 func leftOutNote(left map[string]int64) string {
-	if len(left) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "acprun: left out of this diff, as git reads at most %d MiB of the files whose size changed, smallest first (the changes list them): ", diffReadBudget>>20)
-	for i, p := range slices.Sorted(maps.Keys(left)) {
-		if i == leftOutNamed {
-			fmt.Fprintf(&b, ", and %d more", len(left)-leftOutNamed)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q (%d bytes)", p, left[p])
-	}
-	b.WriteString("\n")
-	return b.String()
+	return pathsNote(fmt.Sprintf("as git reads at most %d MiB of the files whose size changed, smallest first", diffReadBudget>>20),
+		slices.Sorted(maps.Keys(left)), func(p string) string { return fmt.Sprintf("%q (%d bytes)", p, left[p]) })
 }
 
 // unreadableNote is the line that follows leftOutNote's in a diff from
 // which the files of unreadable, sorted, were left out as git could not
-// open them (see leftOut): it names the first leftOutNamed of them as
-// leftOutNote does, and counts the others. It is "" when none was.
+// open them (see leftOut). It is "" when none was.
 func unreadableNote(unreadable []string) string {
-	if len(unreadable) == 0 {
+	return pathsNote("as they cannot be read", unreadable, strconv.Quote)
+}
+
+// pathsNote is a line of a diff's head saying that the paths, sorted, were
+// left out of it, and why: it names the first leftOutNamed of them, each
+// as name gives it (quoted as Go does, so that no name can end the line),
+// and counts the others. It is "" for no paths.
+func pathsNote(why string, paths []string, name func(string) string) string {
+	if len(paths) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("acprun: left out of this diff, as they cannot be read (the changes list them): ")
-	for i, p := range unreadable {
+	b.WriteString("acprun: left out of this diff, " + why + " (the changes list them): ")
+	for i, p := range paths {
 		if i == leftOutNamed {
-			fmt.Fprintf(&b, ", and %d more", len(unreadable)-leftOutNamed)
+			fmt.Fprintf(&b, ", and %d more", len(paths)-leftOutNamed)
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%q", p)
+		b.WriteString(name(p))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -103,27 +104,10 @@ func (w *Workspace) isHiddenFile(hs []hiddenPath, p string) bool {
 }
 
 // hiddenNote is the line that begins a diff from which the paths of
-// hidden, sorted, were left out as the sandbox hides them: it names the
-// first leftOutNamed of them as leftOutNote does, and counts the others.
+// hidden, sorted, were left out as the sandbox hides them (see pathsNote).
 // It is "" when none was.
 func hiddenNote(hidden []string) string {
-	if len(hidden) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("acprun: left out of this diff, as the sandbox hides them (the changes list them): ")
-	for i, p := range hidden {
-		if i == leftOutNamed {
-			fmt.Fprintf(&b, ", and %d more", len(hidden)-leftOutNamed)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", p)
-	}
-	b.WriteString("\n")
-	return b.String()
+	return pathsNote("as the sandbox hides them", hidden, strconv.Quote)
 }
 
 // hiddenChanged returns, sorted, the paths of hidden (relative to Dir,
