@@ -94,3 +94,33 @@ func TestResultsReadersTakeAOneShotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRerunRefusesAResultTwice: run --rerun-failed refuses a results file
+// that holds one result twice, as report and merge do (exit 2, nothing
+// run): replacing it, the rerun would have kept the earlier result twice.
+func TestRerunRefusesAResultTwice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	entry := `{"name": "s", "file": "s.yaml", "line": 1, "status": "failed"}`
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":     "name: s\nagent: {command: [sh, -c, 'touch " + marker + "']}\nturns: [{prompt: hi}]\n",
+		"twice.json": `{"schemaVersion": 3, "scenarios": [` + entry + ", " + entry + "]}",
+	})
+	const same = `: scenarios.0 and scenarios.1 are the same result, of scenario "s" (s.yaml:1): acprun writes each result once`
+	for _, c := range []struct {
+		prefix string
+		args   []string
+	}{
+		{"merge: ", []string{"merge", "twice.json", "-o", "out.json"}},
+		{"--rerun-failed ", []string{"run", "s.yaml", "--rerun-failed", "twice.json", "-o", "twice.json"}},
+	} {
+		res := acprun(t, dir, c.args...)
+		if want := "acprun: " + c.prefix + "twice.json" + same + "\n"; res.code != exitUsage || res.stderr != want {
+			t.Errorf("acprun %s: exit %d, stderr %q; want %d and %q", strings.Join(c.args, " "), res.code, res.stderr, exitUsage, want)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the agent was started")
+	}
+}

@@ -54,6 +54,24 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 	return fmt.Errorf("%s: scenario %q (%s) is also in %s: the shards overlap", paths[at.file], sc.Label(), where, paths[prev.file])
 }
 
+// resultSet is where each result read so far is, by its key.
+type resultSet map[resultKey]entryAt
+
+// add adds sc, at at, to the set; it is the error of overlap when the set
+// holds the same result already (by any spelling of its file).
+func (s resultSet) add(paths []string, at entryAt, sc Result) error {
+	files := sameFiles(sc.File, sc.Dir)
+	for _, f := range files {
+		if prev, ok := s[keyOf(f, sc)]; ok {
+			return overlap(paths, prev, at, sc)
+		}
+	}
+	for _, f := range files {
+		s[keyOf(f, sc)] = at
+	}
+	return nil
+}
+
 // MergeFiles reads the results files at paths, the shards of one run,
 // and combines them into the report of the whole run:
 //   - scenarios are concatenated and sorted by file, line, value set
@@ -91,7 +109,7 @@ func MergeFiles(paths []string) (Report, error) {
 	var overrides []string
 	var emptyDirs []string // the dirs of shards without scenarios
 	var agents [][]string  // each shard's --agent matrix
-	seen := map[resultKey]entryAt{}
+	seen := resultSet{}
 	for i, p := range paths {
 		res, err := readFile(p)
 		if err != nil {
@@ -117,14 +135,8 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 		for j, sc := range r.Scenarios {
 			sc.Dir = cmp.Or(sc.Dir, r.Dir) // a result's own, of merged results
-			files := sameFiles(sc.File, sc.Dir)
-			for _, f := range files {
-				if prev, ok := seen[keyOf(f, sc)]; ok {
-					return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
-				}
-			}
-			for _, f := range files {
-				seen[keyOf(f, sc)] = entryAt{i, j}
+			if err := seen.add(paths, entryAt{i, j}, sc); err != nil {
+				return Report{}, err
 			}
 			rep.Scenarios = append(rep.Scenarios, sc)
 		}

@@ -46,7 +46,11 @@ func ReadRerun(path string) (*Rerun, error) {
 	set := &Rerun{file: path, failed: map[rerunKey]bool{}}
 	forgiven := Forgiven(res.Report())
 	keys := make([]rerunKey, len(res.Scenarios))
+	seen := resultSet{}
 	for i, r := range res.Scenarios {
+		if err := seen.add([]string{path}, entryAt{0, i}, withDir(r, res.Dir)); err != nil {
+			return nil, err // its earlier results would be kept twice
+		}
 		keys[i] = rerunKey{recordedPath(r.File, cmp.Or(r.Dir, res.Dir)), r.Name, r.Agent.Name}
 		if r.Verdict() && r.Status != StatusPassed && !forgiven(r) {
 			set.failed[keys[i]] = true
@@ -241,4 +245,10 @@ func (s *Rerun) Nothing() string {
 		return fmt.Sprintf("nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in %s is not selected", s.file)
 	}
 	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored, were invalid or were interrupted in %s is selected", len(s.failed), s.file)
+}
+
+// withDir is r with its Dir, or dir when it has none.
+func withDir(r Result, dir string) Result {
+	r.Dir = cmp.Or(r.Dir, dir)
+	return r
 }

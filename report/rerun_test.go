@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,14 +21,14 @@ import (
 func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 	t.Chdir(t.TempDir())
 	res := func(name, agent string, attempt int, status report.Status, retried bool) report.Result {
-		return report.Result{Name: name, File: "./suite/a.yaml", Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status, Retried: retried}
+		return report.Result{Name: name, File: "./suite/a.yaml", Line: lineOf(name), Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status, Retried: retried}
 	}
 	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{
 		res("login", "claude", 1, report.StatusPassed, false),
 		res("login", "claude", 2, report.StatusFailed, false), // one failed attempt: rerun
 		res("login", "codex", 1, report.StatusPassed, false),
 		res("flaky", "", 0, report.StatusFailed, true), // retried, then passed
-		res("flaky", "", 0, report.StatusPassed, false),
+		retry(res("flaky", "", 0, report.StatusPassed, false)),
 		res("crash", "", 0, report.StatusError, false),
 	}}
 	f, err := os.Create("prev.json")
@@ -179,7 +180,7 @@ func TestRerunKeepsWhatItDoesNotRun(t *testing.T) {
 		}
 	}
 	res := func(name, agent string, attempt int, status report.Status) report.Result {
-		return report.Result{Name: name, File: "a.yaml", Line: 1, Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status}
+		return report.Result{Name: name, File: "a.yaml", Line: lineOf(name), Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status}
 	}
 	retried := res("crash", "", 0, report.StatusError)
 	retried.Retried = true
@@ -191,7 +192,7 @@ func TestRerunKeepsWhatItDoesNotRun(t *testing.T) {
 		res("login", "claude", 2, report.StatusFailed),
 		res("login", "codex", 1, report.StatusFailed),
 		retried,
-		res("crash", "", 0, report.StatusError),
+		retry(res("crash", "", 0, report.StatusError)),
 		notRun,
 	}
 	path := writeJSON(t, root, "prev.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: earlier})
@@ -281,7 +282,7 @@ func TestRerunKeepsWhatItNeverStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := func(name string, attempt int, status report.Status) report.Result {
-		return report.Result{Name: name, File: "a.yaml", Line: 1, Attempt: attempt, Status: status, Failures: []string{name + " earlier"}}
+		return report.Result{Name: name, File: "a.yaml", Line: lineOf(name), Attempt: attempt, Status: status, Failures: []string{name + " earlier"}}
 	}
 	notRun := func(r report.Result) report.Result {
 		r.Status, r.NotRun, r.Error, r.Failures = report.StatusInterrupted, true, "not run: interrupted first", nil
@@ -295,7 +296,7 @@ func TestRerunKeepsWhatItNeverStarted(t *testing.T) {
 		res("half", 1, report.StatusFailed),
 		res("half", 2, report.StatusFailed),
 		retried,
-		res("crash", 0, report.StatusError),
+		retry(res("crash", 0, report.StatusError)),
 		res("twice", 1, report.StatusPassed), // an attempt of a failed scenario: kept with it
 		res("twice", 2, report.StatusFailed),
 		notRun(res("late", 0, "")),
@@ -376,5 +377,33 @@ func TestRerunKeepsWhatItNeverStarted(t *testing.T) {
 	whole := report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: []report.Result{cut}}
 	if got, kept := set.Unstarted(whole); kept != nil || !reflect.DeepEqual(got, whole) {
 		t.Errorf("nothing never started: kept %v, report %+v; want none, the run's report", label(kept), got)
+	}
+}
+
+// lineOf is the line of the made-up scenario name in its file: each name
+// has its own, as each scenario of a file has (results of one scenario
+// share it).
+func lineOf(name string) int {
+	return 1 + int(crc32.ChecksumIEEE([]byte(name))%1000)
+}
+
+// retry is r as the try after a retried one: acprun numbers them.
+func retry(r report.Result) report.Result {
+	r.Retry = 1
+	return r
+}
+
+// TestRerunRefusesAResultTwice: a results file that holds one result
+// twice (edited, or two files joined by hand) is refused as merge and
+// report refuse it: a rerun that replaces it would keep the earlier
+// result twice, in a file that neither could read again.
+func TestRerunRefusesAResultTwice(t *testing.T) {
+	dir := t.TempDir()
+	failed := report.Result{Name: "s", File: "a.yaml", Line: 1, Status: report.StatusFailed}
+	path := writeJSON(t, dir, "prev.json", report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{failed, failed}})
+	_, err := report.ReadRerun(path)
+	want := path + `: scenarios.0 and scenarios.1 are the same result, of scenario "s" (a.yaml:1): acprun writes each result once`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v; want %s", err, want)
 	}
 }

@@ -16,7 +16,7 @@ func thresholdRun(minA, minB float64) report.Report {
 	rep := report.Report{SchemaVersion: report.SchemaVersion}
 	add := func(name string, min float64, sts ...report.Status) {
 		for i, st := range sts {
-			rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "s.yaml", Attempt: i + 1, Status: st, MinPassRate: min})
+			rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "s.yaml", Line: lineOf(name), Attempt: i + 1, Status: st, MinPassRate: min})
 		}
 	}
 	p, f, e, in := report.StatusPassed, report.StatusFailed, report.StatusError, report.StatusInterrupted
