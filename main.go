@@ -425,16 +425,22 @@ func emptyArgument(kctx *kong.Context) error {
 		if arg == nil || arg.Name == "agent" {
 			continue
 		}
-		values := []string{}
-		switch arg.Target.Kind() {
-		case reflect.String:
-			values = append(values, arg.Target.String())
-		case reflect.Slice:
-			values, _ = arg.Target.Interface().([]string)
-		}
-		if slices.Contains(values, "") {
+		if slices.Contains(stringValues(arg.Target), "") {
 			return fmt.Errorf(`<%s> "": the argument is empty (is the variable that gives it unset?): give a path`, arg.Name)
 		}
+	}
+	return nil
+}
+
+// stringValues are the values of a flag or an argument whose target is a
+// string or a list of strings; none for another target.
+func stringValues(target reflect.Value) []string {
+	switch target.Kind() {
+	case reflect.String:
+		return []string{target.String()}
+	case reflect.Slice:
+		values, _ := target.Interface().([]string)
+		return values
 	}
 	return nil
 }
@@ -489,15 +495,9 @@ func emptyFlag(kctx *kong.Context) error {
 		if !ok || !f.Set || f.Enum != "" { // kong checks an enum's value
 			continue
 		}
-		var values []string
-		switch f.Target.Kind() {
-		case reflect.String:
-			values = []string{f.Target.String()}
-		case reflect.Slice:
-			values, _ = f.Target.Interface().([]string)
-			if f.Target.Len() == 0 {
-				values = []string{""}
-			}
+		values := stringValues(f.Target)
+		if f.Target.Kind() == reflect.Slice && f.Target.Len() == 0 {
+			values = []string{""}
 		}
 		for _, v := range values {
 			if v == "" || strings.HasSuffix(f.PlaceHolder, listTail) && strings.Trim(v, ",") == "" {

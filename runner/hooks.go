@@ -172,11 +172,7 @@ func (r *scenarioRun) verify(ctx context.Context) {
 	if len(r.sc.Verify) == 0 {
 		return
 	}
-	err := r.followHidden(ctx)
-	sb, done := (*sandbox.Applied)(nil), func() {}
-	if err == nil {
-		sb, done, err = r.verifySandbox()
-	}
+	sb, done, err := r.verifySandbox(ctx)
 	if err != nil {
 		r.workFails = append(r.workFails, fmt.Sprintf("%v; no verify command ran", err))
 		return

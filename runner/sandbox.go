@@ -301,11 +301,15 @@ func (r *scenarioRun) removeSandboxTemp() {
 
 // verifySandbox is the sandbox the verify commands run in with
 // sandbox.verify: the agent's (r.sbox: its write and hidden paths, its
-// network), with a temporary directory of its own, which done removes.
-// Nil (and a done that does nothing) without sandbox.verify.
-func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err error) {
+// network, and where the agent moved its hidden paths: followHidden, whose
+// walk ctx stops), with a temporary directory of its own, which done
+// removes. Nil (and a done that does nothing) without sandbox.verify.
+func (r *scenarioRun) verifySandbox(ctx context.Context) (sb *sandbox.Applied, done func(), err error) {
 	if r.sbox == nil || !r.sc.Sandbox.Verify {
 		return nil, func() {}, nil
+	}
+	if err := r.followHidden(ctx); err != nil {
+		return nil, nil, err
 	}
 	tmp, err := sandboxTemp(r.opts.WorkspaceDir)
 	if err != nil {

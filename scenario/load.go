@@ -189,10 +189,10 @@ func notScenarioKeys(data []byte) string {
 		switch {
 		case k == "turns" && v.Kind == yaml.SequenceNode:
 			for _, t := range v.Content {
-				steps = steps || hasKey(t, "steps")
+				steps = steps || topValue(t, "steps") != nil
 			}
 		case k == "default":
-			steps = steps || hasKey(v, "steps")
+			steps = steps || topValue(v, "steps") != nil
 		}
 	}
 	switch {
@@ -204,19 +204,6 @@ func notScenarioKeys(data []byte) string {
 		return "a mock agent script, not scenarios: a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"
 	}
 	return ""
-}
-
-// hasKey reports whether n is a mapping with the key k.
-func hasKey(n *yaml.Node, k string) bool {
-	if n.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == k {
-			return true
-		}
-	}
-	return false
 }
 
 // parsedFile is one file's scenarios and problems, before they are added

@@ -519,7 +519,7 @@ func emptyDir(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if err := removeTree(filepath.Join(dir, e.Name())); err != nil {
+		if err := reap.RemoveTree(filepath.Join(dir, e.Name())); err != nil {
 			return err
 		}
 	}

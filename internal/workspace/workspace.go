@@ -271,7 +271,7 @@ func MakePrivate(parent, prefix string) (string, error) {
 // succeeds on the read-only and unsearchable directories an agent left
 // there (its TMPDIR), without following symlinks out of dir.
 func RemovePrivate(dir string) error {
-	err := removeTree(dir)
+	err := reap.RemoveTree(dir)
 	if parent := filepath.Dir(dir); filepath.Base(parent) == sharedName() {
 		removeShared(parent)
 	}
@@ -479,11 +479,11 @@ func (w *Workspace) remove() error {
 		_, _ = runGit(ctx, w.runs, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
 		unlock()
 	}
-	if err := removeTree(w.Dir); err != nil {
+	if err := reap.RemoveTree(w.Dir); err != nil {
 		return err
 	}
 	if w.private != "" {
-		if err := removeTree(w.private); err != nil {
+		if err := reap.RemoveTree(w.private); err != nil {
 			return err
 		}
 	}
@@ -506,10 +506,6 @@ func (w *Workspace) remove() error {
 	}
 	return nil
 }
-
-// removeTree removes dir and everything in it, whatever permissions the
-// agent left there (see reap.RemoveTree).
-func removeTree(dir string) error { return reap.RemoveTree(dir) }
 
 // exists reports whether path exists (as anything).
 func exists(path string) bool {
