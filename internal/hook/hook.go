@@ -86,7 +86,8 @@ type Result struct {
 	Signal string
 	// TimedOut is set when Timeout stopped the command.
 	TimedOut bool
-	// Duration is from the start to the end of Run.
+	// Duration is from the command's start to its end (and its output's);
+	// 0 for a command that never started, whatever the checks before took.
 	Duration time.Duration
 	// Stdout and Stderr are the last bytes of each stream (see
 	// Command.Limit); StdoutBytes and StderrBytes are their full sizes.
@@ -115,8 +116,6 @@ var started func(pgid int)
 
 // Run runs c and waits for it (see the package doc for how it ends).
 func Run(ctx context.Context, c Command) (res Result) {
-	begin := time.Now()
-	defer func() { res.Duration = time.Since(begin) }()
 	switch {
 	case strings.TrimSpace(c.Run) == "":
 		return Result{Err: errors.New("empty command")}
@@ -163,12 +162,14 @@ func Run(ctx context.Context, c Command) (res Result) {
 		closeFind()
 		return Result{Err: err}
 	}
+	begin := time.Now()
 	p, err := proc.Start(proc.Config{Args: []string{terminal.Shell, "-c", c.Run}, Dir: c.Dir, Env: c.Env, Sandbox: c.Sandbox,
 		Stdout: stdout.File(), Stderr: stderr.File(), Readers: []proc.Reader{stdout, stderr}, Reap: true})
 	if err != nil {
 		closeFind()
 		return Result{Err: fmt.Errorf("start: %w", err)}
 	}
+	defer func() { res.Duration = time.Since(begin) }()
 	if started != nil {
 		started(p.Pid())
 	}

@@ -273,6 +273,9 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
+// TestRunDoesNotStart: a command Run cannot or must not start never runs,
+// and has no duration (not the time its checks took: the results of a
+// command that did not run are the same every run).
 func TestRunDoesNotStart(t *testing.T) {
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -303,8 +306,8 @@ func TestRunDoesNotStart(t *testing.T) {
 			if !tt.want(res.Err) {
 				t.Errorf("Err = %v; not the error wanted", res.Err)
 			}
-			if started || res.ExitCode != nil || res.Signal != "" || res.Stdout != "" {
-				t.Errorf("started %v, ExitCode %v, Signal %q, Stdout %q; want a command that never ran", started, res.ExitCode, res.Signal, res.Stdout)
+			if started || res.ExitCode != nil || res.Signal != "" || res.Stdout != "" || res.Duration != 0 {
+				t.Errorf("started %v, ExitCode %v, Signal %q, Stdout %q, Duration %v; want a command that never ran", started, res.ExitCode, res.Signal, res.Stdout, res.Duration)
 			}
 		})
 	}
