@@ -179,6 +179,9 @@ func (f *failFast) Decode(ctx *kong.DecodeContext) error {
 	if err := ctx.Scan.PopValueInto("mode", &s); err != nil {
 		return err
 	}
+	if s == "" { // --fail-fast="$MODE"
+		return &emptyChoiceError{flag: ctx.Value.Flag, typed: "--fail-fast=", give: "finish or cancel (--fail-fast=cancel), or --fail-fast alone for finish"}
+	}
 	switch s {
 	case failFastFinish, failFastCancel:
 		f.mode = s
@@ -219,6 +222,9 @@ func (m *gatewayMode) Decode(ctx *kong.DecodeContext) error {
 	s, err := popValue(ctx, "mode")
 	if err != nil {
 		return err
+	}
+	if s == "" {
+		return &emptyChoiceError{flag: ctx.Value.Flag, give: valueKind(ctx.Value.Flag) + ", or leave the flag out"}
 	}
 	if !slices.Contains(scenario.GatewayModes, s) {
 		return fmt.Errorf("%q: want record (call the providers and keep their answers in cassettes), replay (answer from the cassettes, no network, no key) or meter (call the providers and count what the agents spend)", s)
@@ -290,6 +296,9 @@ type valueNeeded struct {
 // Decode implements kong.Mapper.
 func (m valueNeeded) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 	t := afterEquals(ctx.Scan)
+	if f := ctx.Value.Flag; f.Enum != "" && t.IsValue() && t.Value == "" { // kong's check would not say why
+		return &emptyChoiceError{flag: f, give: valueKind(f) + ", or leave the flag out"}
+	}
 	if t.IsValue() || negativeNumber(t) && ctx.Value.Target.Kind() == reflect.Struct {
 		return m.next.Decode(ctx, target)
 	}
@@ -352,12 +361,29 @@ func (e *missingValueError) Error() string {
 		needs, shellquote.Word(e.next), shellquote.Word(long+"="+e.next))
 }
 
+// emptyChoiceError is the error of a flag that takes one of a few
+// values (an enum: --format, --gateway, --fail-fast=) given an empty one,
+// as --format "$FMT" gives it when the variable is unset: said as the
+// other empty flags are (see emptyFlag), with the values to give.
+type emptyChoiceError struct {
+	flag  *kong.Flag
+	typed string // the flag and its value as given; "" for --flag ""
+	give  string // what to give instead
+}
+
+func (e *emptyChoiceError) Error() string {
+	return fmt.Sprintf("%s: the value is empty (is the variable that gives it unset?): give %s", cmp.Or(e.typed, flagName(e.flag)+` ""`), e.give)
+}
+
 // asGiven returns err, an error of parsing a command line, with a
 // missingValueError in it named as the user gave the flag, taken from the
 // words of the command line (kong's Context.Args): the flag's word is the
-// one before the rest that followed it. Any other error is returned as it
-// is.
+// one before the rest that followed it. An emptyChoiceError is returned
+// alone; any other error is returned as it is.
 func asGiven(err error) error {
+	if e, ok := errors.AsType[*emptyChoiceError](err); ok {
+		return e // without kong's "--format: " before it
+	}
 	e, ok := errors.AsType[*missingValueError](err)
 	pe, okp := errors.AsType[*kong.ParseError](err)
 	if !ok || !okp || pe.Context == nil {

@@ -506,6 +506,32 @@ func TestMinPassRateNotANumber(t *testing.T) {
 	}
 }
 
+// TestEmptyChoiceFlags: a flag that takes one of a few values given an
+// empty one, as --format "$FMT" gives it with FMT unset, in either form,
+// is refused as the other empty flags are, saying the value is empty and
+// what to give, where kong's own error said only which values it wants.
+func TestEmptyChoiceFlags(t *testing.T) {
+	const unset = `: the value is empty (is the variable that gives it unset?): give `
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "x.yaml", "--format="}, `--format ""` + unset + "one of lines, dots or quiet, or leave the flag out"},
+		{[]string{"run", "x.yaml", "--format", ""}, `--format ""` + unset + "one of lines, dots or quiet, or leave the flag out"},
+		{[]string{"run", "x.yaml", "--lock="}, `--lock ""` + unset + "one of wait or fail, or leave the flag out"},
+		{[]string{"--color=", "run", "x.yaml"}, `--color ""` + unset + "one of auto, always or never, or leave the flag out"},
+		{[]string{"run", "x.yaml", "--gateway="}, `--gateway ""` + unset + "a mode (record, replay or meter), or leave the flag out"},
+		{[]string{"validate", "x.yaml", "--gateway", ""}, `--gateway ""` + unset + "a mode (record, replay or meter), or leave the flag out"},
+		{[]string{"run", "x.yaml", "--fail-fast="}, `--fail-fast=` + unset + "finish or cancel (--fail-fast=cancel), or --fail-fast alone for finish"},
+	} {
+		var stderr bytes.Buffer
+		code := run(tt.args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if first, _, _ := strings.Cut(stderr.String(), "\n"); code != exitUsage || first != "acprun: "+tt.want {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tt.args, code, stderr.String(), exitUsage, tt.want)
+		}
+	}
+}
+
 // TestExplainEmptyFlags: explain's flags given an empty value, as
 // --command "$CMD" gives it with CMD unset, are refused as the other
 // commands' are, rather than read as left out (a made-up request without

@@ -143,3 +143,29 @@ turns:
 		}
 	}
 }
+
+// TestEmptyChoiceFlags: --format, --gateway and --fail-fast= given an
+// empty value (--format "$FMT" with FMT unset) exit 2 before anything
+// runs, saying the value is empty and what to give, as the other empty
+// flags do, where kong's error said only which values it wants.
+func TestEmptyChoiceFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"ok.yaml":     "name: ok\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	for flag, want := range map[string]string{
+		"--format=":    `acprun: --format "": the value is empty (is the variable that gives it unset?): give one of lines, dots or quiet, or leave the flag out`,
+		"--gateway=":   `acprun: --gateway "": the value is empty (is the variable that gives it unset?): give a mode (record, replay or meter), or leave the flag out`,
+		"--fail-fast=": `acprun: --fail-fast=: the value is empty (is the variable that gives it unset?): give finish or cancel`,
+	} {
+		res := acprun(t, dir, "run", "ok.yaml", "-o", "run.json", flag)
+		if res.code != 2 || !strings.HasPrefix(res.stderr, want) {
+			t.Errorf("run %s: exit %d, want 2 and %q:\n%s", flag, res.code, want, res.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("run.json: %v; want nothing run", err)
+	}
+}
