@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
@@ -411,10 +413,21 @@ func (c *runCmd) checkOutputPaths(ctx context.Context, scs []*scenario.Scenario)
 	}
 	if c.Transcripts != "" {
 		if err := outfile.CheckDir(ctx, c.Transcripts); err != nil {
-			return fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)
+			return dirFlagError("--transcripts", c.Transcripts, err)
 		}
 	}
 	return runner.CheckCassetteDirs(ctx, scs)
+}
+
+// dirFlagError is the error of flag, given the directory dir that
+// outfile.CheckDir could not make or write in (err). A file where the
+// directory or one of its parents should be is said as such, with what to
+// do, where mkdir's error said only "not a directory".
+func dirFlagError(flag, dir string, err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Op == "mkdir" && errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%s %s: %s is a file, not a directory: give a directory (it is made when missing), or move the file away", flag, dir, pe.Path)
+	}
+	return fmt.Errorf("%s %s: %w", flag, dir, err)
 }
 
 // checkTempDir checks, before any agent starts, that acprun can write in
@@ -588,7 +601,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			err = outfile.CheckDir(ctx, dir) // made when missing
 		}
 		if err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
+			return exitError{code: exitUsage, err: dirFlagError("--workspace-dir", c.WorkspaceDir, err)}
 		}
 		opts.WorkspaceDir = dir
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/scenario"
@@ -190,5 +191,39 @@ func TestRunCheckWorkspaceDir(t *testing.T) {
 		if _, err := os.Lstat(made); err == nil {
 			t.Errorf("%s was made", made)
 		}
+	}
+}
+
+// TestDirFlagNamesAFile: --workspace-dir or --transcripts naming a file,
+// or a directory under one, is refused before anything runs (exit 2),
+// saying the path is a file and what to do, where mkdir's error said only
+// "not a directory".
+func TestDirFlagNamesAFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	files := map[string]string{
+		"s.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"afile":       "",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const fix = " is a file, not a directory: give a directory (it is made when missing), or move the file away\n"
+	for _, tt := range []struct{ flag, value, want string }{
+		{"--workspace-dir", "afile", "acprun: --workspace-dir afile: " + filepath.Join(dir, "afile") + fix},
+		{"--workspace-dir", "afile/sub", "acprun: --workspace-dir afile/sub: " + filepath.Join(dir, "afile") + fix},
+		{"--transcripts", "afile", "acprun: --transcripts afile: afile" + fix},
+	} {
+		var stderr bytes.Buffer
+		code := run([]string{"run", "s.yaml", "-o", "r.json", tt.flag, tt.value}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || stderr.String() != tt.want {
+			t.Errorf("%s %s: exit %d, stderr %q; want %d and %q", tt.flag, tt.value, code, stderr.String(), exitUsage, tt.want)
+		}
+	}
+	if _, err := os.Stat("r.json"); err == nil {
+		t.Error("r.json was written; want nothing run")
 	}
 }

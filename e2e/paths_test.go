@@ -73,6 +73,30 @@ func TestEmptyPathFlagsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// TestDirFlagNamingAFile: run's --workspace-dir and --transcripts
+// naming an existing file, or a directory under one, exit 2 before any
+// agent starts, saying the path is a file and what to do, where mkdir's
+// error said only "not a directory".
+func TestDirFlagNamingAFile(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "afile": ""})
+	const fix = " is a file, not a directory: give a directory (it is made when missing), or move the file away\n"
+	for _, tt := range []struct{ flag, value, want string }{
+		{"--workspace-dir", "afile", "acprun: --workspace-dir afile: " + filepath.Join(dir, "afile") + fix},
+		{"--workspace-dir", "afile/ws", "acprun: --workspace-dir afile/ws: " + filepath.Join(dir, "afile") + fix},
+		{"--transcripts", "afile", "acprun: --transcripts afile: afile" + fix},
+	} {
+		res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", tt.flag, tt.value)
+		if res.code != 2 || res.stderr != tt.want {
+			t.Errorf("%s %s: exit %d, stderr %q; want 2 and %q", tt.flag, tt.value, res.code, res.stderr, tt.want)
+		}
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"afile", "s.yaml"}) {
+		t.Errorf("the directory holds %q after the runs; want nothing run or written", got)
+	}
+}
+
 // TestMissingConfigFileNamesTheFlag: a --config file that cannot be read
 // is a usage error of every command that takes --config, which says it is
 // the --config file, before anything runs.
