@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,52 @@ turns: [{prompt: hi}]
 	}
 	if res := acprun(t, dir, "run", "u.yaml", "--gateway", "meter", "--dry-run"); res.code != exitOK {
 		t.Errorf("--gateway meter allows maxRequests: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// TestGatewayEnvNotASystemVariable: a gateway.env that names a variable
+// the agent relies on (PATH, HOME, LD_*) or an API-key variable, which
+// the gateway would set to its URL, and a gateway.key that names one of
+// the system's, which a replay would set to a dummy key, are usage errors
+// (exit 2) before anything runs, at their values, saying what to name;
+// validate says so too, and the schema refuses them.
+func TestGatewayEnvNotASystemVariable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "name: s\nagent: {command: [sh, -c, 'touch ran']}\npermissions: {default: deny}\n" +
+			"gateway: {mode: meter, env: PATH, upstream: 'https://api.example.com/v1'}\nturns: [{prompt: hi}]\n" +
+			"---\nname: h\nagent: claude\npermissions: {default: deny}\ngateway: {mode: replay, env: HOME}\nturns: [{prompt: hi}]\n" +
+			"---\nname: k\nagent: claude\npermissions: {default: deny}\ngateway: {mode: replay, env: ANTHROPIC_API_KEY}\nturns: [{prompt: hi}]\n" +
+			"---\nname: l\nagent: {command: [sh, -c, 'touch ran']}\npermissions: {default: deny}\ngateway: {mode: replay, env: MY_URL, key: LD_PRELOAD}\nturns: [{prompt: hi}]\n",
+	})
+	const url = ", a variable the agent and the commands it runs rely on, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL"
+	want := []string{
+		"s.yaml:4:29: gateway.env names PATH" + url,
+		"s.yaml:10:30: gateway.env names HOME" + url,
+		"s.yaml:16:30: gateway.env names ANTHROPIC_API_KEY, an API-key variable, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL (the key's goes in gateway.key)",
+		"s.yaml:22:43: gateway.key names LD_PRELOAD, a variable the agent and the commands it runs rely on, which a replay would set to a dummy key: name the variable the agent reads its API key from (such as ANTHROPIC_API_KEY), or leave key out",
+	}
+	for _, cmd := range []string{"validate", "run"} {
+		res := acprun(t, dir, cmd, "s.yaml")
+		var got []string
+		for _, l := range strings.Split(res.stderr, "\n") {
+			if strings.HasPrefix(l, "s.yaml:") {
+				got = append(got, l)
+			}
+		}
+		if res.code != exitUsage || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: exit %d, want 2 and only\n%s\ngot:\n%s", cmd, res.code, strings.Join(want, "\n"), res.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("an agent ran")
+	}
+	sch := schemaOf(t, "schema")
+	for _, g := range []string{"{mode: meter, env: PATH}", "{mode: meter, env: ANTHROPIC_API_KEY}", "{mode: replay, env: X, key: LD_PRELOAD}"} {
+		text := "name: s\nagent: claude\npermissions: {default: deny}\ngateway: " + g + "\nturns: [{prompt: hi}]\n"
+		if err := sch.Validate(schemaInstance(t, text)); err == nil {
+			t.Errorf("the schema takes gateway: %s", g)
+		}
 	}
 }

@@ -142,6 +142,9 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 				p.Errorf(v, "bad environment variable name %q: gateway.%s names a variable (such as %s), not its value", name, kv.Key, map[string]string{"env": "MY_BASE_URL", "key": "MY_API_KEY"}[kv.Key])
 				continue
 			}
+			if msg := notGatewayVariable(kv.Key, name); msg != "" {
+				p.Errorf(v, "%s", msg) // given all the same: see finishGateway
+			}
 			if kv.Key == "env" {
 				g.Given.Env = name
 			} else {
@@ -174,6 +177,50 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 	}
 	p.require(m, "mode")
 	return g
+}
+
+// systemEnv are the variables of the system that the agent and the
+// commands it runs rely on, which gateway.env (set to the gateway's URL)
+// and gateway.key (set to a dummy key in a replay) may not name; nor may
+// they name one that starts with one of systemEnvPrefixes: the dynamic
+// loader's. The JSON schema lists them too
+// (TestSchemaEnumsMatchParser).
+var (
+	systemEnv         = []string{"HOME", "LOGNAME", "PATH", "PWD", "SHELL", "TEMP", "TERM", "TMP", "TMPDIR", "USER"}
+	systemEnvPrefixes = []string{"DYLD_", "LD_"}
+)
+
+// notGatewayVariable says why name may not be the variable of gateway.key
+// (key "key") or gateway.env (key "env"), which may not name an API-key
+// variable either (keyVariables), and what to write; "" when it may.
+func notGatewayVariable(key, name string) string {
+	system := slices.Contains(systemEnv, name) || slices.ContainsFunc(systemEnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
+	switch {
+	case system && key == "key":
+		return fmt.Sprintf("gateway.key names %s, a variable the agent and the commands it runs rely on, which a replay would set to a dummy key: "+
+			"name the variable the agent reads its API key from (such as ANTHROPIC_API_KEY), or leave key out", name)
+	case system:
+		return fmt.Sprintf("gateway.env names %s, a variable the agent and the commands it runs rely on, which the gateway would set to its URL: "+
+			"name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL", name)
+	case key == "env" && slices.Contains(keyVariables(), name):
+		return fmt.Sprintf("gateway.env names %s, an API-key variable, which the gateway would set to its URL: "+
+			"name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL (the key's goes in gateway.key)", name)
+	}
+	return ""
+}
+
+// keyVariables are the API-key variables of the built-in agents' model
+// providers, sorted.
+func keyVariables() []string {
+	var out []string
+	for _, b := range builtinAgents {
+		for _, t := range b.gateway {
+			out = append(out, t.KeyEnv)
+		}
+		out = append(out, b.authEnv...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // gatewayMode reads a gateway's mode; "" when it is not one.
@@ -253,7 +300,7 @@ func (p *fileParser) finishGateway(s *Scenario) {
 		a.Prices, a.Currency = c.Prices, c.Currency
 	}
 	a.Currency = cmp.Or(a.Currency, DefaultCurrency)
-	if a.Mode == "" || len(s.Agent.Command) == 0 {
+	if a.Mode == "" || len(s.Agent.Command) == 0 || a.refusedVariable() {
 		return // reported already
 	}
 	g, problem := a.pointed(s.Agent, p.lookup)
@@ -279,6 +326,13 @@ func (p *fileParser) finishGateway(s *Scenario) {
 		p.warnf(a.Pos, "acprun's mock and replay agents have no base-URL variable of their own: the gateway has nothing to do (for the mock agent's model steps, set gateway.env to the variable they read, such as ANTHROPIC_BASE_URL)")
 	}
 	s.Gateway = g
+}
+
+// refusedVariable reports whether gateway.env or key names a variable it
+// may not (notGatewayVariable), which is reported at its value: pointing
+// the agent would only say so again.
+func (g *Gateway) refusedVariable() bool {
+	return notGatewayVariable("env", g.Given.Env) != "" || notGatewayVariable("key", g.Given.KeyEnv) != ""
 }
 
 // keyIsBaseURL says how g's key variable (gateway.key) is the variable of

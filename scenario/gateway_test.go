@@ -360,6 +360,18 @@ func TestGatewayErrors(t *testing.T) {
 			[]string{`bad.yaml:3:43: gateway.key names MY_URL, the variable the agent reads its model base URL from: name its API-key variable (such as MY_API_KEY), or leave key out`}},
 		{"key is a named agent's base URL's variable", "name: x\nagent: claude\ngateway: {mode: meter, key: ANTHROPIC_BASE_URL}\n" + turns, "",
 			[]string{`bad.yaml:3:29: gateway.key names ANTHROPIC_BASE_URL, the variable the agent reads its model base URL from: name its API-key variable (such as MY_API_KEY), or leave key out`}},
+		// A variable of the system, or an API-key variable, set to the
+		// gateway's URL (or a dummy key) would break the agent.
+		{"env a variable of the system", "name: x\nagent: {command: [my-agent]}\ngateway: {mode: meter, env: PATH, upstream: 'https://x.example'}\n" + turns, "",
+			[]string{`bad.yaml:3:29: gateway.env names PATH, a variable the agent and the commands it runs rely on, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL`}},
+		{"env HOME for a named agent", "name: x\nagent: claude\ngateway: {mode: replay, env: HOME}\n" + turns, "",
+			[]string{`bad.yaml:3:30: gateway.env names HOME, a variable the agent and the commands it runs rely on, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL`}},
+		{"env the loader's", "name: x\nagent: {command: [my-agent]}\ngateway: {mode: replay, env: LD_LIBRARY_PATH}\n" + turns, "",
+			[]string{`bad.yaml:3:30: gateway.env names LD_LIBRARY_PATH, a variable the agent and the commands it runs rely on, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL`}},
+		{"env an API-key variable", "name: x\nagent: claude\ngateway: {mode: meter, env: ANTHROPIC_API_KEY}\n" + turns, "",
+			[]string{`bad.yaml:3:29: gateway.env names ANTHROPIC_API_KEY, an API-key variable, which the gateway would set to its URL: name the variable the agent reads its model provider's base URL from, such as ANTHROPIC_BASE_URL (the key's goes in gateway.key)`}},
+		{"key a variable of the system", "name: x\nagent: {command: [my-agent]}\ngateway: {mode: replay, env: MY_URL, key: TMPDIR}\n" + turns, "",
+			[]string{`bad.yaml:3:43: gateway.key names TMPDIR, a variable the agent and the commands it runs rely on, which a replay would set to a dummy key: name the variable the agent reads its API key from (such as ANTHROPIC_API_KEY), or leave key out`}},
 		{"command agent without env", "name: x\nagent: {command: [my-agent]}\ngateway: meter\n" + turns, "",
 			[]string{`bad.yaml:3:10: acprun does not know how to point this agent at its gateway (it knows the built-in agents' variables: claude, codex, gemini, goose, opencode, qwen): ` +
 				`set gateway.env to the variable your agent reads its model base URL from, and gateway.upstream to that URL (gateway: {mode: meter, env: MY_BASE_URL, upstream: https://api.example.com/v1})`}},

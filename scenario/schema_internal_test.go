@@ -91,6 +91,19 @@ func TestSchemaMatchesParser(t *testing.T) {
 	}
 }
 
+// variableSchema is the schema of gateway.env or key: a name, which is
+// none of Not's.
+type variableSchema struct {
+	AnyOf []struct {
+		Not struct {
+			AnyOf []struct {
+				Enum    []string `json:"enum"`
+				Pattern string   `json:"pattern"`
+			} `json:"anyOf"`
+		} `json:"not"`
+	} `json:"anyOf"`
+}
+
 // TestSchemaEnumsMatchParser checks that the schema's lists of values are
 // the parser's.
 func TestSchemaEnumsMatchParser(t *testing.T) {
@@ -126,6 +139,8 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 							Enum []string `json:"enum"`
 						} `json:"anyOf"`
 					} `json:"mode"`
+					Env variableSchema `json:"env"`
+					Key variableSchema `json:"key"`
 				} `json:"properties"`
 			} `json:"gateway"`
 		} `json:"$defs"`
@@ -164,6 +179,31 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 		t.Errorf("gateway.mode has no enum")
 	} else if diff := cmp.Diff(GatewayModes, anyOf[0].Enum); diff != "" {
 		t.Errorf("gateway.mode (-parser +schema):\n%s", diff)
+	}
+	// The variables gateway.env and key may not name (notGatewayVariable).
+	var stems []string
+	for _, p := range systemEnvPrefixes {
+		stems = append(stems, strings.TrimSuffix(p, "_"))
+	}
+	prefixes := "^(" + strings.Join(stems, "|") + ")_"
+	for key, tt := range map[string]struct {
+		s    variableSchema
+		want []string
+	}{
+		"env": {schema.Defs.Gateway.Properties.Env, append(keyVariables(), systemEnv...)},
+		"key": {schema.Defs.Gateway.Properties.Key, systemEnv},
+	} {
+		if len(tt.s.AnyOf) == 0 || len(tt.s.AnyOf[0].Not.AnyOf) != 2 {
+			t.Errorf("gateway.%s refuses no names", key)
+			continue
+		}
+		not := tt.s.AnyOf[0].Not.AnyOf
+		if diff := cmp.Diff(tt.want, not[0].Enum); diff != "" {
+			t.Errorf("gateway.%s's refused names (-parser +schema):\n%s", key, diff)
+		}
+		if not[1].Pattern != prefixes {
+			t.Errorf("gateway.%s's refused prefixes: schema %q, parser %q", key, not[1].Pattern, prefixes)
+		}
 	}
 }
 
