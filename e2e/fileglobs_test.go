@@ -96,3 +96,24 @@ func TestFilesAbsentWithBracesRefused(t *testing.T) {
 		t.Errorf("the directory holds %q: want nothing run or written", got)
 	}
 }
+
+// TestFilesAbsentGlobInGitRefused: a files.absent glob in the .git at the
+// root, which the files checks' globs never match, and which so passed
+// whatever the agent left there, is an error at the glob before anything
+// runs, saying how to check such a path.
+func TestFilesAbsentGlobInGitRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(ranScenario, "turns: [{prompt: hi}]", `turns: [{prompt: hi, expect: {files: {absent: [".git/*"]}}}]`, 1)})
+	want := `s.yaml:4:48: pattern ".git/*" is in .git, which the files checks' globs never match, so files.absent of it could never fail: ` +
+		`name a path without glob characters (such as .git/MERGE_HEAD), or check the repository in a verify command`
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if first, _, _ := strings.Cut(res.stderr, "\n"); res.code != exitUsage || first != want {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %d and %q", args[0], res.code, res.stderr, exitUsage, want)
+		}
+	}
+	if got := dirNames(t, dir); len(got) != 1 {
+		t.Errorf("the directory holds %q: want nothing run or written", got)
+	}
+}

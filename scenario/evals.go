@@ -246,7 +246,7 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 		case "exists":
 			e.Exists = p.relPaths(kv.V, false)
 		case "absent":
-			e.Absent = p.relPaths(kv.V, false)
+			e.Absent = p.absentPaths(kv.V)
 		case "contains":
 			p.pathMap(kv.V, "contains", "the text each must contain", func(k, v *yaml.Node, path string) {
 				nodes, _ := p.strNodes(v, true, true)
@@ -342,6 +342,22 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 		}
 	}
 	return rel, true
+}
+
+// absentPaths reads files.absent as relPaths does. A glob in the .git at
+// the root, which no glob matches (the files checks skip it), could never
+// fail: it is an error at the glob, which says how to check such a path.
+func (p *fileParser) absentPaths(n *yaml.Node) []Located {
+	var out []Located
+	for _, l := range p.relPaths(n, false) {
+		if first, _, _ := strings.Cut(l.Value, "/"); first == ".git" && IsGlob(l.Value) {
+			p.errorAt(l.Pos, "pattern %q is in .git, which the files checks' globs never match, so files.absent of it could never fail: "+
+				"name a path without glob characters (such as .git/MERGE_HEAD), or check the repository in a verify command", l.Value)
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // IsGlob reports whether a path of files.exists or files.absent is a glob,

@@ -735,3 +735,28 @@ turns:
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestFilesAbsentGlobInGit: a files.absent glob in the .git at the root,
+// which the files checks' globs skip, could never fail: it is an error at
+// the glob, where it used to pass whatever the agent did. A path there
+// without glob characters is checked, and a glob in another .git is
+// matched, so both load.
+func TestFilesAbsentGlobInGit(t *testing.T) {
+	src := `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect:
+      files: {absent: [".git/*", .git/MERGE_HEAD, .git/, "sub/.git/*", ".git/**/lock"]}
+`
+	const never = ` is in .git, which the files checks' globs never match, so files.absent of it could never fail: ` +
+		`name a path without glob characters (such as .git/MERGE_HEAD), or check the repository in a verify command`
+	want := []string{
+		`bad.yaml:6:24: pattern ".git/*"` + never,
+		`bad.yaml:6:72: pattern ".git/**/lock"` + never,
+	}
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
