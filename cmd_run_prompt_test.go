@@ -103,6 +103,10 @@ func TestReadPrompt(t *testing.T) {
 	if err := os.WriteFile(file, []byte("from the file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	utf16File := filepath.Join(dir, "p16.md") // as PowerShell's > saves it
+	if err := os.WriteFile(utf16File, []byte("\xff\xfef\x00r\x00o\x00m\x00 \x00U\x00T\x00F\x00-\x001\x006\x00\n\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var stderr bytes.Buffer
 	g := &globals{Stdin: strings.NewReader("from stdin\n"), Stderr: &stderr}
 	oneShot, withFile := &runCmd{}, &runCmd{Paths: []string{"s.yaml"}}
@@ -114,6 +118,7 @@ func TestReadPrompt(t *testing.T) {
 		{oneShot, "Fix the tests", scenario.Prompt{Text: "Fix the tests", Pos: scenario.OneShotPos}},
 		{oneShot, file, scenario.Prompt{Text: file, Pos: scenario.OneShotPos}},
 		{withFile, file, scenario.Prompt{Text: "from the file\n", Pos: scenario.Pos{File: "--prompt " + file}}},
+		{withFile, utf16File, scenario.Prompt{Text: "from UTF-16\n", Pos: scenario.Pos{File: "--prompt " + utf16File}}},
 		{oneShot, "-", scenario.Prompt{Text: "from stdin\n", Pos: scenario.Pos{File: "--prompt -"}}},
 	}
 	for _, tt := range tests {

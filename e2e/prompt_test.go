@@ -177,6 +177,46 @@ turns: [{prompt: b}]
 	}
 }
 
+// TestPromptFileUTF16: a prompt file saved as UTF-16 with a byte order
+// mark (PowerShell's > saves so), which a scenario file may be, is sent as
+// its text, without the mark, from --prompt FILE, --prompt - and prompt:
+// {file: PATH}, where it was refused as not UTF-8 text.
+func TestPromptFileUTF16(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var le, be []byte
+	le, be = append(le, 0xff, 0xfe), append(be, 0xfe, 0xff)
+	for _, r := range nightlyPrompt { // ASCII: one unit each
+		le, be = append(le, byte(r), 0), append(be, 0, byte(r))
+	}
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": promptAgent,
+		"le.md":           string(le),
+		"be.md":           string(be),
+		"s.yaml":          "name: a\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: replaced}]\n",
+		"f.yaml":          "name: f\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: {file: be.md}}]\n",
+	})
+	for _, tt := range []struct {
+		name, stdin string
+		args        []string
+	}{
+		{"--prompt le.md", "", []string{"s.yaml", "--prompt", "le.md"}},
+		{"--prompt -", string(be), []string{"s.yaml", "--prompt", "-"}},
+		{"prompt: {file: be.md}", "", []string{"f.yaml"}},
+	} {
+		res := promptWithStdin(t, dir, tt.stdin, append(append([]string{"run"}, tt.args...), "-o", "out.json")...)
+		if res.code != exitOK {
+			t.Errorf("%s: exit %d, want 0\n%s", tt.name, res.code, res.stderr)
+			continue
+		}
+		out := readResults(t, filepath.Join(dir, "out.json"))
+		want := []string{out.Scenarios[0].Name + "@ " + nightlyPrompt + " → end_turn: nightly prompt seen, unexpanded, whole"}
+		if diff := cmp.Diff(want, promptTurnSummary(out)); diff != "" {
+			t.Errorf("%s: turns (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
 // TestPromptFlagErrors: --prompt with several scenarios selected, an empty
 // stdin or a file that is not there is a usage error (exit 2) that says
 // what to do, and nothing runs.

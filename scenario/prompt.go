@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,12 +31,18 @@ var promptFileKeys = []string{"file"}
 // MaxPromptBytes.
 var tooLongPrompt = fmt.Sprintf("is larger than %d MiB, the most a prompt may hold (attach a long text as a file part instead: prompt: [{file: PATH}])", MaxPromptBytes>>20)
 
-// ReadPrompt reads a prompt's text from r: UTF-8, not only white space,
-// at most MaxPromptBytes. The text is kept as it is, final newline
-// included; it is not interpolated. Its errors are predicates ("is
-// empty"), for the caller to put after what it read: "stdin is empty".
+// ReadPrompt reads a prompt's text from r: UTF-8, or UTF-16 with a byte
+// order mark as a scenario file may be (yamlnode.UTF8Text), not only
+// white space, at most MaxPromptBytes (read, and in UTF-8). A byte order
+// mark is no part of the text, which is otherwise kept as it is, final
+// newline included; it is not interpolated. Its errors are predicates
+// ("is empty"), for the caller to put after what it read: "stdin is
+// empty".
 func ReadPrompt(r io.Reader) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPromptBytes+1))
+	if err == nil && len(data) <= MaxPromptBytes {
+		data = bytes.TrimPrefix(yamlnode.UTF8Text(data), []byte("\ufeff"))
+	}
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("cannot be read: %w", bareError(err))

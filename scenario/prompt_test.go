@@ -100,8 +100,9 @@ turns:
 	}
 }
 
-// TestReadPrompt: the text of stdin or a file is kept byte for byte; what
-// cannot be a prompt is an error that says why.
+// TestReadPrompt: the text of stdin or a file is kept byte for byte, but
+// for a byte order mark, and decoded from UTF-16 with one; what cannot be
+// a prompt is an error that says why.
 func TestReadPrompt(t *testing.T) {
 	tests := []struct{ in, want, err string }{
 		{in: "Fix the build.\n", want: "Fix the build.\n"},
@@ -109,6 +110,13 @@ func TestReadPrompt(t *testing.T) {
 		{in: "", err: "is empty"},
 		{in: "\n \n", err: "is empty"},
 		{in: "\xff", err: "is not UTF-8 text"},
+		// UTF-16 with a byte order mark, as a scenario file may be, is read
+		// as its text; the mark is no part of it, nor UTF-8's.
+		{in: "\xff\xfeF\x00i\x00x\x00 \x00\x14 \n\x00", want: "Fix \u2014\n"},
+		{in: "\xfe\xff\x00F\x00i\x00x\xd8\x3d\xde\x00", want: "Fix\U0001F600"},
+		{in: "\ufeffFix", want: "Fix"},
+		{in: "\xff\xfe\x3d\xd8F\x00", err: "is not UTF-8 text"}, // a surrogate without its pair
+		{in: "\xff\xfe \x00\n\x00", err: "is empty"},
 		{in: strings.Repeat("é", scenario.MaxPromptBytes/2) + "x", err: "is larger than 4 MiB"},
 	}
 	for _, tt := range tests {

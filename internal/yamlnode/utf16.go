@@ -15,17 +15,19 @@ import (
 // read as the same file saved as UTF-8.
 func (r *Reader) Text() []byte {
 	if r.text == nil {
-		r.text = utf8Text(r.Src)
+		r.text = UTF8Text(r.Src)
 	}
 	return r.text
 }
 
-// utf8Text is src decoded from UTF-16 when it starts with a UTF-16 byte
-// order mark (as YAML reads it), else src. A surrogate without its pair,
-// and a last byte without its pair, are each written as the byte 0xff,
-// which is no UTF-8: YAML refuses the text there, as it refuses them in
-// UTF-16.
-func utf8Text(src []byte) []byte {
+// UTF8Text is src decoded from UTF-16 when it starts with a UTF-16 byte
+// order mark (as YAML reads it; the mark is then written as UTF-8's),
+// else src: the text of a file saved as UTF-16 by an editor or a shell's
+// redirection, as YAML reads it and as acprun reads the other text files
+// it is given (a prompt file). A surrogate without its pair, and a last
+// byte without its pair, are each written as the byte 0xff, which is no
+// UTF-8: YAML refuses the text there, as it refuses them in UTF-16.
+func UTF8Text(src []byte) []byte {
 	var order binary.ByteOrder
 	switch {
 	case bytes.HasPrefix(src, []byte{0xff, 0xfe}):
@@ -65,7 +67,7 @@ const notUTF8 = `the file is not UTF-8 (byte \x%02x here): save it as UTF-8`
 // that is not UTF-8, where YAML's reader stopped (it says offset off: the
 // byte after the first one of a bad sequence, or the first one itself).
 // ok is false when the text is UTF-8 up to off (YAML stopped at a control
-// character), and when the file is UTF-16, whose bad surrogates utf8Text
+// character), and when the file is UTF-16, whose bad surrogates UTF8Text
 // wrote as a byte no UTF-8 has.
 func (r *Reader) firstNotUTF8(off int) (int, bool) {
 	if hasUTF16BOM(r.Src) {
