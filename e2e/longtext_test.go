@@ -113,3 +113,41 @@ turns:
 		t.Errorf("left in the temporary directory: %v", entries)
 	}
 }
+
+// TestLongStopReasonCutOnItsLine: an agent that answers session/prompt
+// with a stop reason of 100 KB has it cut on the FAIL line, as it ends
+// and in the summary, and in the totals, as an excerpt's line is (200
+// characters and "…"), where it was printed whole; the results keep it
+// whole.
+func TestLongStopReasonCutOnItsLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("x", 100_000)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n    stopReason: " + long + "\n",
+		"s.yaml":          "name: long\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	cut := strings.Repeat("x", 200) + "…"
+	var lines, totals int
+	for _, l := range strings.Split(res.stderr, "\n") {
+		switch {
+		case strings.HasPrefix(l, "FAIL long ("):
+			lines++
+			if !strings.HasPrefix(l, "FAIL long ("+cut+", ") || len(l) > 300 {
+				t.Errorf("the FAIL line (%d bytes) does not cut the stop reason: %.300q", len(l), l)
+			}
+		case strings.HasPrefix(l, "0 passed, 1 failed"):
+			totals++
+			if !strings.Contains(l, "; turns: "+cut+" 1") || len(l) > 300 {
+				t.Errorf("the totals (%d bytes) do not cut the stop reason: %.300q", len(l), l)
+			}
+		}
+	}
+	if res.code != exitFailed || lines != 2 || totals != 1 {
+		t.Errorf("exit %d, %d FAIL lines and %d totals; want %d, 2 and 1:\n%.2000s", res.code, lines, totals, exitFailed, res.stderr)
+	}
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].StopReason != long {
+		t.Errorf("the results do not keep the whole stop reason")
+	}
+}

@@ -194,7 +194,9 @@ func scenarioLine(sc report.Result, bold bool) string {
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
 // or says "no turn ran" when none was even tried (the agent did not start,
 // setup failed, the scenario was not run). A stop reason is any string the
-// agent sent: each is printable.
+// agent sent: each is printable, and cut as an excerpt's line is
+// (excerptLine), so that a long one does not flood the line; the results
+// keep it whole.
 func stopReasons(sc report.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
@@ -204,7 +206,7 @@ func stopReasons(sc report.Result) string {
 	}
 	rs := make([]string, len(sc.Turns))
 	for i, t := range sc.Turns {
-		rs[i] = printable(t.StopReason)
+		rs[i] = excerptLine(t.StopReason)
 		if t.CancelCause != "" {
 			rs[i] += " after " + printable(t.CancelCause)
 		}
@@ -247,14 +249,15 @@ func warnings(n int) string {
 }
 
 // totals is the tail of the summary line: turns by stop reason (each
-// printable: the agent chose it) and the permission counts, e.g.
+// printable and cut as on a result's line: the agent chose it) and the
+// permission counts, e.g.
 // "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
 func totals(s report.Summary) string {
 	var b strings.Builder
 	if len(s.Turns) > 0 {
 		var turns []string
 		for _, k := range slices.Sorted(maps.Keys(s.Turns)) {
-			turns = append(turns, fmt.Sprintf("%s %d", printable(k), s.Turns[k]))
+			turns = append(turns, fmt.Sprintf("%s %d", excerptLine(k), s.Turns[k]))
 		}
 		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
 	}

@@ -127,6 +127,32 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 	}
 }
 
+// TestLongStopReasonCut: a stop reason of 100 KB that an agent sent is
+// cut on the result's line and in the totals, as an excerpt's line is
+// (200 characters and "…"), where it was printed whole; the results keep
+// it whole.
+func TestLongStopReasonCut(t *testing.T) {
+	noColor(t)
+	long := strings.Repeat("x", 100_000)
+	r := reporttest.Complete(report.Result{Name: "long", Status: report.StatusFailed, Duration: ms(5),
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: long}}})
+	cut := strings.Repeat("x", 200) + "…"
+	if got, want := output.Line(r), "FAIL long ("+cut+", 5ms)"; got != want {
+		t.Errorf("Line = %.300q (%d bytes), want %q", got, len(got), want)
+	}
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{r}}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, strings.Repeat("x", 201)) || !strings.Contains(got, "; turns: "+cut+" 1") {
+		t.Errorf("summary (%d bytes) holds the whole stop reason or lacks the cut one in its totals:\n%.600s", len(got), got)
+	}
+	if r.Turns[0].StopReason != long {
+		t.Error("the result's stop reason was changed")
+	}
+}
+
 // TestTextPlurals: "1 error", "2 errors", "1 warning"; passes and
 // failures are always counted, errors and warnings only when there are
 // some; a passing scenario's warnings are listed under its name.
