@@ -61,7 +61,10 @@ const (
 type Options struct {
 	// MaxLineBytes is the longest incoming line accepted, without its
 	// newline; 0 means DefaultMaxLineBytes. A longer line is reported to
-	// OnViolation and skipped.
+	// OnViolation and skipped, without being held: a request in it (with
+	// an id) is answered -32600 and an answer in it to one of our calls
+	// fails the call (with an *InvalidAnswerError), both at once, when the
+	// line says so before any value longer than 64 KiB.
 	MaxLineBytes int
 
 	// Peer names the other side in errors, e.g. "agent" gives
@@ -579,14 +582,15 @@ func (c *Conn) tapSent(m *outgoing, line []byte) {
 	}
 }
 
-// tapReceived taps line, an incoming line read at at, and when it is a
-// request with id id (nil for none), counts it open until its answer is
-// tapped Sent. It reports whether a request with that id was open already: the
-// peer reuses the id of a request not answered yet.
+// tapReceived taps line, an incoming line read at at (nil: a line too
+// long, not tapped), and when it is a request with id id (nil for none),
+// counts it open until its answer is tapped Sent. It reports whether a
+// request with that id was open already: the peer reuses the id of a
+// request not answered yet.
 func (c *Conn) tapReceived(line []byte, at time.Time, id json.RawMessage) (reused bool) {
 	c.taps.Lock()
 	defer c.taps.Unlock()
-	if c.tap != nil {
+	if c.tap != nil && line != nil {
 		c.tap(Received, line, at)
 	}
 	if key, ok := idKey(id); ok {
@@ -872,6 +876,10 @@ type reader struct {
 	batch      []inMsg     // decoded, not yet handed to the dispatcher
 	batchBytes int         // the sizes of the batch's messages
 	violations []Violation // the line's so far, for its inMsg
+	// head is what the line, when too long, says of its message (see
+	// decodeHead); headOK that it said it.
+	head   head
+	headOK bool
 }
 
 // read is the reading goroutine: it splits the stream into lines, decodes
@@ -893,7 +901,7 @@ func (c *Conn) read() {
 			}
 			drained = true
 		}
-		line, size, last, over, err := rd.lr.next()
+		line, size, last, over, err := rd.lr.next(rd.readHead)
 		if err == nil && c.closing() {
 			rd.drop(line)
 			err = ErrClosed
@@ -915,18 +923,23 @@ func (c *Conn) read() {
 	}
 }
 
+// readHead reads the head of a line too long to decode (see decodeHead).
+func (rd *reader) readHead(line io.Reader) { rd.head, rd.headOK = decodeHead(line) }
+
 // line decodes one line read (the start of a line of size bytes; over:
 // too long; last: the stream's last bytes) and adds it to the batch, with
 // its violations.
 func (rd *reader) line(line []byte, size int, last, over bool) {
 	c := rd.c
 	defer rd.endLine()
+	h, ok := rd.head, rd.headOK
+	rd.head, rd.headOK = head{}, false
 	if last && !errors.Is(rd.lr.err, io.EOF) && rd.stopping() {
 		rd.violate("reading was stopped in the middle of a line; skipped", line, size)
 		return
 	}
 	if over {
-		rd.violate(fmt.Sprintf("line exceeds %d bytes; skipped", c.maxLine), line, size)
+		rd.tooLong(line, size, h, ok)
 		return
 	}
 	if !utf8.Valid(line) {
@@ -937,6 +950,44 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 		return
 	}
 	rd.receive(line, time.Now())
+}
+
+// tooLong skips a line too long to decode, of size bytes, whose start is
+// line, as a protocol violation. What its head h said (ok: it said it) is
+// answered: a request is refused with -32600, its handler not called, and
+// an answer to one of our calls fails it, both at once, so that neither
+// side waits for what cannot come; a notification, or a line that did not
+// say, is only skipped.
+func (rd *reader) tooLong(line []byte, size int, h head, ok bool) {
+	c := rd.c
+	problem := fmt.Sprintf("line exceeds %d bytes", c.maxLine)
+	tooLong := fmt.Errorf("its line of %d bytes exceeds the limit of %d bytes", size, c.maxLine)
+	switch {
+	case ok && h.method != nil:
+		var method string
+		_ = json.Unmarshal(h.method, &method) // "" when not a string
+		id := h.id
+		if !validID(id) {
+			id = nullID
+		}
+		if c.tapReceived(nil, time.Time{}, id) {
+			rd.violate(reuseProblem(method, id), line, size)
+		}
+		rd.violate(fmt.Sprintf("%s; request %q (id %s) answered %d, not handled", problem, method, id, CodeInvalidRequest), line, size)
+		rd.add(inMsg{req: &Request{ID: &ID{raw: id}, Method: method}, err: NewError(CodeInvalidRequest, "invalid request: %v", tooLong)})
+	case ok && h.answer:
+		method, in := rd.attribute(h.id, nil, tooLong, nil, 0)
+		if method == "" {
+			rd.violate(problem+"; skipped", line, size)
+			return
+		}
+		rd.violate(fmt.Sprintf("%s; the answer to %s (id %s) fails it", problem, method, h.id), line, size)
+		if in.call != nil {
+			rd.add(in)
+		}
+	default:
+		rd.violate(problem+"; skipped", line, size)
+	}
 }
 
 // add adds the line's message to the batch, with its violations.
@@ -989,8 +1040,7 @@ func (rd *reader) receive(line []byte, at time.Time) {
 		id = m.ID
 	}
 	if c.tapReceived(line, at, id) {
-		rd.violate(fmt.Sprintf("request %q reuses id %s, that of a request not answered yet: both are answered, in the order they came, but a transcript of them cannot be replayed",
-			m.Method, m.ID), line, len(line))
+		rd.violate(reuseProblem(m.Method, m.ID), line, len(line))
 	}
 	if errors.Is(err, errInvalidRequest) {
 		rd.violate(err.Error(), line, len(line))
@@ -1018,40 +1068,55 @@ func (rd *reader) receive(line []byte, at time.Time) {
 		rd.violate("invalid JSON-RPC message: "+err.Error(), line, len(line))
 		return
 	}
-	known, queued := false, false
-	var in inMsg
-	n, ours := parseOurID(m.ID)
-	c.update(func(s *state) {
+	method, in := rd.attribute(m.ID, m.Result, err, m.Error, len(line))
+	switch {
+	case method == "" && err != nil:
+		rd.violate("invalid response to unknown id "+string(m.ID)+": "+err.Error(), line, len(line))
+	case method == "":
+		rd.violate("response to unknown id "+string(m.ID), line, len(line))
+	case err != nil:
+		rd.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
+	}
+	if in.call != nil {
+		rd.add(in)
+	}
+}
+
+// reuseProblem is the violation of a request, method with id, that reuses
+// the id of one of the peer's requests not answered yet.
+func reuseProblem(method string, id json.RawMessage) string {
+	return fmt.Sprintf("request %q reuses id %s, that of a request not answered yet: both are answered, in the order they came, but a transcript of them cannot be replayed",
+		method, id)
+}
+
+// attribute takes an answer with id to one of our calls, with its result,
+// or the error aerr it answered, or err, why it cannot be taken; size is
+// its line's (see inMsg). It returns the call's method, "" when id answers
+// none of our calls pending, and the answer's message, to be queued once
+// the line's violations are made (a nil call when none is, see receive).
+func (rd *reader) attribute(id, result json.RawMessage, err error, aerr *Error, size int) (method string, queued inMsg) {
+	n, ours := parseOurID(id)
+	rd.c.update(func(s *state) {
 		call := s.pending[n]
 		if !ours || call == nil || call.answered {
 			return
 		}
-		known, call.answered = true, true
-		in = inMsg{call: call, result: m.Result, size: len(line)}
+		method, call.answered = call.method, true
+		in := inMsg{call: call, result: result, size: size}
 		switch {
 		case err != nil:
 			in.err = &InvalidAnswerError{Method: call.method, Problem: strings.TrimPrefix(err.Error(), "json: "), Err: err}
-		case m.Error != nil:
-			in.err = m.Error
+		case aerr != nil:
+			in.err = aerr
 		}
 		if s.holds(call) {
 			delete(s.pending, n)
 			call.finish(in.result, in.err)
 			return
 		}
-		queued = true
+		queued = in
 	})
-	switch {
-	case !known && err != nil:
-		rd.violate("invalid response to unknown id "+string(m.ID)+": "+err.Error(), line, len(line))
-	case !known:
-		rd.violate("response to unknown id "+string(m.ID), line, len(line))
-	case err != nil:
-		rd.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
-	}
-	if queued {
-		rd.add(in)
-	}
+	return method, queued
 }
 
 // flush hands the batch to the dispatcher once the queue has room for it

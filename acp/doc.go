@@ -51,11 +51,12 @@
 // answer to an unknown id) is reported to Options.OnViolation, in its place
 // in the stream (as a notification is handled); invalid UTF-8
 // is replaced by U+FFFD and the line used; a request that is not valid
-// JSON-RPC is answered -32600, with its id or null. To bound the wait for a stream
-// that may not end (an agent's grandchild holding its stdout), wait for
-// ReadDone for a while, then call StopReading: what was read is still
-// handled. Close stops at once, and Dropped says how many messages it left
-// unhandled.
+// JSON-RPC is answered -32600, with its id or null, and so is one on a
+// line too long, on which an answer fails its call (see
+// Options.MaxLineBytes). To bound the wait for a stream that may not end
+// (an agent's grandchild holding its stdout), wait for ReadDone for a
+// while, then call StopReading: what was read is still handled. Close
+// stops at once, and Dropped says how many messages it left unhandled.
 //
 // # JSON
 //

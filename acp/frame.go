@@ -39,11 +39,12 @@ func (lr *lineReader) taken() int64 {
 }
 
 // next returns the next line without its '\n'; it is valid until the next
-// call. A line longer than max comes back as its first bytes with over set;
-// the rest is discarded. size is always the whole line's length. err
-// (io.EOF or a read error) comes only when no line is left: a last line
-// without '\n' is returned first, with last set.
-func (lr *lineReader) next() (line []byte, size int, last, over bool, err error) {
+// call. A line longer than max comes back as its first bytes with over set,
+// once look, when not nil, has read what it wants of it through a reader of
+// the whole line (see overLine); the rest is discarded. size is always the
+// whole line's length. err (io.EOF or a read error) comes only when no line
+// is left: a last line without '\n' is returned first, with last set.
+func (lr *lineReader) next(look func(line io.Reader)) (line []byte, size int, last, over bool, err error) {
 	if lr.err != nil {
 		return nil, 0, false, false, lr.err
 	}
@@ -59,27 +60,72 @@ func (lr *lineReader) next() (line []byte, size int, last, over bool, err error)
 		}
 		size += len(frag)
 		switch {
-		case over:
 		case size > lr.max:
-			over = true
-			keep := min(len(lr.acc), excerptBytes)
-			lr.acc = append(lr.acc[:keep], frag[:min(len(frag), excerptBytes-keep)]...)
+			return lr.overLine(frag, complete, rerr, look)
 		case complete && len(lr.acc) == 0:
 			return frag, size, false, false, nil // the common case: in the read buffer
-		default:
-			lr.acc = append(lr.acc, frag...)
 		}
+		lr.acc = append(lr.acc, frag...)
 		if complete {
-			return lr.acc, size, false, over, nil
+			return lr.acc, size, false, false, nil
 		}
 		if rerr != bufio.ErrBufferFull {
 			lr.err = rerr
 			if size == 0 {
 				return nil, 0, false, false, rerr
 			}
-			return lr.acc, size, true, over, nil
+			return lr.acc, size, true, false, nil
 		}
 	}
+}
+
+// overLine reads the rest of a line longer than max, of which lr.acc and
+// frag were read (complete: frag ends the line; rerr: the error that ended
+// frag), and returns its start, as next does. look, when not nil, first
+// reads as much of the line as it wants, from its start, through a reader
+// that ends where the line does: of the line, only what was read before
+// (max bytes and a read buffer) is held.
+func (lr *lineReader) overLine(frag []byte, complete bool, rerr error, look func(io.Reader)) (line []byte, size int, last, over bool, err error) {
+	lr.acc = append(lr.acc, frag...)
+	rest := &lineRest{lr: lr, ended: complete}
+	if !complete && rerr != bufio.ErrBufferFull {
+		lr.err, rest.ended = rerr, true
+	}
+	if look != nil {
+		look(io.MultiReader(bytes.NewReader(lr.acc), rest))
+	}
+	_, _ = io.Copy(io.Discard, rest) // its errors are lr.err's
+	size = len(lr.acc) + rest.n
+	lr.acc = lr.acc[:min(len(lr.acc), excerptBytes)]
+	return lr.acc, size, lr.err != nil, true, nil
+}
+
+// lineRest reads the rest of the line lr is in, up to its '\n' (which it
+// takes, and does not return) or the end of the stream (lr.err).
+type lineRest struct {
+	lr    *lineReader
+	n     int  // the bytes of the line read through it
+	ended bool // the line ended
+}
+
+func (r *lineRest) Read(p []byte) (int, error) {
+	br := r.lr.br
+	if r.ended {
+		return 0, io.EOF
+	}
+	if _, err := br.Peek(1); err != nil {
+		r.lr.err, r.ended = err, true
+		return 0, io.EOF
+	}
+	b, _ := br.Peek(min(len(p), br.Buffered()))
+	took := len(b)
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b, took, r.ended = b[:i], i+1, true
+	}
+	n := copy(p, b)
+	_, _ = br.Discard(took)
+	r.n += n
+	return n, nil
 }
 
 // buffered reports whether next can return without reading: a whole line

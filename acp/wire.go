@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
 	json "github.com/go-json-experiment/json/v1"
 )
 
@@ -230,6 +232,83 @@ func decode(line []byte) (message, error) {
 		return message{ID: m.ID, Result: m.Result}, nil
 	}
 	return message{ID: m.ID}, errors.New("response has neither result nor error")
+}
+
+// head is what decodeHead reads of a line too long to decode: who sent it
+// and whether it is to be answered.
+type head struct {
+	id     json.RawMessage // the id member, raw; nil when none was read
+	method json.RawMessage // the method member, raw; nil when none was read
+	answer bool            // a result or an error member was read
+}
+
+// maxHeadToken bounds what decodeHead holds at a time: the token it reads
+// (a string, a number) or the value it reads whole (an id, a method).
+const maxHeadToken = 64 << 10
+
+// decodeHead reads the members of line, a JSON object too long to
+// decode, that say what it is, in their order: its id, and its method (a
+// request) or its result or error (a response), whichever comes first. It
+// stops once it has them; other values are skipped token by token. ok is
+// false when that cannot be told: the line is no JSON object, as far as
+// it was read, it ends first (a notification), or a token or the id or
+// method is longer than maxHeadToken, which is not read whole.
+func decodeHead(line io.Reader) (h head, ok bool) {
+	lim := &tokenLimit{r: line}
+	dec := jsontext.NewDecoder(lim, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	lim.dec = dec
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return head{}, false
+	}
+	for h.id == nil || h.method == nil && !h.answer {
+		name, err := dec.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return head{}, false
+		}
+		switch name.String() {
+		case "id":
+			h.id, err = readClone(dec)
+		case "method":
+			h.method, err = readClone(dec)
+		case "result", "error":
+			if h.answer = true; h.id == nil {
+				err = dec.SkipValue()
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return head{}, false
+		}
+	}
+	return h, true
+}
+
+// readClone reads the next value of dec, a copy.
+func readClone(dec *jsontext.Decoder) (json.RawMessage, error) {
+	v, err := dec.ReadValue()
+	return json.RawMessage(v.Clone()), err
+}
+
+// tokenLimit reads r for dec, up to maxHeadToken bytes past the end of the
+// last token dec read: dec's buffer holds no longer token.
+type tokenLimit struct {
+	r    io.Reader
+	dec  *jsontext.Decoder
+	read int64 // the bytes read from r
+}
+
+// errLongToken is tokenLimit's error when dec would read more.
+var errLongToken = fmt.Errorf("a token longer than %d bytes", maxHeadToken)
+
+func (l *tokenLimit) Read(p []byte) (int, error) {
+	room := l.dec.InputOffset() + maxHeadToken - l.read
+	if room <= 0 {
+		return 0, errLongToken
+	}
+	n, err := l.r.Read(p[:min(int64(len(p)), room)])
+	l.read += int64(n)
+	return n, err
 }
 
 // decodeRequest returns the request or notification of a message whose

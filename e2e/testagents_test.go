@@ -15,6 +15,7 @@ var testAgents = map[string]func(in io.Reader, out io.Writer) int{
 	lateReaderArg:       lateReader,
 	backgroundWaiterArg: backgroundWaiter,
 	backgroundRacerArg:  backgroundRacer,
+	longLinerArg:        longLiner,
 }
 
 // init makes the test binary, given one of testAgents' arguments as its
