@@ -250,6 +250,55 @@ turns:
 	}
 }
 
+// TestTTYBarCounts runs a failure, an error and an invalid result, then a
+// scenario held in its turn, and checks that the bar counts them as the
+// summary's totals line does, each apart.
+func TestTTYBarCounts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: fails
+agent: {name: mock, args: [a.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {text: {contains: banana}}
+---
+name: errs
+agent: {command: [./no-such-agent]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+---
+name: wrong-agent
+agent: {name: mock, args: [a.mock.yaml]}
+permissions: {default: deny}
+expect:
+  agent: {name: other}
+turns:
+  - prompt: one
+---
+name: held
+agent: {name: mock, args: [held.mock.yaml]}
+permissions: {default: allow}
+turns:
+  - prompt: one
+`,
+		"a.mock.yaml":    "turns: [{steps: [{text: hi}]}]\n",
+		"held.mock.yaml": strings.Replace(gatedMock, "%s", "held.gate", 1),
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "held.gate"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := startTTY(t, dir, 100, 20, "run", "s.yaml", "-j", "1", "-o", "out.json")
+	r.waitScreen("the bar counting each apart", `^\[=+> *\] 3/4  1 running  1 failed  1 error  1 invalid  \d+s\z`)
+	openGate(t, filepath.Join(dir, "held.gate"))
+	r.wait()
+	if screen := strings.Join(r.scr.Lines(), "\n"); !strings.Contains(screen, "\n1 passed, 1 failed, 1 error, 1 invalid in ") {
+		t.Errorf("the summary does not count as the bar did:\n%s", screen)
+	}
+}
+
 // verboseMock thinks, runs a tool call, says a secret split between
 // chunks, answers, and says more after the answer; its second turn says one
 // line.

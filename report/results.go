@@ -116,38 +116,49 @@ func NewResults(rep Report) Results {
 func Summarize(rep Report) Summary {
 	s := Summary{Turns: map[string]int{}, DurationMs: rep.Duration.Milliseconds()}
 	for _, sc := range rep.Scenarios {
-		s.Allowed += sc.Allowed
-		s.Denied += sc.Denied
-		s.Warnings += len(sc.Warnings)
-		for _, t := range sc.Turns {
-			s.Turns[t.StopReason]++
-		}
-		if !sc.Verdict() {
-			s.Retried++
-			continue
-		}
-		if sc.Flaky {
-			s.Flaky++
-		}
-		s.Scenarios++
-		switch sc.Status {
-		case StatusPassed:
-			s.Passed++
-		case StatusFailed:
-			s.Failed++
-		case StatusInterrupted:
-			s.Interrupted++
-			if sc.NotRun {
-				s.NotRun++
-			}
-		case StatusInvalid:
-			s.Invalid++
-		default:
-			s.Errored++
-		}
+		s.Add(sc)
 	}
 	s.PassRates = PassRates(rep)
 	return s
+}
+
+// Add counts the result r in s, as Summarize counts each result of a
+// report: its turns, permissions and warnings, and its status unless it
+// was retried (then it is counted in Retried). It leaves DurationMs and
+// PassRates alone.
+func (s *Summary) Add(r Result) {
+	if s.Turns == nil {
+		s.Turns = map[string]int{}
+	}
+	s.Allowed += r.Allowed
+	s.Denied += r.Denied
+	s.Warnings += len(r.Warnings)
+	for _, t := range r.Turns {
+		s.Turns[t.StopReason]++
+	}
+	if !r.Verdict() {
+		s.Retried++
+		return
+	}
+	if r.Flaky {
+		s.Flaky++
+	}
+	s.Scenarios++
+	switch r.Status {
+	case StatusPassed:
+		s.Passed++
+	case StatusFailed:
+		s.Failed++
+	case StatusInterrupted:
+		s.Interrupted++
+		if r.NotRun {
+			s.NotRun++
+		}
+	case StatusInvalid:
+		s.Invalid++
+	default:
+		s.Errored++
+	}
 }
 
 // Write writes the results of rep as JSON indented with two spaces, byte

@@ -14,6 +14,7 @@ import (
 	"github.com/acprun/acprun/internal/cellwidth"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/writequeue"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"golang.org/x/term"
 )
@@ -60,10 +61,13 @@ type liveArea struct {
 
 // liveState is what the live area shows.
 type liveState struct {
-	total, done, failed int
-	started             time.Time
-	running             []*runningJob  // in the order they started
-	pending             writequeue.Buf // lines to print above the area, in order
+	total, done int
+	// counts are the results that finished, counted as the run's summary
+	// counts them (report.Summarize).
+	counts  report.Summary
+	started time.Time
+	running []*runningJob  // in the order they started
+	pending writequeue.Buf // lines to print above the area, in order
 }
 
 // runningJob is a scenario that is running.
@@ -138,18 +142,15 @@ func (l *liveArea) update(f func(*liveState)) {
 	}
 }
 
-// finished shows j as finished, its line above the area; counted says
-// whether it counts as done (a retried try does not: the same attempt runs
-// again).
-func (l *liveArea) finished(j runner.Ref, line string, counted, failed bool) {
+// finished shows j as finished with the result r, its line above the
+// area; a retried try is not counted as done (the same attempt runs again).
+func (l *liveArea) finished(j runner.Ref, r report.Result, line string) {
 	l.update(func(st *liveState) {
 		st.remove(j)
-		if counted {
+		if r.Verdict() {
 			st.done++
 		}
-		if failed {
-			st.failed++
-		}
+		st.counts.Add(r)
 		st.pending.Add(line+"\n", false)
 	})
 }
@@ -320,11 +321,24 @@ func runningLine(j *runningJob, now time.Time, width int) string {
 	return termtext.Clip(indent+name+tail, width)
 }
 
-// barLine is "[=====>      ] 3/10  2 running  1 failed  1m05s".
+// barLine is "[=====>      ] 3/10  2 running  1 failed  1 error  1m05s":
+// the results that did not pass are counted in the words of the summary's
+// totals line (output.Counts), those it would say of a run that ended
+// here: failed, errors, invalid and interrupted, each when there are some.
 func barLine(st *liveState, now time.Time, width int) string {
 	counts := fmt.Sprintf(" %d/%d  %d running", st.done, st.total, len(st.running))
-	if st.failed > 0 {
-		counts += fmt.Sprintf("  %d failed", st.failed)
+	s := st.counts
+	errors := "errors"
+	if s.Errored == 1 {
+		errors = "error"
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Failed, "failed"}, {s.Errored, errors}, {s.Invalid, "invalid"}, {s.Interrupted - s.NotRun, "interrupted"}} {
+		if c.n > 0 {
+			counts += fmt.Sprintf("  %d %s", c.n, c.what)
+		}
 	}
 	counts += "  " + elapsed(now.Sub(st.started))
 	barWidth := min(30, width-cellwidth.String(counts)-2)

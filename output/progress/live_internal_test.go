@@ -11,13 +11,14 @@ import (
 
 	"github.com/acprun/acprun/internal/cellwidth"
 	"github.com/acprun/acprun/internal/vt"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 )
 
 // liveFixture is a run of 10 scenarios, 2 done (1 failed), with running
 // ones started 1s, 2s… before now, the first in its second turn.
 func liveFixture(now time.Time, running int) *liveState {
-	st := &liveState{total: 10, done: 2, failed: 1, started: now.Add(-65 * time.Second)}
+	st := &liveState{total: 10, done: 2, counts: report.Summary{Failed: 1}, started: now.Add(-65 * time.Second)}
 	for i := range running {
 		ref := runner.Ref{Name: fmt.Sprintf("scenario-%d", i), Turns: 3}
 		if i == 1 {

@@ -320,8 +320,7 @@ func (p *Printer) ScenarioFinished(j runner.Ref, r report.Result) {
 	if p.live != nil {
 		// Control characters the agent sent (in a failure's excerpt, say)
 		// must not drive the terminal; the line's colours stay.
-		// A retried try is not counted: the bar counts attempts.
-		p.live.finished(j, termtext.PrintableSGR(output.Line(r)), !r.Retried, r.Verdict() && (r.Status == report.StatusFailed || r.Status == report.StatusError))
+		p.live.finished(j, r, termtext.PrintableSGR(output.Line(r)))
 		return
 	}
 	if p.opts.Terminal {

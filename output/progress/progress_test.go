@@ -427,3 +427,40 @@ func TestWriteWaitsForNoReader(t *testing.T) {
 		t.Errorf("Finish: %v; want %v", err, gone)
 	}
 }
+
+// TestProgressBarCounts: the bar counts the results that did not pass as
+// the summary's totals line does (output.Counts): failures, errors,
+// invalid and interrupted results apart, a retried try in none of them.
+func TestProgressBarCounts(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	noColor(t)
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	const cols, rows = 120, 12
+	scr := vt.New(cols, rows)
+	fed := scr.Feed(ptmx)
+	results := []report.Result{
+		{Name: "pass", Status: report.StatusPassed},
+		{Name: "fail", Status: report.StatusFailed},
+		{Name: "error", Status: report.StatusError, Retried: true},
+		{Name: "error", Status: report.StatusError},
+		{Name: "invalid", Status: report.StatusInvalid},
+		{Name: "cut", Status: report.StatusInterrupted},
+	}
+	p := progress.NewPrinter(tty, len(results), progress.Options{Terminal: true, Size: func() (int, int) { return cols, rows }})
+	t.Cleanup(func() { p.Finish() })
+	for _, r := range results {
+		p.ScenarioStarted(runner.Ref{Name: r.Name})
+		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	}
+	want := regexp.MustCompile(`(?m)^\[=+> *\] 5/6  0 running  1 failed  1 error  1 invalid  1 interrupted  \d+s$`)
+	if !scr.Wait(10*time.Second, want.MatchString) {
+		t.Errorf("the bar does not count as the summary does (want %s); screen:\n%s", want, strings.Join(scr.Screen(), "\n"))
+	}
+	p.Finish()
+	tty.Close()
+	<-fed
+}
