@@ -1,11 +1,13 @@
 package e2e_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReportRerunCardIsNoVerdict: in the HTML report of a scenario that
@@ -39,6 +41,55 @@ func TestReportRerunCardIsNoVerdict(t *testing.T) {
 		}
 		if !strings.Contains(string(data), `id="count-errored" data-count="0"`) {
 			t.Errorf("%s: the errored count is not 0", name)
+		}
+	}
+}
+
+// TestReportShownCountsScenarios: the HTML report of a scenario that passed
+// on its retry says it shows 1 scenario of 1, as the summary counts them,
+// its rerun card counted apart, in the file and in a browser, where the
+// status filter changes the counts with what it shows.
+func TestReportShownCountsScenarios(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
+	res, out := runResults(t, dir, "s.yaml", "--html", "run.html")
+	if res.code != 0 || out.Summary.Scenarios != 1 || out.Summary.Retried != 1 {
+		t.Fatalf("exit %d, summary %+v; want 0, one scenario and one rerun\n%s", res.code, out.Summary, res.stderr)
+	}
+	page := string(readFiles(t, dir, "run.html")["run.html"])
+	if want := `<span id="shown" aria-live="polite">1 of 1 scenario shown, 1 of 1 rerun</span>`; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %s", want)
+	}
+
+	browser, driver := findChromium()
+	if browser == "" || driver == "" {
+		if os.Getenv(envChromiumRequired) == "1" {
+			t.Fatal("chromium or chromedriver not found, and " + envChromiumRequired + "=1 requires the browser tests")
+		}
+		t.Skip("chromium or chromedriver not found: the browser part is skipped")
+	}
+	path, err := filepath.Abs(filepath.Join(dir, "run.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	wd := startWebDriver(t, ctx, driver, browser)
+	wd.open(path)
+	for _, tt := range []struct{ status, want string }{
+		{"", "1 of 1 scenario shown, 1 of 1 rerun"},
+		{"rerun", "0 of 1 scenario shown, 1 of 1 rerun"},
+		{"passed", "1 of 1 scenario shown, 0 of 1 rerun"},
+	} {
+		var got string
+		wd.script(`
+			var f = document.getElementById("f-status");
+			f.value = "`+tt.status+`";
+			f.dispatchEvent(new Event("input"));
+			return document.getElementById("shown").textContent;`, &got)
+		if got != tt.want {
+			t.Errorf("status filter %q: the page says %q, want %q", tt.status, got, tt.want)
 		}
 	}
 }

@@ -26,16 +26,25 @@
   function apply() {
     var status = value(controls[0]), tag = value(controls[1]), agent = value(controls[2]);
     var q = value(controls[3]).trim().toLowerCase();
-    var n = 0;
+    // A rerun card is a try that ran again, not a scenario: the two are
+    // counted apart, as the summary counts them.
+    var n = 0, all = 0, reruns = 0, rerunsShown = 0;
     sections.forEach(function (s) {
       var ok = (!status || s.dataset.status === status) &&
         (!tag || s.dataset.tags.split("\n").indexOf(tag) >= 0) &&
         (!agent || s.dataset.agent === agent) &&
         (!q || text(s).indexOf(q) >= 0);
       s.hidden = !ok;
-      if (ok) { n++; }
+      if (s.dataset.status === "rerun") {
+        reruns++;
+        if (ok) { rerunsShown++; }
+      } else {
+        all++;
+        if (ok) { n++; }
+      }
     });
-    shown.textContent = n + " of " + sections.length + " scenarios shown";
+    shown.textContent = n + " of " + all + (all === 1 ? " scenario" : " scenarios") + " shown" +
+      (reruns ? ", " + rerunsShown + " of " + reruns + (reruns === 1 ? " rerun" : " reruns") : "");
   }
 
   function reorder() {

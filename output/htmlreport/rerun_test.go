@@ -39,3 +39,33 @@ func TestRerunTryIsNoVerdict(t *testing.T) {
 		t.Errorf("sections in order %s, want failed,rerun,rerun,passed", got)
 	}
 }
+
+// TestShownCountsScenarios: the page says how many scenarios it shows out
+// of those the summary counts, its rerun cards (tries that ran again)
+// counted apart, not as scenarios.
+func TestShownCountsScenarios(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		results []report.Result
+		want    string
+	}{
+		{"no reruns", []report.Result{
+			{Name: "a", File: "a.yaml", Line: 1, Status: report.StatusPassed},
+		}, ">1 of 1 scenario shown</span>"},
+		{"reruns", []report.Result{
+			{Name: "flaky", File: "a.yaml", Line: 1, Status: report.StatusError, Retried: true, Error: "setup failed"},
+			{Name: "flaky", File: "a.yaml", Line: 1, Status: report.StatusInvalid, Retry: 1, Retried: true,
+				Invalid: &report.Invalid{Reason: report.InvalidUpstream, Message: "turn 1: rate limited"}},
+			{Name: "flaky", File: "a.yaml", Line: 1, Status: report.StatusPassed, Retry: 2, Flaky: true},
+			{Name: "other", File: "b.yaml", Line: 1, Status: report.StatusFailed},
+		}, ">2 of 2 scenarios shown, 2 of 2 reruns</span>"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			page := render(t, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: tt.results}, htmlreport.Options{})
+			if !strings.Contains(page, `<span id="shown" aria-live="polite"`+tt.want) {
+				i := strings.Index(page, `id="shown"`)
+				t.Errorf("the shown count is %q, want %q", page[i:min(i+120, len(page))], tt.want)
+			}
+		})
+	}
+}
