@@ -95,6 +95,15 @@ type Options struct {
 	// before the line's own message, if any. A line that Close drops is not
 	// reported (see Dropped).
 	OnViolation func(v Violation)
+
+	// AnswerMalformed answers, as a JSON-RPC 2.0 server does, a line that
+	// is no message at all, with id null: -32700 (parse error) when it is
+	// not JSON, -32600 (invalid request) when it is JSON but neither a
+	// request nor a response (a batch, which ACP has not, is answered
+	// once). The line is still reported to OnViolation. Off, such a line
+	// is only reported: acprun's client leaves it off, as an agent's
+	// stray line on stdout (a log) asked nothing; the mock agent sets it.
+	AnswerMalformed bool
 }
 
 // Violation describes an incoming line that broke the protocol. Unless Msg
@@ -142,6 +151,7 @@ type Conn struct {
 	peer        string
 	tap         func(Direction, []byte, time.Time)
 	onViolation func(Violation)
+	answerBad   bool // Options.AnswerMalformed
 
 	// ctx is the lifetime of the connection, passed to handlers and ended
 	// by Close.
@@ -324,6 +334,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		peer:        opts.Peer,
 		tap:         opts.Tap,
 		onViolation: opts.OnViolation,
+		answerBad:   opts.AnswerMalformed,
 		writer:      make(chan *writer, 1),
 		readDone:    make(chan struct{}),
 		done:        make(chan struct{}),
@@ -1066,6 +1077,9 @@ func (rd *reader) receive(line []byte, at time.Time) {
 	}
 	if m.ID == nil { // not even a response we can attribute
 		rd.violate("invalid JSON-RPC message: "+err.Error(), line, len(line))
+		if c.answerBad {
+			rd.add(inMsg{req: &Request{ID: &ID{raw: nullID}}, err: malformed(line, err)})
+		}
 		return
 	}
 	method, in := rd.attribute(m.ID, m.Result, err, m.Error, len(line))
@@ -1117,6 +1131,15 @@ func (rd *reader) attribute(id, result json.RawMessage, err error, aerr *Error, 
 		queued = in
 	})
 	return method, queued
+}
+
+// malformed is the error a line that is no message is answered with
+// (Options.AnswerMalformed); err is why decode refused it.
+func malformed(line []byte, err error) *Error {
+	if !json.Valid(line) {
+		return NewError(CodeParseError, "parse error: the line is not JSON")
+	}
+	return NewError(CodeInvalidRequest, "invalid request: %v", err)
 }
 
 // flush hands the batch to the dispatcher once the queue has room for it

@@ -497,6 +497,58 @@ func TestInvalidRequestsAnswered(t *testing.T) {
 	}
 }
 
+// TestMalformedLinesAnswered: with AnswerMalformed, a line that is no
+// message at all is answered as a JSON-RPC server answers it, once, with id
+// null: -32700 when it is not JSON, -32600 when it is JSON but neither a
+// request nor a response (a batch among them); a response, even to an
+// unknown id or with id null, is never answered. Without it, none is.
+func TestMalformedLinesAnswered(t *testing.T) {
+	tests := []struct {
+		name, line string
+		code       int // of the answer; 0 for none
+		msg        string
+	}{
+		{"text", "hello world", CodeParseError, "parse error: the line is not JSON"},
+		{"truncated", `{"jsonrpc":"2.0","method":"x"`, CodeParseError, "parse error: the line is not JSON"},
+		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} x`, CodeParseError, "parse error: the line is not JSON"},
+		{"batch not JSON", `[{"jsonrpc":"2.0","method":"x"},`, CodeParseError, "parse error: the line is not JSON"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","id":2,"method":"y"}]`, CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported"},
+		{"empty batch", `[]`, CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported"},
+		{"number", "42", CodeInvalidRequest, "invalid request: not a JSON object"},
+		{"no jsonrpc", `{"method":"x"}`, CodeInvalidRequest, `invalid request: missing "jsonrpc":"2.0"`},
+		{"method not a string", `{"jsonrpc":"2.0","method":42}`, CodeInvalidRequest, "invalid request: method: want a string, got number 42"},
+		{"empty object", `{"jsonrpc":"2.0"}`, CodeInvalidRequest, "invalid request: neither method nor id"},
+		{"unknown id", `{"jsonrpc":"2.0","id":99,"result":1}`, 0, ""},
+		{"error with id null", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, 0, ""},
+	}
+	for _, answer := range []bool{true, false} {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/answer=%v", tc.name, answer), func(t *testing.T) {
+				checkLeaks(t)
+				viol := make(chan Violation, 2)
+				h := HandlerFunc(func(_ context.Context, req *Request) (any, error) { return nil, nil })
+				_, p := newRawPeer(t, h, &Options{AnswerMalformed: answer, OnViolation: func(v Violation) { viol <- v }})
+				p.send(tc.line, `{"jsonrpc":"2.0","id":"after","method":"after"}`)
+				if tc.code != 0 && answer {
+					got := p.recv()
+					var e Error
+					if err := json.Unmarshal([]byte(got["error"]), &e); err != nil || got["id"] != "null" || e.Code != tc.code || e.Message != tc.msg {
+						t.Fatalf("first answer %v; want error %d %q with id null", got, tc.code, tc.msg)
+					}
+				}
+				if got := p.recv(); got["id"] != `"after"` || got["result"] != "null" {
+					t.Errorf("answer %v; want the next request's", got)
+				}
+				select {
+				case <-viol:
+				default:
+					t.Error("no violation reported")
+				}
+			})
+		}
+	}
+}
+
 // TestMessageWithMethodAnswersNoCall: a message with a method member is a
 // request or a notification, whatever else it holds. One with the id of
 // our pending call and a result or an error is answered as a request and

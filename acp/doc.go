@@ -53,10 +53,12 @@
 // is replaced by U+FFFD and the line used; a request that is not valid
 // JSON-RPC is answered -32600, with its id or null, and so is one on a
 // line too long, on which an answer fails its call (see
-// Options.MaxLineBytes). To bound the wait for a stream that may not end
-// (an agent's grandchild holding its stdout), wait for ReadDone for a
-// while, then call StopReading: what was read is still handled. Close
-// stops at once, and Dropped says how many messages it left unhandled.
+// Options.MaxLineBytes); with Options.AnswerMalformed, so is a line that
+// is no message at all (-32700 when it is not JSON), with id null. To
+// bound the wait for a stream that may not end (an agent's grandchild
+// holding its stdout), wait for ReadDone for a while, then call
+// StopReading: what was read is still handled. Close stops at once, and
+// Dropped says how many messages it left unhandled.
 //
 // # JSON
 //

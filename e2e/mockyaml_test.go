@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestMockAgentYAMLSyntaxError: `acprun mock-agent SCRIPT` reports a YAML
@@ -82,5 +84,30 @@ func TestMockAgentParamsErrorsInTheSchemasWords(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "Go ") || strings.Contains(r.stdout, "unmarshal") {
 		t.Errorf("the mock agent's answers speak Go:\n%s", r.stdout)
+	}
+}
+
+// TestMockAgentAnswersMalformedLines: the mock agent driven by hand over
+// stdin answers a line that is not JSON -32700 and a batch (ACP has none)
+// -32600, each once with id null, as a JSON-RPC server does, and goes on
+// answering the requests after them.
+func TestMockAgentAnswersMalformedLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	cmd := exec.Command(acprunFor(t), "mock-agent", "m.mock.yaml")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`this is not json
+[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}},{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}]
+{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":1}}
+`)
+	r, _ := runCommand(t, cmd)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	want := []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported"}}`,
+	}
+	if r.code != 0 || len(lines) != 3 || !cmp.Equal(want, lines[:2]) || !strings.HasPrefix(lines[2], `{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":1,`) {
+		t.Errorf("exit %d, answers:\n%s\nwant exit 0 and\n%s\nthen the answer to id 3\n%s", r.code, r.stdout, strings.Join(want, "\n"), r.stderr)
 	}
 }

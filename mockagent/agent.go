@@ -59,7 +59,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		eof:             make(chan struct{}),
 	}
 	a.out.written = a.wrote
-	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client"})
+	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", AnswerMalformed: true})
 	close(a.ready)
 
 	var err error

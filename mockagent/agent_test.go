@@ -2,8 +2,10 @@ package mockagent_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"path/filepath"
@@ -1003,6 +1005,49 @@ func TestEndOfStdin(t *testing.T) {
 	}
 	if len(answers) != 3 || answers["2"] != `{"sessionId":"mock-session-1"}` || answers["3"] != `{"stopReason":"cancelled"}` {
 		t.Errorf("answers = %q; want initialize, session/new and a cancelled prompt", answers)
+	}
+}
+
+// TestMalformedLinesAnswered: a line that is not JSON is answered -32700
+// and a batch (ACP has none) -32600, each once and with id null, as a
+// JSON-RPC server answers them; the requests after them are answered as
+// ever.
+func TestMalformedLinesAnswered(t *testing.T) {
+	s, err := mockagent.Parse("m.yaml", []byte("turns: [{steps: [{text: hi}]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`not json`,
+		`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}},{"jsonrpc":"2.0","method":"x"}]`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	if err := mockagent.Run(t.Context(), s, strings.NewReader(in), &out, io.Discard); err != nil {
+		t.Fatalf("Run = %v; want nil", err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error *acp.Error      `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		a := "id " + string(m.ID)
+		if m.Error != nil {
+			a += fmt.Sprintf(": %d %s", m.Error.Code, m.Error.Message)
+		}
+		got = append(got, a)
+	}
+	want := []string{
+		"id null: -32700 parse error: the line is not JSON",
+		"id null: -32600 invalid request: JSON-RPC batches are not supported",
+		"id 2",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }
 

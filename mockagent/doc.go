@@ -296,6 +296,9 @@ has read (turns play on; client calls fail; waitForCancel counts as a cancel)
 and then exits 0 (with ignoreEOF it stays until signalled); SIGTERM (unless
 ignoreSigterm) makes it exit 130 at once.
 The agent's own requests are numbered from 1 by the acp connection.
+A line that is not JSON is answered -32700 (parse error), and one that is
+JSON but no message (a batch: ACP has none) -32600 (invalid request), once
+and with id null, as a JSON-RPC server answers them.
 
 Example
   agentInfo: {name: demo-agent, version: "1.0"}
