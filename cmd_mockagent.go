@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/mockagent"
 )
 
@@ -37,6 +38,9 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 		return nil
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return exitError{code: exitInterrupted}
+	}
+	if _, ok := errors.AsType[*srcerr.Error](err); ok {
+		return usageError(g, nil, err) // a setting of the script it cannot follow (sessions:)
 	}
 	return exitError{code: exitAgent, err: err}
 }

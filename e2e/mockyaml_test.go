@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +110,32 @@ func TestMockAgentAnswersMalformedLines(t *testing.T) {
 	}
 	if r.code != 0 || len(lines) != 3 || !cmp.Equal(want, lines[:2]) || !strings.HasPrefix(lines[2], `{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":1,`) {
 		t.Errorf("exit %d, answers:\n%s\nwant exit 0 and\n%s\nthen the answer to id 3\n%s", r.code, r.stdout, strings.Join(want, "\n"), r.stderr)
+	}
+}
+
+// TestMockAgentSessionsDirNotWritable: a mock agent whose sessions:
+// directory cannot be made stops before it answers anything, with the
+// error at the script's sessions: (exit 2); a scenario on it errors with
+// that error in its agent's stderr, not with a session/load that later
+// finds nothing.
+func TestMockAgentSessionsDirNotWritable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"file":        "a regular file\n",
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\nsessions: file/state\n",
+		"s.yaml":      "name: keep\nagent: {name: mock, args: [m.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	want := "m.mock.yaml:2:11: sessions: mkdir " + filepath.Join(dir, "file") + ": not a directory: the agent could not keep its sessions there; give a directory it can write\n"
+	cmd := exec.Command(acprunFor(t), "mock-agent", "m.mock.yaml")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	r, _ := runCommand(t, cmd)
+	if r.code != exitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("mock-agent: exit %d, stdout %q, stderr:\n%s\nwant exit %d, no answer and\n%s", r.code, r.stdout, r.stderr, exitUsage, want)
+	}
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitAgent || len(out.Scenarios) != 1 || !strings.Contains(out.Scenarios[0].StderrTail, want) {
+		t.Errorf("run: exit %d, results %+v; want exit %d and the error in the agent's stderr\n%s", res.code, out.Scenarios, exitAgent, res.stderr)
 	}
 }

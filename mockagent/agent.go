@@ -32,6 +32,9 @@ import (
 //
 // Run never changes signal handling: see Script.IgnoreSigterm.
 func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := s.checkSessions(); err != nil {
+		return err
+	}
 	if d := s.startDelay; d > 0 { // a real agent's start-up: nothing is read meanwhile
 		t := time.NewTimer(d)
 		select {

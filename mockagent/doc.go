@@ -93,7 +93,9 @@ Top level
                               session/new claims the first id DIR does not
                               have yet (agents may share DIR). Without
                               sessions, load and resume accept any id with
-                              an empty history.
+                              an empty history. The agent makes DIR when it
+                              starts; one it cannot make or write stops it
+                              there (exit 2), the error at sessions:.
   loadError: {code, message, data}  session/load and session/resume answer
                               this error (refuse to continue a session)
   delay: {session/new: 5s}    answer these requests late: initialize,

@@ -107,6 +107,8 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"sessions": func(v *yaml.Node) {
 			if dir, ok := p.nonEmpty(v, "sessions"); ok {
 				s.sessionsDir = scriptRelative(p.Name, dir)
+				s.sessionsAt = p.At(v.Line, v.Column, "")
+				s.sessionsAt.Origin = p.Origin(v)
 			}
 		},
 		"loadError": func(v *yaml.Node) { s.loadError = p.rpcError(v) },

@@ -7,6 +7,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 // Script is a parsed mock-agent script. Its contents are only read by Run;
@@ -39,8 +40,10 @@ type Script struct {
 	beforeSessionNew []step
 	load             []step
 	// sessionsDir is the absolute sessions: directory; "" keeps sessions
-	// in memory only.
+	// in memory only. sessionsAt is where the script names it, for
+	// checkSessions' error (its Msg empty).
 	sessionsDir string
+	sessionsAt  *srcerr.Error
 	// loadError, when set, answers every session/load and session/resume.
 	loadError *rpcError
 	// authError, when set, answers an authenticate with a method it

@@ -14,6 +14,8 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // This file holds what lets a mock session outlive its process: the
@@ -41,6 +43,22 @@ func (s *Script) sessionFile(id string) string {
 		return ""
 	}
 	return filepath.Join(s.sessionsDir, id+".json")
+}
+
+// checkSessions makes the sessions: directory and checks that files can
+// be made in it, before the agent reads anything: in a directory it
+// cannot write, every session would be lost, and a later session/load
+// would not find it. The error is at the script's sessions:.
+func (s *Script) checkSessions() error {
+	if s.sessionsDir == "" {
+		return nil
+	}
+	if err := outfile.CheckDir(context.Background(), s.sessionsDir); err != nil {
+		e := *s.sessionsAt
+		e.Msg = termtext.Printable(fmt.Sprintf("sessions: %v: the agent could not keep its sessions there; give a directory it can write", err))
+		return &e
+	}
+	return nil
 }
 
 // readSession reads session id's file: a -32002 error when there is none.

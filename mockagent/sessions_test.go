@@ -1,15 +1,20 @@
 package mockagent_test
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/mockagent"
 )
 
 // TestSessionsOutliveTheAgent plays two agents, one after the other, on
@@ -164,4 +169,30 @@ func TestWaitFor(t *testing.T) {
 		t.Errorf("cancelled wait: stop reason %q", res.StopReason)
 	}
 	w.Close() // the agent's read ends
+}
+
+// TestSessionsDirNotWritable: a sessions: directory that cannot be made
+// stops the agent before it reads anything, with an error at the script's
+// sessions: that names the directory and says what to do; the agent does
+// not play on, losing every session it was to keep.
+func TestSessionsDirNotWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := mockagent.Parse("m.yaml", []byte("turns: [{steps: [{text: hi}]}]\nsessions: "+file+"/state\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	err = mockagent.Run(t.Context(), s, in, &out, io.Discard)
+	want := "m.yaml:2:11: sessions: mkdir " + file + ": not a directory: the agent could not keep its sessions there; give a directory it can write"
+	if se, ok := errors.AsType[*srcerr.Error](err); !ok || err.Error() != want {
+		t.Errorf("Run = %v (a *srcerr.Error: %v); want %s", err, se != nil, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the agent answered %q; want nothing", out.String())
+	}
 }
