@@ -93,3 +93,30 @@ func TestReportShownCountsScenarios(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNotRunCountedApart: the HTML report of a run stopped at its
+// first failure counts the scenarios it never started as not run, as the
+// summary's totals line does, not as interrupted (none was cut short):
+// in its title, its counts and its cards.
+func TestReportNotRunCountedApart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("fail", "pass", "pass")})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--fail-fast", "--html", "run.html")
+	if res.code != exitFailed || out.Summary.NotRun != 2 || !strings.Contains(res.stderr, "\n0 passed, 1 failed, 2 not run in ") {
+		t.Fatalf("exit %d, summary %+v; want 1 failed, 2 not run\n%s", res.code, out.Summary, res.stderr)
+	}
+	page := string(readFiles(t, dir, "run.html")["run.html"])
+	for _, want := range []string{
+		"<title>acprun report: 0 passed, 1 failed, 0 errored, 2 not run</title>",
+		`id="count-not-run" data-count="2"`,
+		`<section class="scenario not-run" id="s2" data-status="not-run"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "count-interrupted") || strings.Contains(page, `data-status="interrupted"`) {
+		t.Error("the page counts or shows scenarios never started as interrupted")
+	}
+}

@@ -141,16 +141,20 @@ type view struct {
 	Interrupted    bool
 	PolicyOverride string
 	Summary        report.Summary
-	Bars           []bar
-	ChartHeight    int
-	Matrix         *matrix
-	Scenarios      []scenarioView
-	Statuses       []string
-	Tags           []string
-	Agents         []string
-	Style          template.CSS
-	Script         template.JS
-	CSP            string
+	// Cut counts the results cut short (interrupted, but started) and
+	// NotRun those never started, apart, as the summary's totals line
+	// counts them (Summary.Interrupted counts both).
+	Cut, NotRun int
+	Bars        []bar
+	ChartHeight int
+	Matrix      *matrix
+	Scenarios   []scenarioView
+	Statuses    []string
+	Tags        []string
+	Agents      []string
+	Style       template.CSS
+	Script      template.JS
+	CSP         string
 }
 
 // bar is one stop reason of the chart.
@@ -217,6 +221,8 @@ func build(res report.Results, opts Options) view {
 		Interrupted:    res.Interrupted,
 		PolicyOverride: res.PolicyOverride,
 		Summary:        res.Summary,
+		Cut:            res.Summary.Interrupted - res.Summary.NotRun,
+		NotRun:         res.Summary.NotRun,
 		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInvalid), string(report.StatusInterrupted), string(report.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
@@ -233,8 +239,8 @@ func build(res report.Results, opts Options) view {
 	tags, agents := map[string]bool{}, map[string]bool{}
 	for i, r := range res.Scenarios {
 		sv := scenarioView{ID: fmt.Sprintf("s%d", i+1), Order: i, R: r, Status: cardStatus(r), Agent: agentLabel(r.Agent)}
-		if r.Retried && !slices.Contains(v.Statuses, statusRerun) {
-			v.Statuses = append(v.Statuses, statusRerun)
+		if (sv.Status == statusRerun || sv.Status == statusNotRun) && !slices.Contains(v.Statuses, sv.Status) {
+			v.Statuses = append(v.Statuses, sv.Status)
 		}
 		for _, t := range r.Tags {
 			tags[t] = true
@@ -284,14 +290,23 @@ func build(res report.Results, opts Options) view {
 	return v
 }
 
-// statusRerun is the card status of a try that ran again (cardStatus).
-const statusRerun = "rerun"
+// statusRerun is the card status of a try that ran again, and
+// statusNotRun that of a scenario that never started (cardStatus).
+const (
+	statusRerun  = "rerun"
+	statusNotRun = "not-run"
+)
 
-// cardStatus is the status r's card shows: its own, or rerun for a try
-// whose verdict the next try's replaced (Result.Verdict).
+// cardStatus is the status r's card shows: its own, rerun for a try whose
+// verdict the next try's replaced (Result.Verdict), or not-run for a
+// scenario that never started (interrupted, but not cut short), as the
+// summary counts them.
 func cardStatus(r report.Result) string {
-	if !r.Verdict() {
+	switch {
+	case !r.Verdict():
 		return statusRerun
+	case r.NotRun:
+		return statusNotRun
 	}
 	return string(r.Status)
 }
@@ -303,7 +318,7 @@ func rank(s string) int {
 	switch s {
 	case string(report.StatusPassed):
 		return 2
-	case string(report.StatusInterrupted), statusRerun:
+	case string(report.StatusInterrupted), statusNotRun, statusRerun:
 		return 1
 	}
 	return 0

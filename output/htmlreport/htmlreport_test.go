@@ -165,7 +165,7 @@ func TestSelfContained(t *testing.T) {
 // sectionIDs returns the scenario sections' names in page order.
 func sectionNames(page string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`<section class="scenario [a-z]+" id="s\d+" data-status="([a-z]+)"`).FindAllStringSubmatch(page, -1) {
+	for _, m := range regexp.MustCompile(`<section class="scenario [a-z-]+" id="s\d+" data-status="([a-z-]+)"`).FindAllStringSubmatch(page, -1) {
 		out = append(out, m[1])
 	}
 	return out
