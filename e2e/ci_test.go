@@ -444,3 +444,26 @@ func TestCIGitHubWorkspaceRelative(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nwant %d and:\n%s", res.code, res.stdout, exitFailed, want)
 	}
 }
+
+// TestCIStepSummaryNotRun: the step summary of a run stopped at its first
+// failure shows the scenarios it never started as not run, in its rows as
+// in its totals, not as interrupted (none was cut short).
+func TestCIStepSummaryNotRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("fail", "pass")})
+	summary := filepath.Join(dir, "summary.md")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="}, "run", "s.yaml", "-j", "1", "--fail-fast", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	md := string(readFiles(t, dir, "summary.md")["summary.md"])
+	for _, want := range []string{"**0 passed, 1 failed, 1 not run** of 2", "| ⏭️ not run | s2-pass | `s.yaml:8` | no turn ran |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the step summary lacks %s:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "interrupted") {
+		t.Errorf("the step summary says interrupted, though nothing was cut short:\n%s", md)
+	}
+}

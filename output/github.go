@@ -338,6 +338,8 @@ func Markdown(rep report.Report) string {
 		switch {
 		case r.Retried:
 			status = "🔁 rerun" // errored or invalid, then ran again
+		case r.NotRun:
+			status = "⏭️ not run" // never started: counted apart from those cut short
 		case r.Flaky:
 			status = "⚠️ flaky"
 		}
