@@ -117,8 +117,9 @@ turns:
 // TestLongStopReasonCutOnItsLine: an agent that answers session/prompt
 // with a stop reason of 100 KB has it cut on the FAIL line, as it ends
 // and in the summary, and in the totals, as an excerpt's line is (200
-// characters and "…"), where it was printed whole; the results keep it
-// whole.
+// characters and "…"), where it was printed whole, and so do the failure
+// that quotes it (in the results and under the FAIL line) and the verbose
+// turn line; the turn's stopReason keeps it whole.
 func TestLongStopReasonCutOnItsLine(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -127,7 +128,7 @@ func TestLongStopReasonCutOnItsLine(t *testing.T) {
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n    stopReason: " + long + "\n",
 		"s.yaml":          "name: long\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 	})
-	res, out := runResults(t, dir, "s.yaml")
+	res, out := runResults(t, dir, "s.yaml", "-v")
 	cut := strings.Repeat("x", 200) + "…"
 	var lines, totals int
 	for _, l := range strings.Split(res.stderr, "\n") {
@@ -148,6 +149,15 @@ func TestLongStopReasonCutOnItsLine(t *testing.T) {
 		t.Errorf("exit %d, %d FAIL lines and %d totals; want %d, 2 and 1:\n%.2000s", res.code, lines, totals, exitFailed, res.stderr)
 	}
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].StopReason != long {
-		t.Errorf("the results do not keep the whole stop reason")
+		t.Fatalf("the results do not keep the whole stop reason")
+	}
+	want := "s.yaml:4:9: stopReason " + cut + ", want end_turn"
+	if f := out.Scenarios[0].Turns[0].Failures; len(f) != 1 || f[0] != want {
+		t.Errorf("the turn's failures are %.500q, want [%q]", f, want)
+	}
+	for _, l := range strings.Split(res.stderr, "\n") {
+		if len(l) > 400 {
+			t.Errorf("a line of %d bytes quotes the stop reason whole: %.300q", len(l), l)
+		}
 	}
 }

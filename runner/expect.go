@@ -73,7 +73,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// The budget's or the divergence's failure says why the turn did
 		// not finish.
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
-		msg := fmt.Sprintf("%s: stopReason %s, want %s", cmp.Or(e.StopReasonPos, e.Pos), termtext.OneLine(t.StopReason), strings.Join(e.StopReasons, " or "))
+		msg := fmt.Sprintf("%s: stopReason %s, want %s", cmp.Or(e.StopReasonPos, e.Pos), stopText(t.StopReason), strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {
 			msg += " (cancelled by acprun after " + t.CancelCause + ")"
 		}
@@ -85,7 +85,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// A turn acprun had to cancel did not finish by itself, whatever
 		// the agent answered; only an explicit expect.stopReason allows it.
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
-			e.Pos, t.CancelCause, termtext.OneLine(t.StopReason), termtext.OneLine(t.StopReason)))
+			e.Pos, t.CancelCause, stopText(t.StopReason), stopText(t.StopReason)))
 	}
 	if len(e.CancelCauses) > 0 && !report.ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
 		got := "the turn was not cancelled"
@@ -97,6 +97,15 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 	return fails
 }
 
+// maxStopText is how many characters of a stop reason a message quotes:
+// the agent chose it, and may have sent 100 KB; the turn's stopReason
+// keeps it whole.
+const maxStopText = 200
+
+// stopText is stop, a stop reason the agent sent, as a message quotes it:
+// on one line, cut at maxStopText characters (marked "…").
+func stopText(stop string) string { return termtext.OneLine(termtext.Cut(stop, maxStopText)) }
+
 // stopGot says how t ended, for messages: "the agent answered cancelled",
 // or for an outcome acprun recorded in place of a stop reason the agent
 // did not give, the outcome and its error ("unresponsive: no answer to
@@ -104,7 +113,7 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 func stopGot(t *report.TurnResult) string {
 	switch {
 	case !report.IsOutcome(t.StopReason):
-		return "the agent answered " + termtext.OneLine(t.StopReason)
+		return "the agent answered " + stopText(t.StopReason)
 	case t.Error != "":
 		return t.StopReason + ": " + t.Error
 	}

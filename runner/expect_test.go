@@ -247,6 +247,28 @@ func TestCheckTurnTextPositions(t *testing.T) {
 // maxDenied points at its own value, not at the expect (the first key of
 // its mapping); an expectation the file does not give (the default
 // stopReason end_turn) fails at the expect.
+// TestCheckStopQuotesALongStopReasonCut: a failure quotes a stop reason
+// of 100 KB, which the agent chose, cut at 200 characters on one line;
+// the turn's stopReason keeps it whole.
+func TestCheckStopQuotesALongStopReasonCut(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100_000) + "\n"
+	cut := strings.Repeat("x", 200) + "…"
+	tr := &report.TurnResult{StopReason: long}
+	want := []string{`s.yaml:6:5: stopReason ` + cut + `, want end_turn`}
+	if diff := cmp.Diff(want, checkStop(scenario.Expect{Pos: at(6, 5), StopReasons: []string{"end_turn"}}, tr)); diff != "" {
+		t.Errorf("unwanted stop reason (-want +got):\n%.2000s", diff)
+	}
+	tr.CancelCause = report.CauseTurnTimeout
+	want = []string{`s.yaml:6:5: the turn did not finish by itself: acprun cancelled it after turnTimeout and the agent answered ` + cut + ` (list ` + cut + ` in expect.stopReason to allow that)`}
+	if diff := cmp.Diff(want, checkStop(scenario.Expect{Pos: at(6, 5)}, tr)); diff != "" {
+		t.Errorf("cancelled (-want +got):\n%.2000s", diff)
+	}
+	if tr.StopReason != long {
+		t.Error("the turn's stop reason was changed")
+	}
+}
+
 func TestCheckStopAndDeniedPositions(t *testing.T) {
 	t.Parallel()
 	tr := &report.TurnResult{StopReason: "end_turn", Text: "done", Permissions: []report.Permission{{Decision: "deny"}}}

@@ -243,7 +243,7 @@ func judgeVerdict(red *redact.Redactor, j *scenario.Judge, jr *report.JudgeResul
 		if jr.Error != "" {
 			why = append(why, jr.Error)
 		} else {
-			why = append(why, "it ended with stopReason "+jr.StopReason)
+			why = append(why, "it ended with stopReason "+stopText(jr.StopReason))
 		}
 		return fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; ")), jr.Error != "" || cancelCause != ""
 	case j.Pass != nil && j.Pass.MatchString(jr.Text):

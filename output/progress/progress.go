@@ -195,7 +195,7 @@ func (p *Printer) TurnFinished(j runner.Ref, t report.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
-	outcome := t.StopReason
+	outcome := termtext.Cut(t.StopReason, maxStopReason) // the agent chose it
 	if t.CancelCause != "" {
 		outcome += " after " + t.CancelCause
 	}
@@ -222,6 +222,10 @@ func (p *Printer) TurnFinished(j runner.Ref, t report.TurnResult) {
 		p.verbose(j, "turn %d: %squestion %q (%s): %s", t.Index, late(e.Late), firstLine(cmp.Or(e.Message, e.URL)), e.Mode, answer)
 	}
 }
+
+// maxStopReason is how many characters of a stop reason a verbose line
+// shows, as the summary's lines do.
+const maxStopReason = 200
 
 // late is "late " for what came after the turn's answer, else "".
 func late(l bool) string {

@@ -104,6 +104,20 @@ FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skip
 	}
 }
 
+// TestVerboseTurnLineCutsTheStopReason: the verbose line of a finished
+// turn shows a stop reason of 100 KB, which the agent chose, cut at 200
+// characters, as the summary's lines do.
+func TestVerboseTurnLineCutsTheStopReason(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := progress.NewPrinter(&buf, 1, progress.Options{Verbose: true})
+	p.TurnFinished(runner.Ref{Name: "s"}, report.TurnResult{Index: 1, StopReason: strings.Repeat("x", 100_000), DurationMs: 1000})
+	p.Finish()
+	if got, want := buf.String(), "[s] turn 1: "+strings.Repeat("x", 200)+"… (1s)\n"; got != want {
+		t.Errorf("line = %.300q; want %q", got, want)
+	}
+}
+
 // TestProgressErrorLine checks the plain line of a scenario that could not
 // run to its end.
 func TestProgressErrorLine(t *testing.T) {
