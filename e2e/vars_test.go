@@ -410,3 +410,22 @@ func TestVarsTemplateInNameWarned(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 0 and a first line:\n%s", res.code, res.stderr, want)
 	}
 }
+
+// TestRunOfTheNameBeforeTheValues: --run '^port$', the name of a scenario
+// with vars as written in its file, matches none of its names, which go on
+// with their values; the error gives a pattern that selects them all (exit
+// 5, nothing run), not the one that matched none, and that pattern does.
+func TestRunOfTheNameBeforeTheValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: port\nvars: {lang: [go, rust]}\nagent: {command: [sh, -c, 'touch ran']}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	res := acprun(t, dir, "run", "s.yaml", "--run", "^port$")
+	want := `acprun: no scenarios selected: --run '^port$' matched none of 2 scenarios; port has vars, and its names go on with their values (port[lang=go], …): to select every one write --run '^port\['`
+	if first, _, _ := strings.Cut(res.stderr, " (--allow-empty"); res.code != exitEmpty || first != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitEmpty, want)
+	}
+	res = acprun(t, dir, "list", "s.yaml", "--run", `^port\[`)
+	if res.code != 0 || !strings.Contains(res.stdout, "port[lang=go]") || !strings.Contains(res.stdout, "port[lang=rust]") {
+		t.Errorf("the pattern the error gives: exit %d, stdout:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -305,13 +305,19 @@ func quoteArg(s string) string { return approve.QuoteWord(s) }
 // literalRun says, of a --run pattern that is no regular expression or
 // matched none, how to select a scenario whose name holds the pattern as
 // written (^ and $ aside): a parametrised name copied from acprun list,
-// port[lang=go], whose [ ] make a class that matches none of it. "" when
-// no name holds it.
+// port[lang=go], whose [ ] make a class that matches none of it, or the
+// name of a scenario with vars before its values (^port$), which each of
+// its names goes on from. It offers only a pattern that matches the name
+// it is about; "" when no name holds it.
 func literalRun(run string, scs []*Scenario) string {
 	lit := strings.TrimSuffix(strings.TrimPrefix(run, "^"), "$")
 	for _, sc := range scs {
 		if lit == "" || !strings.Contains(sc.Name, lit) {
 			continue
+		}
+		if sc.Vars != nil && sc.Name == lit+"["+(valueSet{vars: sc.Vars}).key()+"]" {
+			return fmt.Sprintf("; %s has vars, and its names go on with their values (%s, …): to select every one write --run %s",
+				lit, sc.Name, quoteArg("^"+regexp.QuoteMeta(lit)+`\[`))
 		}
 		want := regexp.QuoteMeta(lit)
 		if strings.HasPrefix(run, "^") || sc.Name == lit {
@@ -319,6 +325,9 @@ func literalRun(run string, scs []*Scenario) string {
 		}
 		if strings.HasSuffix(run, "$") || sc.Name == lit {
 			want += "$"
+		}
+		if !regexp.MustCompile(want).MatchString(sc.Name) {
+			continue // the anchors do not fit this name
 		}
 		return fmt.Sprintf("; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select %s write --run %s", sc.Name, quoteArg(want))
 	}

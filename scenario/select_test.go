@@ -105,6 +105,23 @@ func TestSelect(t *testing.T) {
 			sel: scenario.Selection{Run: "^port[lang"},
 			err: "--run: error parsing regexp: missing closing ]: `[lang`; --run takes a regular expression (RE2), in which [ ] . ( ) and the like are special: to select port[lang=go] write --run '^port\\[lang'",
 		},
+		// The name of a scenario with vars, anchored: each of its names
+		// goes on with its values, so the hint names a pattern that
+		// selects them, not the one that matched none.
+		{
+			name: "run of the name before the values", scs: []*scenario.Scenario{
+				{Name: "c[v=1]", Vars: []scenario.Var{{Name: "v", Value: "1"}}}, {Name: "c[v=2]", Vars: []scenario.Var{{Name: "v", Value: "2"}}}, {Name: "cat"},
+			},
+			sel: scenario.Selection{Run: "^c$"}, none: true,
+			err: `no scenarios selected: --run '^c$' matched none of 3 scenarios; c has vars, and its names go on with their values (c[v=1], …): to select every one write --run '^c\['`,
+		},
+		// A literal that only a longer name holds: no pattern is offered
+		// that would match none again.
+		{
+			name: "run of a part of a name, anchored", scs: []*scenario.Scenario{{Name: "ab.c"}},
+			sel: scenario.Selection{Run: "^b.c$"}, none: true,
+			err: "no scenarios selected: --run '^b.c$' matched none of 1 scenario (--allow-empty",
+		},
 		{
 			name: "tags matched none of the run's", sel: scenario.Selection{Run: "a|b", Tags: []string{"x y", "z"}}, none: true,
 			err: "no scenarios selected: --tag 'x y' --tag z matched none of the 4 scenarios selected by --run 'a|b'",
