@@ -494,13 +494,14 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return usageError(g, scs, err)
 	}
 	if rerun != nil && len(scs) > 0 {
+		selected := scs
 		if scs = rerun.Filter(scs); len(scs) == 0 {
 			// Nothing is run nor written: -o may well be the file read.
 			if c.AllowEmpty {
-				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.Nothing())
+				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.Nothing(selected))
 				return nil
 			}
-			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.Nothing())}
+			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.Nothing(selected))}
 		}
 	}
 	if rerun != nil && outfile.Replaces(g.Stdout, c.JSON, outfile.Input{Path: c.RerunFailed}) {

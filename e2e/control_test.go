@@ -515,3 +515,31 @@ func TestControlDryRun(t *testing.T) {
 		t.Errorf("the plan does not show the retries:\n%s", res.stdout)
 	}
 }
+
+// TestRerunFailedOfAMatrixWithoutAgent: a run of an --agent matrix, rerun
+// with --rerun-failed but without --agent, selects none of what failed,
+// which ran on the config's agents; the error names them and the flag that
+// selects them again (exit 5, nothing run), and that flag does.
+func TestRerunFailedOfAMatrixWithoutAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml":   "turns:\n  - steps: [{text: pass}]\n",
+		"fail.mock.yaml": "turns:\n  - steps: [{text: nope}]\n",
+		"acprun.yaml":    "agents:\n  good: {command: [acprun, mock-agent, ok.mock.yaml]}\n  bad: {command: [acprun, mock-agent, fail.mock.yaml]}\n",
+		"s.yaml":         "name: one\nagent: {name: mock, args: [ok.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: pass}}}]\n",
+	})
+	if res, out := runResults(t, dir, "s.yaml", "--agent", "good,bad"); res.code != exitFailed || len(out.Scenarios) != 2 {
+		t.Fatalf("first run: exit %d, %v", res.code, verdicts(out))
+	}
+	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "again.json")
+	want := "acprun: nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in out.json is not selected; " +
+		"it ran there on agent bad, which this run does not give it: run with --agent bad (--allow-empty accepts that, with exit 0)\n"
+	if res.code != exitEmpty || res.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitEmpty, want)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "--agent", "bad", "-o", "again.json")
+	if res.code != exitFailed || !strings.Contains(res.stderr, "FAIL one [bad]") {
+		t.Errorf("with the flag it gives: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}

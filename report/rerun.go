@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/acprun/acprun/scenario"
 )
@@ -236,15 +237,63 @@ func Keep(rep Report, kept []Result) Report {
 	return rep
 }
 
-// Nothing says why there is nothing to rerun, when Filter returns none.
-func (s *Rerun) Nothing() string {
-	if len(s.failed) == 0 {
+// Nothing says why there is nothing to rerun, when Filter returns none of
+// scs, the scenarios selected: when some that did not pass are among them
+// but on another agent (a run with --agent, rerun without it), it names
+// the agents they ran on and the flags that select them again.
+func (s *Rerun) Nothing(scs []*scenario.Scenario) string {
+	var msg string
+	switch len(s.failed) {
+	case 0:
 		return fmt.Sprintf("nothing to rerun: no scenario failed, errored, was invalid or was interrupted in %s", s.file)
+	case 1:
+		msg = fmt.Sprintf("nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in %s is not selected", s.file)
+	default:
+		msg = fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored, were invalid or were interrupted in %s is selected", len(s.failed), s.file)
 	}
+	return msg + s.otherAgents(scs)
+}
+
+// otherAgents is the part of Nothing about agents: "; they ran there on
+// agent bad, which this run does not give them: run with --agent bad"
+// when scenarios of scs did not pass on other agents; "" when none did.
+func (s *Rerun) otherAgents(scs []*scenario.Scenario) string {
+	selected := map[rerunKey]bool{}
+	for _, sc := range scs {
+		selected[rerunKey{samePath(sc.File), sc.Name, ""}] = true
+	}
+	var named []string
+	own := false
+	for k := range s.failed {
+		switch {
+		case !selected[rerunKey{k.file, k.name, ""}]:
+		case k.agent == "":
+			own = true
+		case !slices.Contains(named, k.agent):
+			named = append(named, k.agent)
+		}
+	}
+	if len(named) == 0 && !own {
+		return ""
+	}
+	slices.Sort(named)
+	they, them := "they", "them"
 	if len(s.failed) == 1 {
-		return fmt.Sprintf("nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in %s is not selected", s.file)
+		they, them = "it", "it"
 	}
-	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored, were invalid or were interrupted in %s is selected", len(s.failed), s.file)
+	var on, fix []string
+	if len(named) > 0 {
+		on = append(on, "agent "+strings.Join(named, ", "))
+		fix = append(fix, "run with --agent "+strings.Join(named, ","))
+	}
+	if own {
+		on = append(on, "its own agent")
+		if they == "they" {
+			on[len(on)-1] = "their own agents"
+		}
+		fix = append(fix, "run without --agent")
+	}
+	return fmt.Sprintf("; %s ran there on %s, which this run does not give %s: %s", they, strings.Join(on, " and "), them, strings.Join(fix, ", and "))
 }
 
 // withDir is r with its Dir, or dir when it has none.

@@ -59,6 +59,69 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 	}
 }
 
+// TestRerunNothingNamesTheAgents checks what --rerun-failed says when it
+// selects none of the scenarios that did not pass because they ran on
+// other agents (a run with --agent, rerun without it): the agents they
+// ran on, and the flags that select them again.
+func TestRerunNothingNamesTheAgents(t *testing.T) {
+	t.Chdir(t.TempDir())
+	res := func(name, agent string, status report.Status) report.Result {
+		return report.Result{Name: name, File: "s.yaml", Line: lineOf(name), Agent: report.AgentInfo{Name: agent}, Status: status}
+	}
+	write := func(rs ...report.Result) *report.Rerun {
+		t.Helper()
+		f, err := os.Create("prev.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := report.Write(f, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: rs}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		set, err := report.ReadRerun("prev.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	sc := func(name, agent string) *scenario.Scenario {
+		return &scenario.Scenario{Name: name, File: "s.yaml", Agent: scenario.Agent{Name: agent}}
+	}
+	for _, tt := range []struct {
+		name string
+		set  *report.Rerun
+		scs  []*scenario.Scenario
+		want string
+	}{
+		{
+			name: "a matrix rerun without --agent",
+			set:  write(res("one", "good", report.StatusPassed), res("one", "bad", report.StatusFailed), res("two", "bad", report.StatusFailed), res("two", "worse", report.StatusError)),
+			scs:  []*scenario.Scenario{sc("one", "mock"), sc("two", "mock")},
+			want: "nothing to rerun: none of the 3 scenarios that failed, errored, were invalid or were interrupted in prev.json is selected; " +
+				"they ran there on agent bad, worse, which this run does not give them: run with --agent bad,worse",
+		},
+		{
+			name: "their own agent, rerun with --agent",
+			set:  write(res("one", "", report.StatusFailed)),
+			scs:  []*scenario.Scenario{sc("one", "claude")},
+			want: "nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in prev.json is not selected; " +
+				"it ran there on its own agent, which this run does not give it: run without --agent",
+		},
+		{
+			name: "left out by the selection",
+			set:  write(res("one", "bad", report.StatusFailed)),
+			scs:  []*scenario.Scenario{sc("two", "bad")},
+			want: "nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in prev.json is not selected",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.set.Nothing(tt.scs); got != tt.want {
+				t.Errorf("Nothing:\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRerunResolvesFilesAgainstTheRunsDir checks that --rerun-failed
 // finds a failed scenario whatever directory the earlier run ran in: its
 // results record that directory (dir), and a relative file there is
