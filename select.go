@@ -110,6 +110,11 @@ func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string,
 	case err != nil:
 		return nil, exitError{code: exitUsage, err: err}
 	}
+	if msg := scenario.UnloadedConfig(scs, lopts.Config); msg != "" && s.Config == "" {
+		// Its defaults (permissions, timeouts) would otherwise be ignored
+		// without a word; --config says which config is meant.
+		fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
+	}
 	return scs, nil
 }
 

@@ -448,3 +448,31 @@ func TestConfigTurnTimeoutWarned(t *testing.T) {
 		t.Errorf("acprun run --turn-timeout 5m: exit %d, want the warning at %s:\n%s", res.code, at, res.stderr)
 	}
 }
+
+// TestConfigBesideTheScenariosNotLoaded: an acprun.yaml beside the
+// scenarios run from another directory is not the run's config; its
+// defaults (here a deny rule) do not apply, and the run says so with a
+// warning that names the file and how to load it, rather than ignore it
+// without a word. With --config, or run from its directory, it is loaded,
+// and nothing is said.
+func TestConfigBesideTheScenariosNotLoaded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"suite/ok.mock.yaml": "turns:\n  - steps: [{text: pass}]\n",
+		"suite/acprun.yaml":  "defaults:\n  permissions: {deny: [{kind: execute}]}\n",
+		"suite/s.yaml":       "name: a\nagent: {name: mock, args: [ok.mock.yaml]}\nturns: [{prompt: hi}]\n",
+	})
+	want := "acprun: warning: suite/acprun.yaml was not loaded: acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config suite/acprun.yaml\n"
+	for _, args := range [][]string{{"run", "suite", "-o", "out.json"}, {"list", "suite"}} {
+		if res := acprun(t, dir, args...); !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant it to hold:\n%s", args, res.code, res.stderr, want)
+		}
+	}
+	if res := acprun(t, dir, "run", "suite", "--config", "suite/acprun.yaml", "-o", "out.json"); res.code != 0 || strings.Contains(res.stderr, "was not loaded") {
+		t.Errorf("--config: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if res := acprun(t, filepath.Join(dir, "suite"), "run", ".", "-o", "out.json"); res.code != 0 || strings.Contains(res.stderr, "was not loaded") {
+		t.Errorf("from its directory: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}

@@ -959,6 +959,51 @@ func TestUnknownAgentUnloadedConfig(t *testing.T) {
 	}
 }
 
+// TestUnloadedConfig: a run that loads scenarios beside an acprun.yaml
+// that is not its config is told so, whose scenarios it is about and how
+// to load it; not when the config loaded is that file, or there is none.
+func TestUnloadedConfig(t *testing.T) {
+	root := t.TempDir()
+	sc := "name: s\nagent: {command: [x]}\npermissions: {}\nturns: [{prompt: hi}]\n"
+	for name, content := range map[string]string{
+		"suite/acprun.yaml": "defaults: {turnTimeout: 3s}\n",
+		"suite/sub/s.yaml":  sc,
+		"other/s.yaml":      strings.Replace(sc, "name: s", "name: t", 1),
+	} {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	cfg, err := scenario.LoadConfig("suite/acprun.yaml", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		paths []string
+		cfg   *scenario.Config
+		want  string
+	}{
+		{[]string{"other/s.yaml", "suite/sub/s.yaml"}, nil, "suite/acprun.yaml was not loaded: " +
+			"acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config suite/acprun.yaml"},
+		{[]string{"suite/sub/s.yaml"}, cfg, ""},
+		{[]string{"other/s.yaml"}, nil, ""},
+	}
+	for _, tt := range tests {
+		scs, _, err := scenario.Load(tt.paths, scenario.LoadOptions{LookupEnv: opts.LookupEnv, Config: tt.cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scenario.UnloadedConfig(scs, tt.cfg); got != tt.want {
+			t.Errorf("UnloadedConfig(%s) with config %v:\n%s\nwant\n%s", tt.paths, tt.cfg != nil, got, tt.want)
+		}
+	}
+}
+
 // TestAgentWordPos: each word of an agent's command is at its own item of
 // command or args; a string command's words are at the string; the words
 // of a built-in agent are at the agent.

@@ -299,6 +299,16 @@ func scenariosConfigHint(scs []*Scenario, cfg *Config) string {
 	return ""
 }
 
+// UnloadedConfig says that a config file near the scenarios scs was not
+// loaded as cfg, and how to load it: the first acprun.yaml (or acprun.yml)
+// found beside a scenario file or above it up to the working directory,
+// whose defaults and agents a run of scs without it does not apply
+// ("suite/acprun.yaml was not loaded: …; pass --config
+// suite/acprun.yaml"). "" when there is none, or it is cfg's own file.
+func UnloadedConfig(scs []*Scenario, cfg *Config) string {
+	return strings.TrimPrefix(scenariosConfigHint(scs, cfg), "; ")
+}
+
 // quoteArg quotes a flag value for a message as a shell would need it.
 func quoteArg(s string) string { return approve.QuoteWord(s) }
 
