@@ -476,3 +476,26 @@ func TestConfigBesideTheScenariosNotLoaded(t *testing.T) {
 		t.Errorf("from its directory: exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestScenarioWithoutAgentSaysHowToGiveOne: a scenario without an agent
+// key, run with --agent (which replaces its agent, and does not give it
+// one), is an error at the scenario that says how to give it one: its own
+// agent key, or the config's defaults.agent.
+func TestScenarioWithoutAgentSaysHowToGiveOne(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml": "turns:\n  - steps: [{text: pass}]\n",
+		"acprun.yaml":  "agents:\n  m: {command: [acprun, mock-agent, ok.mock.yaml]}\n",
+		"s.yaml":       "name: a\npermissions: {}\nturns: [{prompt: hi}]\n",
+	})
+	want := `s.yaml:1:1: missing required key "agent": name the agent that runs it (agent: claude, or agent: {command: [...]}), ` +
+		"or give every scenario one with defaults.agent in the config file (acprun.yaml, or --config FILE)\n"
+	if res := acprun(t, dir, "run", "s.yaml", "--agent", "m", "-o", "out.json"); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and it to start with:\n%s", res.code, res.stderr, exitUsage, want)
+	}
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  m: {command: [acprun, mock-agent, ok.mock.yaml]}\ndefaults:\n  agent: {name: m}\n"})
+	if res := acprun(t, dir, "run", "s.yaml", "--agent", "m", "-o", "out.json"); res.code != 0 {
+		t.Errorf("with defaults.agent: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}

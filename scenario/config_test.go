@@ -499,7 +499,7 @@ func TestNamedAgentErrors(t *testing.T) {
 			name: "agent is required without a config default",
 			cfg:  cfg,
 			src:  "name: x\nturns: [{prompt: hi}]\n",
-			want: []string{`bad.yaml:1:1: missing required key "agent"`},
+			want: []string{`bad.yaml:1:1: missing required key "agent": name the agent that runs it (agent: claude, or agent: {command: [...]}), or give every scenario one with defaults.agent in the config file (acprun.yaml, or --config FILE)`},
 		},
 	}
 	for _, tt := range tests {

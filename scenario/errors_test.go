@@ -260,7 +260,7 @@ turns:
 `,
 			want: []string{
 				`bad.yaml:1:1: missing required key "name"`,
-				`bad.yaml:1:1: missing required key "agent"`,
+				`bad.yaml:1:1: missing required key "agent": name the agent that runs it (agent: claude, or agent: {command: [...]}), or give every scenario one with defaults.agent in the config file (acprun.yaml, or --config FILE)`,
 				`bad.yaml:1:1: missing required key "turns"`,
 			},
 		},

@@ -100,6 +100,10 @@ func tooLarge(size int64) string {
 	return fmt.Sprintf("the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(size)/(1<<20), MaxFileBytes>>20)
 }
 
+// agentWanted says how to give a scenario without an agent key one: run
+// --agent replaces the agent of a scenario, which still needs its own.
+const agentWanted = "name the agent that runs it (agent: claude, or agent: {command: [...]}), or give every scenario one with defaults.agent in the config file (acprun.yaml, or --config FILE)"
+
 // parseFile decodes every YAML document of the file and returns its
 // scenarios. Empty documents are skipped. A syntax error ends the file, but
 // the documents before it are still checked.
@@ -233,7 +237,11 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 		s.Agent = p.defaultAgent(defaultAgent)
 		p.require(m, "name", "turns")
 	} else {
-		p.require(m, "name", "agent", "turns")
+		p.require(m, "name")
+		if _, ok := m.has["agent"]; !ok && !m.suggested["agent"] {
+			p.Errorf(m.n, "missing required key %q: %s", "agent", agentWanted)
+		}
+		p.require(m, "turns")
 	}
 	if s.Agent.Cwd == "" || s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir {
 		s.Agent.Cwd, s.Agent.CwdPos = s.defaultCwd(), Pos{} // no cwd key gave one
