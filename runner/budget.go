@@ -195,3 +195,52 @@ func (s *session) budgetFailure(t *turnState, rec *report.TurnResult, sp *gatewa
 	// requests since it began, the scenario's since the attempt did.
 	return cmp.Or(costPassed(b.turn, "the turn's", *sp, gwStart), costPassed(b.scenario, "the scenario's", *sp, gateway.Spent{}))
 }
+
+// unheldBudgets are the warnings of the budgets that held nothing in the
+// attempt, each at the first budget of its kind: a maxCost when no cost
+// of it is known (the agent reported none, and no gateway priced its
+// requests), a maxTotalTokens when no turn's tokens are (neither the
+// agent's usage nor a gateway's). None when no turn was answered.
+func (r *scenarioRun) unheldBudgets() []string {
+	answered, tokens := false, false
+	for _, t := range r.res.Turns {
+		if t.StopReason == "" || report.IsOutcome(t.StopReason) {
+			continue
+		}
+		answered = true
+		if _, ok := turnTokens(t.Usage); ok {
+			tokens = true
+		}
+	}
+	if !answered {
+		return nil
+	}
+	var ws []string
+	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxCostPos, b.MaxCost != nil }); ok && !r.sessionSpent().ok {
+		ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; "+
+			"a gateway (gateway: meter, with the config file's prices) counts what its model requests cost", pos))
+	}
+	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxTokensPos, b.MaxTotalTokens != nil }); ok && !tokens {
+		ws = append(ws, fmt.Sprintf("%s: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; "+
+			"a gateway (gateway: meter) counts the tokens of its model requests", pos))
+	}
+	return ws
+}
+
+// firstBudget is where the first budget of sc that has is written, the
+// scenario's before its turns'; false when none has.
+func firstBudget(sc *scenario.Scenario, has func(*scenario.UsageExpect) (scenario.Pos, bool)) (scenario.Pos, bool) {
+	budgets := []*scenario.UsageExpect{sc.Budget}
+	for _, t := range sc.Turns {
+		budgets = append(budgets, t.Budget)
+	}
+	for _, b := range budgets {
+		if b == nil {
+			continue
+		}
+		if pos, ok := has(b); ok {
+			return cmp.Or(pos, b.Pos), true
+		}
+	}
+	return scenario.Pos{}, false
+}

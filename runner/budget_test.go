@@ -116,6 +116,54 @@ turns:
 	})
 }
 
+// TestBudgetTheAgentNeverReported: a budget whose measure the agent never
+// reported (no cost, no tokens) and no gateway counted held nothing; the
+// scenario passes as before, with a warning at each such budget that says
+// so and how to have it held. A budget the agent reported against gets
+// none.
+func TestBudgetTheAgentNeverReported(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, "turns:\n  - steps: [{text: hi}]\n    usage: {inputTokens: 10, outputTokens: 10}\n", `name: unheld
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+budget: {maxTotalTokens: 100}
+turns:
+  - prompt: one
+    budget: {maxCost: 0.2}
+`)
+		want := []string{"s.yaml:7:23: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; " +
+			"a gateway (gateway: meter, with the config file's prices) counts what its model requests cost"}
+		var got []string
+		for _, w := range res.Warnings {
+			if strings.Contains(w, "budget") {
+				got = append(got, strings.ReplaceAll(w, filepath.Dir(res.File)+"/", ""))
+			}
+		}
+		if diff := gocmp.Diff(want, got); diff != "" || res.Status != report.StatusPassed {
+			t.Errorf("status %s, budget warnings (-want +got):\n%s", res.Status, diff)
+		}
+		res = playInBubble(t, "turns:\n  - steps: [{usage_update: {used: 1, size: 9, cost: {amount: 0.1, currency: USD}}}]\n", `name: tokens
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+budget: {maxCost: 1, maxTotalTokens: 100}
+turns:
+  - prompt: one
+`)
+		want = []string{"s.yaml:4:38: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; " +
+			"a gateway (gateway: meter) counts the tokens of its model requests"}
+		got = nil
+		for _, w := range res.Warnings {
+			if strings.Contains(w, "budget") {
+				got = append(got, strings.ReplaceAll(w, filepath.Dir(res.File)+"/", ""))
+			}
+		}
+		if diff := gocmp.Diff(want, got); diff != "" || res.Status != report.StatusPassed {
+			t.Errorf("tokens: status %s, budget warnings (-want +got):\n%s", res.Status, diff)
+		}
+	})
+}
+
 // costlyUpdate is a usage_update of session s that reports a cost of 3 USD.
 func costlyUpdate(s string) acp.SessionNotification {
 	return acp.SessionNotification{SessionID: s, Update: acp.SessionUpdate{Kind: acp.UpdateUsageUpdate,

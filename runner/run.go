@@ -1347,6 +1347,7 @@ func (r *scenarioRun) evaluate() {
 		}
 	}
 	res.Failures = append(res.Failures, r.workFails...)
+	res.Warnings = append(res.Warnings, r.unheldBudgets()...)
 	if res.Status == "" {
 		if len(res.Failures) > 0 {
 			res.Status = report.StatusFailed
