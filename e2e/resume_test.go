@@ -913,3 +913,29 @@ func TestResumeLockOrderWhateverTheSpelling(t *testing.T) {
 		t.Fatalf("second run: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestResumeOneShotAfterOneThatDidNot: a one-shot run with --resume after
+// one without it (which records no session) starts a new session, and
+// says so in a warning rather than seem to continue the conversation; the
+// next one continues it, without the warning.
+func TestResumeOneShotAfterOneThatDidNot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {loadSession: true}\nturns:\n  - steps: [{text: hi}]\n",
+		"acprun.yaml":     "agents:\n  m: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
+	})
+	if res := acprun(t, dir, "run", "--agent", "m", "--prompt", "one", "-o", "out.json"); res.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", res.code, res.stderr)
+	}
+	want := `session: no session is recorded for "prompt @ m" in ` + filepath.Join(dir, ".acprun", "state.json") +
+		" yet; started a new session, recorded for the next run to continue"
+	res, out := runResults(t, dir, "--agent", "m", "--prompt", "two", "--resume")
+	if res.code != 0 || !strings.Contains(res.stderr, want) || out.Scenarios[0].Session.Resumed {
+		t.Errorf("--resume after a run without it: exit %d, session %+v, stderr:\n%s\nwant 0 and:\n%s", res.code, out.Scenarios[0].Session, res.stderr, want)
+	}
+	res, out = runResults(t, dir, "--agent", "m", "--prompt", "three", "--resume")
+	if res.code != 0 || strings.Contains(res.stderr, "no session is recorded") || !out.Scenarios[0].Session.Resumed {
+		t.Errorf("--resume again: exit %d, session %+v, stderr:\n%s", res.code, out.Scenarios[0].Session, res.stderr)
+	}
+}

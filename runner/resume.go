@@ -286,6 +286,10 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 	r.state, r.releaseHold = f, release
 	e, ok := f.Get(key)
 	if !ok {
+		// A first run, or the runs before did not continue theirs (a
+		// one-shot run without --resume records none): said, lest a run
+		// seem to have continued a conversation it did not.
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: no session is recorded for %q in %s yet; started a new session, recorded for the next run to continue", key, path))
 		return nil, nil
 	}
 	r.res.Session.Recorded = e.SessionID

@@ -416,3 +416,54 @@ turns: [{prompt: hi}]
 		t.Errorf("warnings %q, want %q", r.Warnings, want[0])
 	}
 }
+
+// TestNothingRecordedSaysSo: a scenario that continues its session, with
+// none recorded for it yet (a first run, or the runs before did not
+// continue theirs), starts a new one and says so in a warning, which names
+// the key and the state file; the next run continues it, without one.
+func TestNothingRecordedSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {loadSession: true}\n",
+		"s.yaml":          "name: nightly\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {}\nsession: {resume: true}\nturns: [{prompt: hi}]\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() report.Result {
+		t.Helper()
+		opts := Options{Self: agentBin(t)}
+		states, err := OpenStates(t.Context(), opts, scs, sessionstate.Wait, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			for _, f := range states {
+				f.Close()
+			}
+		}()
+		opts.States = states
+		rep, err := Run(t.Context(), opts, scs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Scenarios[0]
+	}
+	state := filepath.Join(dir, ".acprun", "state.json")
+	want := fmt.Sprintf(`session: no session is recorded for "nightly @ acprun mock-agent agent.mock.yaml" in %s yet; started a new session, recorded for the next run to continue`, state)
+	first := run()
+	if first.Status != report.StatusPassed || first.Session == nil || first.Session.Resumed || !slices.Contains(first.Warnings, want) {
+		t.Errorf("first run: status %s, session %+v, warnings %q; want a new session and %q", first.Status, first.Session, first.Warnings, want)
+	}
+	second := run()
+	if second.Session == nil || !second.Session.Resumed || slices.ContainsFunc(second.Warnings, func(w string) bool { return strings.HasPrefix(w, "session:") }) {
+		t.Errorf("second run: session %+v, warnings %q; want it continued, without a warning", second.Session, second.Warnings)
+	}
+}
