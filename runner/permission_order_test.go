@@ -2,10 +2,12 @@ package runner
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,5 +160,65 @@ func TestPermToldInOrder(t *testing.T) {
 	tell(seqs[3])
 	if want := []string{"t0", "t1", "t2", "t3"}; !slices.Equal(told, want) {
 		t.Fatalf("told %q, want %q", told, want)
+	}
+}
+
+// TestPermissionAnswersWrittenInOrder: permission requests the agent sends
+// without waiting for the answers get their answers in the order they
+// came, every run, when the answers wait (the answer delay, or a cancel
+// that answers every pending one at once) and so are made by goroutines
+// that wake together.
+func TestPermissionAnswersWrittenInOrder(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	for _, cancel := range []bool{false, true} {
+		t.Run(fmt.Sprint("cancel=", cancel), func(t *testing.T) {
+			delay := time.Millisecond
+			if cancel {
+				delay = time.Hour // only the cancel answers them
+			}
+			s := &session{sessionID: "s1", act: newActivity(), delay: delay,
+				policy: &approve.Policy{Default: approve.Allow},
+				obs:    (&observer{o: &permissionLog{}}).forJob(Ref{Name: "written"}, redact.New())}
+			tr := s.startTurn(1, "go", nil, false)
+			ours, theirs := net.Pipe()
+			conn := acp.NewConn(ours, ours, s, nil)
+			defer conn.Close()
+			defer theirs.Close()
+			go func() {
+				for i := range n {
+					req := permissionAsk(i)
+					fmt.Fprintf(theirs, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`+"\n", req.ID, req.Method, req.Params)
+				}
+				if cancel {
+					// Every request has been read (the pipe's writes
+					// return once it has); once handled, each waits.
+					if err := conn.WaitHandled(context.Background()); err != nil {
+						t.Error(err)
+					}
+					s.mu.Lock()
+					tr.markCancelled()
+					s.mu.Unlock()
+					s.sentCancel(tr, false)
+				}
+			}()
+			sc := bufio.NewScanner(theirs)
+			var ids []string
+			for range n {
+				if !sc.Scan() {
+					t.Fatal(sc.Err())
+				}
+				var m struct{ ID json.RawMessage }
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, string(m.ID))
+			}
+			for i, id := range ids {
+				if id != fmt.Sprint(i) {
+					t.Fatalf("answers written for ids %s; want 0 to %d in order", strings.Join(ids, " "), n-1)
+				}
+			}
+		})
 	}
 }

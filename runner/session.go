@@ -109,6 +109,11 @@ type setupState struct {
 type requestLog struct {
 	permissions []*slot[report.Permission]
 	requests    []*slot[report.ClientRequest]
+	// permTail is closed once the answer to the last of permissions is
+	// out (see permission); nil before the first. Each turn has its own
+	// line of answers: one cancelled or ended is not held by a request of
+	// the setup's, whose answer delay nothing cuts short.
+	permTail <-chan struct{}
 }
 
 // arrival is a request from the agent as it arrived: where it is recorded
@@ -125,6 +130,12 @@ type arrival struct {
 	seq     int                           // a permission request's place among the answers told (permTold)
 	prev    <-chan struct{}               // a client request's place in the line (see lineLocked): closed when the one before is done
 	done    chan struct{}                 // closed when it is done
+	// permPrev is closed once the answer to the permission request before
+	// this one (of its turn, or of the setup) is out, permOut once this
+	// one's is: the answers are written in the order of their requests
+	// (see permission).
+	permPrev <-chan struct{}
+	permOut  chan struct{}
 	// call is the tool call a permission request asks about, as known
 	// when the request arrived (see askedCall): what the policy is asked.
 	call acp.ToolCall
@@ -342,6 +353,11 @@ func (s *session) arriveLocked(req *acp.Request) *arrival {
 			a.call, a.ask = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 			a.seq = s.told.take()
+			a.permOut = make(chan struct{})
+			a.permPrev, log.permTail = log.permTail, a.permOut
+			if a.permPrev == nil {
+				a.permPrev = closedChan
+			}
 		}
 	} else {
 		a.request = &slot[report.ClientRequest]{}
@@ -962,9 +978,10 @@ func isClosed(ch <-chan struct{}) bool {
 // the first turn and in a running turn alike. Only a cancelled turn (or the
 // end of the connection) answers it cancelled. It decides in the request's
 // place in the stream, and goes on with acp.Async only when the answer
-// waits: for the answer delay, or for session/cancel to be written. The
-// answer is recorded, counted and told to the Observer once it has been
-// written (see answerWritten).
+// waits: for the answer delay, for session/cancel to be written, or for
+// the answer to the permission request of its turn before it to be
+// written. The answer is recorded, counted and told to the Observer once
+// it has been written (see answerWritten).
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
 	seq := a.seq
 	d := s.policy.Decide(s.policyRequest(a))
@@ -978,8 +995,22 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		waitFor(ctx, a.turn.cancelSent)
 	}
 	resp, rec := permissionAnswer(a, d, cancelled)
-	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err, seq) }) {
+	if a.permPrev != nil && !isClosed(a.permPrev) {
+		// Answers that waited (a delay, a cancel) are made by goroutines
+		// of their own, which the same moment can wake in any order: each
+		// waits for the one before, so that the agent reads them in the
+		// order it asked, every run.
+		acp.Async(ctx)
+		waitFor(ctx, a.permPrev)
+	}
+	out := func() { // once: AfterAnswer calls its func once
+		if a.permOut != nil {
+			close(a.permOut)
+		}
+	}
+	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err, seq); out() }) {
 		s.answerWritten(a, rec, nil, seq) // no Conn's handler (a test's call): taken as written
+		out()
 	}
 	return resp
 }
@@ -1092,8 +1123,9 @@ func unsent(err error) bool {
 
 // permTold tells the Observer of the permission answers in the order of
 // their requests, each once it has been written: an answer that waited
-// (an answer delay, a cancel) is written by a goroutine of its own, and
-// so in any order, but -v and the events file tell them in the stream's.
+// (an answer delay, a cancel) is written by a goroutine of its own, after
+// the answer before it (see permission); -v and the events file tell them
+// in the stream's order all the same.
 type permTold struct {
 	taken atomic.Int64 // the sequence numbers given out (take)
 	mu    sync.Mutex   // held while telling: tellings do not interleave
