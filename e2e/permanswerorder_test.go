@@ -10,7 +10,9 @@ import (
 // TestPermissionAnswersInRequestOrder: an agent that sends its permission
 // requests without waiting for the answers gets the answers in the order
 // it asked, every run, when they wait: for the answer delay, or for the
-// turn's cancel, which answers every pending one at once. The mock agent
+// turn's cancel, which answers every pending one at once; and so do the
+// questions (elicitation/create) among them, which wait for no delay but
+// for the answers before theirs. The mock agent
 // sends the requests raw (garbage:), which it does not wait for.
 func TestPermissionAnswersInRequestOrder(t *testing.T) {
 	underRace(t)
@@ -19,6 +21,10 @@ func TestPermissionAnswersInRequestOrder(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("turns:\n  - steps:\n")
 	for i := range n {
+		if i%3 == 1 { // a question among them
+			fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"p%d","method":"elicitation/create","params":{"sessionId":"mock-session-1","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{}}}}'`+"\n", i)
+			continue
+		}
 		fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"p%d","method":"session/request_permission","params":{"sessionId":"mock-session-1","toolCall":{"toolCallId":"t%d","title":"cat f%d","kind":"read"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}'`+"\n", i, i, i)
 	}
 	script.WriteString("      - waitForCancel: true\n")

@@ -88,11 +88,11 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 	if rec.Action == acp.ElicitationDecline {
 		warn = fmt.Sprintf("the agent asked %s; acprun declined: %s", describeQuestion(s.red, rec), rec.Reason)
 	}
-	recs, warnings := &s.setup.elicitations, &s.setup.warnings
+	recs, warnings, log := &s.setup.elicitations, &s.setup.warnings, &s.setup.requestLog
 	var a arrival // the turn's end waits for its answer, as for a permission request's
 	if t != nil {
 		rec.Late = t.late()
-		recs, warnings = &t.elicitations, &t.warnings
+		recs, warnings, log = &t.elicitations, &t.warnings, &t.requestLog
 		if !rec.Late {
 			t.inflight.Add(1)
 			a.waits = &t.inflight
@@ -105,11 +105,13 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 			*warnings = append(*warnings, warn)
 		}
 	}
+	prev, out := log.answerPlace()
 	s.mu.Unlock()
 	if cancelled {
 		acp.Async(ctx) // session/cancel goes out first, as for permission requests
 		waitFor(ctx, t.cancelSent)
 	}
+	answerInPlace(ctx, prev, out) // after the answers to the requests before it
 	return resp, nil
 }
 

@@ -167,12 +167,14 @@ func TestPermToldInOrder(t *testing.T) {
 // without waiting for the answers get their answers in the order they
 // came, every run, when the answers wait (the answer delay, or a cancel
 // that answers every pending one at once) and so are made by goroutines
-// that wake together.
+// that wake together; questions (elicitation/create) among them too,
+// which a cancel answers cancelled at the same moment.
 func TestPermissionAnswersWrittenInOrder(t *testing.T) {
 	t.Parallel()
 	const n = 40
-	for _, cancel := range []bool{false, true} {
-		t.Run(fmt.Sprint("cancel=", cancel), func(t *testing.T) {
+	for _, c := range []struct{ cancel, questions bool }{{false, false}, {true, false}, {true, true}} {
+		cancel := c.cancel
+		t.Run(fmt.Sprintf("cancel=%v,questions=%v", c.cancel, c.questions), func(t *testing.T) {
 			delay := time.Millisecond
 			if cancel {
 				delay = time.Hour // only the cancel answers them
@@ -188,6 +190,9 @@ func TestPermissionAnswersWrittenInOrder(t *testing.T) {
 			go func() {
 				for i := range n {
 					req := permissionAsk(i)
+					if c.questions && i%3 == 1 { // a question among them, answered cancelled too
+						req.Method, req.Params = acp.MethodElicitationCreate, json.RawMessage(`{"sessionId":"s1","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{}}}`)
+					}
 					fmt.Fprintf(theirs, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`+"\n", req.ID, req.Method, req.Params)
 				}
 				if cancel {

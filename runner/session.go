@@ -109,11 +109,41 @@ type setupState struct {
 type requestLog struct {
 	permissions []*slot[report.Permission]
 	requests    []*slot[report.ClientRequest]
-	// permTail is closed once the answer to the last of permissions is
-	// out (see permission); nil before the first. Each turn has its own
-	// line of answers: one cancelled or ended is not held by a request of
-	// the setup's, whose answer delay nothing cuts short.
-	permTail <-chan struct{}
+	// answerTail is closed once the answer to the last permission request
+	// or question (elicitation/create) is out (see answerPlace); nil
+	// before the first. Each turn has its own line of answers: one
+	// cancelled or ended is not held by a request of the setup's, whose
+	// answer delay nothing cuts short.
+	answerTail <-chan struct{}
+}
+
+// answerPlace takes the next place in the line of l's answers to
+// permission requests and questions, which are written in the order the
+// requests came: those that wait (an answer delay, a turn's cancel) are
+// made by goroutines that the same moment can wake in any order. prev is
+// closed once the answer before is out; out is to be closed once this
+// one's is.
+func (l *requestLog) answerPlace() (prev <-chan struct{}, out chan struct{}) {
+	out = make(chan struct{})
+	prev, l.answerTail = l.answerTail, out
+	if prev == nil {
+		prev = closedChan
+	}
+	return prev, out
+}
+
+// answerInPlace has the answer of the request handler of ctx wait, when
+// it must, for the answer before it in its line to be out (prev, see
+// answerPlace), going on with acp.Async then, and has out closed once its
+// own is.
+func answerInPlace(ctx context.Context, prev <-chan struct{}, out chan struct{}) {
+	if !isClosed(prev) {
+		acp.Async(ctx)
+		waitFor(ctx, prev)
+	}
+	if !acp.AfterAnswer(ctx, func(error) { close(out) }) {
+		close(out) // no Conn's handler (a test's call): taken as written
+	}
 }
 
 // arrival is a request from the agent as it arrived: where it is recorded
@@ -353,11 +383,7 @@ func (s *session) arriveLocked(req *acp.Request) *arrival {
 			a.call, a.ask = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 			a.seq = s.told.take()
-			a.permOut = make(chan struct{})
-			a.permPrev, log.permTail = log.permTail, a.permOut
-			if a.permPrev == nil {
-				a.permPrev = closedChan
-			}
+			a.permPrev, a.permOut = log.answerPlace()
 		}
 	} else {
 		a.request = &slot[report.ClientRequest]{}
@@ -995,22 +1021,11 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		waitFor(ctx, a.turn.cancelSent)
 	}
 	resp, rec := permissionAnswer(a, d, cancelled)
-	if a.permPrev != nil && !isClosed(a.permPrev) {
-		// Answers that waited (a delay, a cancel) are made by goroutines
-		// of their own, which the same moment can wake in any order: each
-		// waits for the one before, so that the agent reads them in the
-		// order it asked, every run.
-		acp.Async(ctx)
-		waitFor(ctx, a.permPrev)
+	if a.permOut != nil {
+		answerInPlace(ctx, a.permPrev, a.permOut)
 	}
-	out := func() { // once: AfterAnswer calls its func once
-		if a.permOut != nil {
-			close(a.permOut)
-		}
-	}
-	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err, seq); out() }) {
+	if !acp.AfterAnswer(ctx, func(err error) { s.answerWritten(a, rec, err, seq) }) {
 		s.answerWritten(a, rec, nil, seq) // no Conn's handler (a test's call): taken as written
-		out()
 	}
 	return resp
 }
