@@ -499,3 +499,23 @@ func TestScenarioWithoutAgentSaysHowToGiveOne(t *testing.T) {
 		t.Errorf("with defaults.agent: exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestCurrencyNotANumber: a config's currency that YAML reads as a number
+// or a boolean is refused where it is written, by validate and run alike,
+// rather than taken as the currency "5".
+func TestCurrencyNotANumber(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"acprun.yaml":     "prices:\n  m: {input: 1, output: 2}\ncurrency: 5\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns: [{prompt: hi}]\n",
+	})
+	want := "acprun.yaml:3:11: expected a currency such as USD or EUR, got the number 5: name the currency of the prices, or leave it out for USD"
+	for _, cmd := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, cmd...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, want %d and %q in:\n%s", cmd[0], res.code, exitUsage, want, res.stderr)
+		}
+	}
+}

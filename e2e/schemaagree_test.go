@@ -19,7 +19,7 @@ func TestSchemaTakesWhatValidateTakes(t *testing.T) {
 		{"a boolean as a tag", "s.yaml", "name: s\ndescription: 5\nagent: {command: [a], mode: true}\ntags: [true, 7]\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"},
 		{"whole numbers written with a fraction", "s.yaml", "name: s\nagent: {command: [a]}\nretries: 2.0\npermissions: {default: deny}\nexpect: {maxDenied: 1e1}\nverify: [{run: a, expect: {exitCode: 1.0}}]\nturns: [{prompt: hi}]\n"},
 		{"a duration with a plus sign", "s.yaml", "name: s\nagent: {command: [a]}\ntimeout: '+5m'\npermissions: {default: deny, answerDelay: '+1s'}\nturns: [{prompt: hi}]\n"},
-		{"numbers in the config", "acprun.yaml", "agents: {mine: {command: [a], auth: 5, model: 4.5}}\ncurrency: 5\n"},
+		{"numbers in the config", "acprun.yaml", "agents: {mine: {command: [a], auth: 5, model: 4.5}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -86,6 +86,9 @@ func TestConfigSchemaAgreesWithValidate(t *testing.T) {
 		{"defaults:\n#  timeout: 5m\nagents:\nprices:\n", true},
 		{"agents: {claude: {env: {A: b}}}\n", true},
 		{"agents: {mine: {env: {A: b}}}\n", false},
+		{"currency: 5\n", false},
+		{"currency: true\n", false},
+		{"currency: '5'\n", true},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
 			dir := t.TempDir()

@@ -161,13 +161,31 @@ func (p *fileParser) config(c *Config) {
 		c.Prices = p.prices(v)
 	}
 	if v := m.value("currency"); v != nil {
-		if s, ok := p.str(v); ok {
+		if got := notCurrency(v); got != "" {
+			p.Errorf(v, "expected a currency such as USD or EUR, got %s: name the currency of the prices, or leave it out for %s", got, DefaultCurrency)
+		} else if s, ok := p.str(v); ok {
 			if strings.TrimSpace(s) == "" {
 				p.Errorf(v, "currency is empty: name the currency of the prices (USD, EUR…), or leave it out for %s", DefaultCurrency)
 			}
 			c.Currency = s
 		}
 	}
+}
+
+// notCurrency describes v, aliases followed, when it is a number or a
+// boolean, which no currency is ("the number 5"); "" for anything else.
+func notCurrency(v *yaml.Node) string {
+	n := yamlnode.Deref(v)
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		return "the number " + n.Value
+	case "!!bool":
+		return "the boolean " + n.Value
+	}
+	return ""
 }
 
 // configAgents reads the agents mapping: names to agent definitions.

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -425,6 +426,23 @@ currency: ""
 	}
 	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
 		t.Errorf("config errors (-want +got):\n%s", diff)
+	}
+	// A number or a boolean is no currency, though YAML would read it as
+	// a string's text; a quoted one is the user's choice.
+	for src, want := range map[string]string{
+		"currency: 5\n":           `c.yaml:1:11: expected a currency such as USD or EUR, got the number 5: name the currency of the prices, or leave it out for USD`,
+		"currency: 1.5\n":         `c.yaml:1:11: expected a currency such as USD or EUR, got the number 1.5: name the currency of the prices, or leave it out for USD`,
+		"currency: true\n":        `c.yaml:1:11: expected a currency such as USD or EUR, got the boolean true: name the currency of the prices, or leave it out for USD`,
+		"currency: [USD]\n":       `c.yaml:1:11: expected a string, got a list`,
+		"p: &c 5\ncurrency: *c\n": `c.yaml:2:11: expected a currency such as USD or EUR, got the number 5: name the currency of the prices, or leave it out for USD (written at line 1, column 4, in the anchor &c)`,
+	} {
+		_, err := scenario.LoadConfigBytes("c.yaml", []byte(src), opts)
+		if got := errorLines(t, err); !slices.Contains(got, want) {
+			t.Errorf("config %q: errors %q, want %q", src, got, want)
+		}
+	}
+	if cfg, err := scenario.LoadConfigBytes("c.yaml", []byte("currency: '5'\n"), opts); err != nil || cfg.Currency != "5" {
+		t.Errorf("a quoted currency: %v, currency %q", err, cfg.Currency)
 	}
 	cfg := loadConfig(t, "defaults:\n  gateway: meter\n")
 	o := opts

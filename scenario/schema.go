@@ -77,9 +77,9 @@ var configSchema = sync.OnceValue(func() []byte {
 				"additionalProperties": map[string]any{"$ref": "#/$defs/price"},
 			},
 			"currency": map[string]any{
-				"type":        []string{"string", "number", "boolean"},
+				"type":        "string",
 				"pattern":     `\S`,
-				"description": "The currency of prices; default " + DefaultCurrency + ".",
+				"description": "The currency of prices (USD, EUR…); default " + DefaultCurrency + ".",
 			},
 		},
 		"$defs": s.Defs,

@@ -227,6 +227,8 @@ agents:
 		"defaults: {turnTimeout: '{{.limit}}'}\n",
 		"agents: {mine: {env: {A: b}}}\n", // no command, and no built-in agent of that name
 		"currency: ' '\n",
+		"currency: 5\n",
+		"currency: true\n",
 	} {
 		for _, d := range yamlDocs(t, []byte(bad)) {
 			if err := sch.Validate(d); err == nil {
@@ -354,7 +356,7 @@ func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := "agents: {mine: {description: 5, command: [a, 5], env: {A: 5}, auth: 5, mode: true, model: 5}}\ncurrency: 5\n"
+	cfg := "agents: {mine: {description: 5, command: [a, 5], env: {A: 5}, auth: 5, mode: true, model: 5}}\ncurrency: '5'\n"
 	if _, err := scenario.LoadConfigBytes("c.yaml", []byte(cfg), opts); err != nil {
 		t.Errorf("acprun does not load the config:\n%v", err)
 	}
