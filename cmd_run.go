@@ -49,7 +49,7 @@ type runCmd struct {
 	Repeat         repeat     `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
 	MinPassRate    passRate   `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast   `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
-	MaxFailures    atLeastOne `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
+	MaxFailures    atLeastOne `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then; --fail-fast alone, which stops at the first, is refused with an N above 1)."`
 	RerunFailed    string     `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too. With -o the same FILE, the earlier results of the ones they leave out, or that the rerun never starts, are kept in it for the next rerun."`
 	DryRun         bool       `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool       `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
@@ -188,6 +188,18 @@ func (c *runCmd) checkAttempts(n int) error {
 	if c.Repeat.n > 1 && n*c.Repeat.n > maxAttempts {
 		return fmt.Errorf("--repeat %d: %d scenarios × %d attempts is %d, want at most %d attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times",
 			c.Repeat.n, n, c.Repeat.n, n*c.Repeat.n, maxAttempts)
+	}
+	return nil
+}
+
+// checkStopFlags refuses --fail-fast alone, which stops the run at its
+// first failure, with a --max-failures that stops it later: one of them
+// would be ignored. --fail-fast=finish or =cancel with --max-failures
+// says what happens to the running scenarios at the Nth.
+func (c *runCmd) checkStopFlags() error {
+	if c.FailFast.alone && c.MaxFailures.n > 1 {
+		n := c.MaxFailures.n
+		return fmt.Errorf("--fail-fast stops the run at its first failure, and --max-failures %d after %d: leave one of them out (--fail-fast=cancel --max-failures %d cancels the running scenarios then)", n, n, n)
 	}
 	return nil
 }
@@ -461,7 +473,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkOutputFlags(g); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	if err := errors.Join(c.checkPrintFlags(g), c.checkPrompts()); err != nil {
+	if err := errors.Join(c.checkStopFlags(), c.checkPrintFlags(g), c.checkPrompts()); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	flags, err := c.flagSettings()

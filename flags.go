@@ -160,8 +160,12 @@ func (p *passRate) Decode(ctx *kong.DecodeContext) error {
 
 // failFast is --fail-fast: off, finish (the flag alone) or cancel
 // (--fail-fast=cancel). It is a boolean flag that takes an optional value
-// after "=", as --fail-fast=finish|cancel.
-type failFast struct{ mode string }
+// after "=", as --fail-fast=finish|cancel. alone is set when the flag was
+// given without a value.
+type failFast struct {
+	mode  string
+	alone bool
+}
 
 // The values --fail-fast takes.
 const (
@@ -171,10 +175,11 @@ const (
 
 // Decode implements kong.MapperValue.
 func (f *failFast) Decode(ctx *kong.DecodeContext) error {
-	f.mode = failFastFinish
+	f.mode, f.alone = failFastFinish, true
 	if ctx.Scan.Peek().Type != kong.FlagValueToken {
 		return nil
 	}
+	f.alone = false
 	var s string
 	if err := ctx.Scan.PopValueInto("mode", &s); err != nil {
 		return err

@@ -577,3 +577,29 @@ func TestEmptyPathArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastWithMaxFailures: --fail-fast alone stops a run at its first
+// failure, so with a --max-failures above 1 one of them would be ignored:
+// the two are refused together (exit 2), in either order, naming both.
+// --fail-fast=cancel or =finish with --max-failures says what the Nth
+// failure does to the running scenarios, and --max-failures 1 agrees with
+// --fail-fast: those are taken.
+func TestFailFastWithMaxFailures(t *testing.T) {
+	const refused = "acprun: --fail-fast stops the run at its first failure, and --max-failures 3 after 3: leave one of them out (--fail-fast=cancel --max-failures 3 cancels the running scenarios then)\n"
+	for args, want := range map[string]string{
+		"--fail-fast --max-failures 3":        refused,
+		"--max-failures=3 --fail-fast":        refused,
+		"--fail-fast=cancel --max-failures 3": "",
+		"--fail-fast=finish --max-failures 3": "",
+		"--fail-fast --max-failures 1":        "",
+	} {
+		var stderr bytes.Buffer
+		code := run(append([]string{"run", "missing.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		switch first, _, _ := strings.Cut(stderr.String(), "see '"); {
+		case want != "" && (code != exitUsage || first != want):
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		case want == "" && strings.Contains(stderr.String(), "--fail-fast stops"):
+			t.Errorf("%s: refused, want it taken:\n%s", args, stderr.String())
+		}
+	}
+}

@@ -97,6 +97,30 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 	}
 }
 
+// TestFailFastWithMaxFailuresRefused: --fail-fast alone (stop at the
+// first failure) with --max-failures 3 is a usage error naming both, before
+// any scenario runs, rather than a run where --max-failures silently wins;
+// --fail-fast=cancel with it is the documented way to cancel at the Nth.
+func TestFailFastWithMaxFailuresRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("fail", "fail", "pass", "fail", "pass")})
+	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "--fail-fast", "--max-failures", "3", "-o", "out.json")
+	const want = "acprun: --fail-fast stops the run at its first failure, and --max-failures 3 after 3: leave one of them out (--fail-fast=cancel --max-failures 3 cancels the running scenarios then)\n"
+	if res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", res.code, res.stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("a refused run wrote results")
+	}
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--fail-fast=cancel", "--max-failures", "3")
+	wantVerdicts := []string{"s1-fail:failed", "s2-fail:failed", "s3-pass:passed", "s4-fail:failed",
+		"s5-pass:interrupted (not run: the run stopped after 3 failed scenarios (--max-failures 3))"}
+	if diff := cmp.Diff(wantVerdicts, verdicts(out)); res.code != 1 || diff != "" {
+		t.Errorf("--fail-fast=cancel --max-failures 3: exit %d, results (-want +got):\n%s", res.code, diff)
+	}
+}
+
 // failFastFiles writes two scenarios for -j 2: slow runs a terminal that
 // writes the FIFO started, then waits on the FIFO done, in its one turn;
 // failing reads started in its setup (so it runs while slow's turn does),
