@@ -215,14 +215,16 @@ func checkRepeat(n int) error {
 	return nil
 }
 
-// warnNoPermissions warns about the scenarios that will run without
-// permissions, once every flag has been checked; --allow-all and
-// --deny-all replace every scenario's permissions, so then there is
-// nothing to warn about.
-func (c *runCmd) warnNoPermissions(g *globals, scs []*scenario.Scenario) {
+// warnBeforeRun warns, once every flag has been checked, about the
+// scenarios that will run without permissions (--allow-all and --deny-all
+// replace every scenario's permissions, so then there is nothing to warn
+// about), and about the config's prices when none of them has a gateway
+// to price what it spends.
+func (c *runCmd) warnBeforeRun(g *globals, scs []*scenario.Scenario) {
 	if c.policy() == nil {
 		printWarnings(g, scs, scenario.NoPermissionsWarnings(scs))
 	}
+	printWarnings(g, scs, scenario.UnusedPricesWarnings(g.cfg, scs))
 }
 
 // files returns the run's output files that are set, in the order they
@@ -553,7 +555,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return usageError(g, scs, err)
 	}
 	if c.DryRun {
-		c.warnNoPermissions(g, scs)
+		c.warnBeforeRun(g, scs)
 		// The plan is redacted as text, as printed: no field of it can
 		// show a secret that ${VAR} put in a command or a prompt.
 		var plan strings.Builder
@@ -618,7 +620,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 		opts.WorkspaceDir = dir
 	}
-	c.warnNoPermissions(g, scs)
+	c.warnBeforeRun(g, scs)
 	unlock, err := c.lockTranscripts(g)
 	if err != nil {
 		return err

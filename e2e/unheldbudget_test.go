@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,5 +27,36 @@ func TestBudgetTheAgentNeverReported(t *testing.T) {
 	}
 	if len(out.Scenarios) != 1 || !strings.Contains(strings.Join(out.Scenarios[0].Warnings, "\n"), want) {
 		t.Errorf("results: %+v, want the warning", out.Scenarios)
+	}
+}
+
+// TestPricesWithoutGateway: the config's prices, in a run where no
+// scenario has a gateway to apply them, get one warning at prices: for the
+// run, however many scenarios it runs; a maxCost the agent reported no
+// cost for fails saying that a gateway with prices would count it.
+func TestPricesWithoutGateway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := "name: %s\nagent: {name: mock, args: [agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {usage: {maxCost: 1}}}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"acprun.yaml":     "prices:\n  gpt-5: {input: 1, output: 2}\n",
+		"s.yaml":          fmt.Sprintf(scenario, "a") + "---\n" + fmt.Sprintf(scenario, "b"),
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	const warning = "acprun.yaml:2:3: warning: prices: no scenario of this run has a gateway, so the prices price nothing; " +
+		"a gateway counts what the agents' model requests cost (gateway: meter, in a scenario or the config's defaults, or run --gateway meter)\n"
+	if res.code != 1 || strings.Count(res.stderr, warning) != 1 {
+		t.Errorf("exit %d, stderr:\n%s\nwant 1 and once:\n%s", res.code, res.stderr, warning)
+	}
+	const failure = "s.yaml:4:48: usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost"
+	if len(out.Scenarios) != 2 {
+		t.Fatalf("%d scenarios in the results, want 2", len(out.Scenarios))
+	}
+	for i, sc := range out.Scenarios { // b's maxCost is 5 lines below a's
+		want := strings.Replace(failure, ":4:", fmt.Sprintf(":%d:", 4+5*i), 1)
+		if len(sc.Turns) != 1 || !slices.Contains(sc.Turns[0].Failures, want) {
+			t.Errorf("scenario %s: turns %+v, want the failure %q", sc.Name, sc.Turns, want)
+		}
 	}
 }

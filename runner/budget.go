@@ -217,8 +217,7 @@ func (r *scenarioRun) unheldBudgets() []string {
 	}
 	var ws []string
 	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxCostPos, b.MaxCost != nil }); ok && !r.sessionSpent().ok {
-		ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; "+
-			"a gateway (gateway: meter, with the config file's prices) counts what its model requests cost", pos))
+		ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; %s", pos, gatewayCounts))
 	}
 	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxTokensPos, b.MaxTotalTokens != nil }); ok && !tokens {
 		ws = append(ws, fmt.Sprintf("%s: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; "+

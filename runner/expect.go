@@ -442,6 +442,10 @@ func checkPermissions(red *redact.Redactor, e *scenario.PermissionsExpect, perms
 	return fails
 }
 
+// gatewayCounts is the hint of a cost that is not known: the agent
+// reported none, and no gateway priced its model requests.
+const gatewayCounts = "a gateway (gateway: meter, with the config file's prices) counts what its model requests cost"
+
 // costValue is a cost, and whether one was reported (ok).
 type costValue struct {
 	amount   float64
@@ -572,7 +576,7 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
 		switch {
 		case !spent.ok:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost; %s", pos, gatewayCounts))
 		case roundCost(spent.amount) > *e.MaxCost:
 			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, ""))
 			if spent.grew {
@@ -655,7 +659,7 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
 		switch {
 		case !spent.ok:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost; %s", pos, gatewayCounts))
 		case roundCost(spent.amount) > *e.MaxCost:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, "")))
 		}

@@ -448,7 +448,7 @@ func TestCheckTurnUsage(t *testing.T) {
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002`}},
 		{name: "metered cost under", e: cost(0.0003), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0009, metered: true},
 		{name: "no cost", e: cost(1), usage: &report.Usage{TotalTokens: 10},
-			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -550,7 +550,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 		}},
 		{name: "nothing reported", turns: []report.TurnResult{turn("end_turn", nil)}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`,
-			`s.yaml:21:10: usage.maxCost: the agent reported no cost`,
+			`s.yaml:21:10: usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`,
 		}},
 		{name: "a turn without tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
 			{Index: 1, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},

@@ -48,6 +48,8 @@ type Config struct {
 	// (currency:), "" when not given (DefaultCurrency).
 	Prices   map[string]gateway.Price
 	Currency string
+	// PricesPos is where prices: is written; zero when it is not.
+	PricesPos Pos
 
 	dir          string                // absolute directory of the file
 	read         yamlnode.Reader       // the file as read, for reading its nodes again
@@ -158,7 +160,7 @@ func (p *fileParser) config(c *Config) {
 		p.defaults(v, c)
 	}
 	if v := m.value("prices"); v != nil {
-		c.Prices = p.prices(v)
+		c.Prices, c.PricesPos = p.prices(v), p.pos(yamlnode.Deref(v))
 	}
 	if v := m.value("currency"); v != nil {
 		if got := notCurrency(v); got != "" {
