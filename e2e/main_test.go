@@ -51,6 +51,7 @@ func underRace(t *testing.T) { racedTests.Store(t.Name(), true) }
 // top-level test it belongs to) called underRace or ACPRUN_E2E_RACE is
 // 1, the plain build otherwise.
 func acprunFor(t testing.TB) string {
+	testkit.DependOnSources() // the binary was built before the tests ran
 	name, _, _ := strings.Cut(t.Name(), "/")
 	if _, raced := racedTests.Load(name); raced || os.Getenv("ACPRUN_E2E_RACE") == "1" {
 		return raceBin

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -85,7 +87,67 @@ func runMain(m *testing.M, setup func() error) int {
 			return 1
 		}
 	}
+	running.Store(true)
 	return m.Run()
+}
+
+// running is set once Main runs the tests: from then on go test logs the
+// files they open (see DependOnSources).
+var running atomic.Bool
+
+// sourcesNoted is done once DependOnSources has opened the module's
+// directories while the tests ran.
+var sourcesNoted sync.Once
+
+// DependOnSources makes the tests' result depend on every file of the
+// module they are in, as go test's cache sees it: it opens each directory
+// of the module (but .git), and go test, which keys a cached result on the
+// files the tests opened, hashes the names, sizes and times of their
+// entries. Tests that run a binary Build made need it: the binary's
+// sources are not all linked into the test binary (the CLI's package is
+// not), and a change to them would otherwise give a cached pass of the old
+// code. Build calls it; tests whose binary was built before they ran (in
+// Main's setup, whose opens go test does not see) call it themselves.
+func DependOnSources() {
+	if !running.Load() {
+		return
+	}
+	sourcesNoted.Do(func() {
+		root, err := moduleRoot()
+		if err != nil {
+			return // not in a module: nothing to depend on
+		}
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil || !d.IsDir():
+				return nil
+			case d.Name() == ".git":
+				return filepath.SkipDir
+			}
+			if f, err := os.Open(path); err == nil {
+				f.Close()
+			}
+			return nil
+		})
+	})
+}
+
+// moduleRoot is the directory of the go.mod above the working directory.
+func moduleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", errors.New("no go.mod")
+		}
+		d = up
+	}
 }
 
 // defaultInterrupts gives the processes the tests start the default
@@ -124,6 +186,7 @@ func BuildStatic(pkg string, flags ...string) (string, error) {
 
 // build is Build with env added to go build's environment.
 func build(env []string, pkg string, flags []string) (string, error) {
+	DependOnSources()
 	key := strings.Join(append(append(slices.Clone(env), pkg), flags...), "\x00")
 	build, _ := builds.LoadOrStore(key, sync.OnceValues(func() (string, error) {
 		if dir == "" {
