@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -431,6 +432,24 @@ func TestProbeSaysAnExitOneWay(t *testing.T) {
 			t.Fatalf("probe of an agent that exits at once: exit %d, stderr %q; want 3 and %q", r.code, r.stderr, want)
 		}
 	}
+}
+
+// TestProbeStopsByItsTimeout: --timeout bounds the whole probe, the stop
+// of the agent too: one that ignores the end of its input and SIGTERM is
+// killed when the time is up, not after two graces of 2s each, and is
+// gone when the probe ends. Whether its handshake ends within the second
+// is up to the machine; either way the probe ends long before the graces
+// would.
+func TestProbeStopsByItsTimeout(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"stubborn.mock.yaml": "ignoreEOF: true\nignoreSigterm: true\n"})
+	start := time.Now()
+	r := acprun(t, dir, "probe", "--timeout", "1s", "--", acprunBin, "mock-agent", "stubborn.mock.yaml")
+	if took := time.Since(start); took >= 4*time.Second {
+		t.Errorf("probe --timeout 1s took %s (exit %d, stderr %q); want it over soon after 1s", took.Round(time.Millisecond), r.code, r.stderr)
+	}
+	assertNoProcessesIn(t, dir)
 }
 
 // TestProbeNonACPAgent: a program that prints text, not ACP, fails the

@@ -168,11 +168,14 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		if errors.Is(context.Cause(ctx), errProbeTimeout) {
 			cancel() // out of time: no grace
 		}
+		// The graces end at the probe's deadline: its time limit is the
+		// whole probe's, the agent's stop included.
+		deadline, _ := ctx.Deadline()
 		// An agent whose output ended is waited for, before acprun stops
 		// it, to tell one that exited from one that only closed its
 		// output (scenarioRun.exitDescription).
-		exited := !wentAway(err) || a.exitsWithin(closeCtx, probeGrace)
-		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
+		exited := !wentAway(err) || a.exitsWithin(closeCtx, graceUntil(probeGrace, deadline))
+		a.CloseAfter(closeCtx, probeGrace, probeGrace, deadline)
 		rep.StderrTail = a.StderrTail(red)
 		// The agent went away: say how, unless it exited with 0, as a run
 		// does (scenarioRun.gone).
@@ -236,6 +239,15 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 	act.waitQuiet(ctx, a.Conn, probeQuiet, probeSettle, a.Exited())
 	h.apply(rep, before)
 	return nil
+}
+
+// graceUntil is grace cut short to what is left of it before deadline
+// (none once deadline has passed); grace itself for a zero deadline.
+func graceUntil(grace time.Duration, deadline time.Time) time.Duration {
+	if deadline.IsZero() {
+		return grace
+	}
+	return max(min(grace, time.Until(deadline)), 0)
 }
 
 // probeHandler answers the agent's requests during a probe: permission

@@ -351,3 +351,24 @@ func TestProbeSparesNames(t *testing.T) {
 		t.Errorf("command %q; want mock-agent kept", rep.Command)
 	}
 }
+
+// TestProbeStopsByItsTimeout: the probe's Timeout bounds the whole probe,
+// the stop of its agent too: an agent that ignores the end of its input
+// and SIGTERM is killed when the time is up, not after the graces
+// (probeGrace twice), which would outlast it. Whether the handshake ends
+// before the deadline is up to the machine; either way the probe is over
+// long before the graces would be.
+func TestProbeStopsByItsTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "stubborn.mock.yaml"), []byte("ignoreEOF: true\nignoreSigterm: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := scenario.Agent{Command: []string{"acprun", "mock-agent", "stubborn.mock.yaml"}, Cwd: dir}
+	const timeout = time.Second
+	start := time.Now()
+	Probe(t.Context(), ProbeOptions{Agent: agent, Timeout: timeout, Self: agentBin(t), Version: "test"})
+	if took := time.Since(start); took >= 2*probeGrace {
+		t.Errorf("the probe took %s; want it over soon after its timeout, %s", took.Round(time.Millisecond), timeout)
+	}
+}
