@@ -170,3 +170,44 @@ func TestAlwaysNeedsEveryPart(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleWrittenAsAFlag: a rule written in a file as --allow and --deny
+// take it (allow: [read, "execute:go test *"]) is an error that shows the
+// mapping it stands for, in a scenario and in the config's defaults alike,
+// for validate and explain; it said only "expected a mapping, got a
+// string".
+func TestRuleWrittenAsAFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"c.yaml": "defaults:\n  permissions: {deny: [\"command:git push *\"]}\n",
+		"s.yaml": "name: s\nagent: {command: [a]}\npermissions:\n  allow: [read, \"execute:go test *\"]\nturns: [{prompt: hi}]\n",
+		"t.yaml": "name: t\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+	})
+	tests := []struct {
+		args []string
+		want []string // lines of stderr
+	}{
+		{[]string{"s.yaml"}, []string{
+			`s.yaml:4:11: a rule is a mapping of matchers, not a string: write {kind: read} ("read" is the short form --allow takes)`,
+			`s.yaml:4:17: a rule is a mapping of matchers, not a string: write {kind: execute, command: "go test *"} ("execute:go test *" is the short form --allow takes)`,
+		}},
+		{[]string{"t.yaml", "--config", "c.yaml"}, []string{
+			`c.yaml:2:24: a rule is a mapping of matchers, not a string: write {command: "git push *"} ("command:git push *" is the short form --deny takes)`,
+		}},
+	}
+	for _, tt := range tests {
+		for _, cmd := range [][]string{{"validate"}, {"explain", "--kind", "read"}} {
+			args := append(cmd, tt.args...)
+			r := acprun(t, dir, args...)
+			if r.code != 2 {
+				t.Errorf("acprun %v: exit %d, want 2\n%s", args, r.code, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w+"\n") {
+					t.Errorf("acprun %v: stderr lacks %q:\n%s", args, w, r.stderr)
+				}
+			}
+		}
+	}
+}

@@ -334,6 +334,25 @@ turns: [{prompt: hi}]
 `,
 			want: []string{`bad.yaml:4:17: unknown permission kind "write" (valid kinds: read, edit, delete, move, search, execute, think, fetch, switch_mode, other)`},
 		},
+		// The short forms --allow and --deny take are no rules in a file:
+		// the error shows the mapping each stands for.
+		{
+			name: "rules written as the flags' short forms",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  allow: [read, "execute:go test *", "edit:src/**"]
+  deny: ["path:**/.env", rm]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:4:11: a rule is a mapping of matchers, not a string: write {kind: read} ("read" is the short form --allow takes)`,
+				`bad.yaml:4:17: a rule is a mapping of matchers, not a string: write {kind: execute, command: "go test *"} ("execute:go test *" is the short form --allow takes)`,
+				`bad.yaml:4:38: a rule is a mapping of matchers, not a string: write {kind: edit, path: "src/**"} ("edit:src/**" is the short form --allow takes)`,
+				`bad.yaml:5:10: a rule is a mapping of matchers, not a string: write {path: "**/.env"} ("path:**/.env" is the short form --deny takes)`,
+				`bad.yaml:5:26: a rule is a mapping of matchers, not a string: write one such as {kind: read} or {command: "go test *"}`,
+			},
+		},
 		{
 			name: "rule with no matcher",
 			src: `name: x

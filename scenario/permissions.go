@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -58,6 +60,10 @@ func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
 func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, bool) {
 	before := len(p.Errs)
 	r := approve.Rule{Pos: fmt.Sprintf("%s:%d", p.Name, n.Line)}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		p.Errorf(n, "%s", stringRule(n.Value, list))
+		return r, false
+	}
 	m, ok := p.mapping(n, ruleKeys, nil)
 	if !ok {
 		return r, false
@@ -128,6 +134,31 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 		}
 	}
 	return r, len(p.Errs) == before
+}
+
+// stringRule is the error of a rule written as the string s in list, as
+// --allow and --deny take a rule: in a file a rule is a mapping, which the
+// error shows when s is one of the flags' short forms (approve.ParseFlagRule).
+func stringRule(s string, list approve.Verdict) string {
+	const msg = "a rule is a mapping of matchers, not a string: write "
+	flag := "--" + string(list)
+	r, err := approve.ParseFlagRule(flag, s)
+	if err != nil {
+		return msg + `one such as {kind: read} or {command: "go test *"}`
+	}
+	var parts []string
+	if len(r.Kind) > 0 {
+		parts = append(parts, "kind: "+strings.Join(r.Kind, ", "))
+	}
+	for _, m := range []struct {
+		key  string
+		vals []string
+	}{{"command", r.Command}, {"path", r.Path}, {"title", r.Title}, {"tool", r.Tool}} {
+		for _, v := range m.vals {
+			parts = append(parts, m.key+": "+strconv.Quote(v))
+		}
+	}
+	return fmt.Sprintf("%s{%s} (%q is the short form %s takes)", msg, strings.Join(parts, ", "), s, flag)
 }
 
 // patterns reads a string or a list of non-empty strings, each checked
