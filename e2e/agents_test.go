@@ -171,6 +171,18 @@ func TestAgentsConfigErrors(t *testing.T) {
 	if want := "acprun: --config nope.yaml: no such file or directory"; r.code != 2 || !strings.Contains(r.stderr, want) {
 		t.Errorf("missing config: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
 	}
+	// An empty program name is refused by agents as probe and run refuse
+	// it, and as validate refuses the config; agents listed it as ''.
+	writeFiles(t, dir, map[string]string{
+		"empty.yaml": "agents:\n  mine:\n    command: [\"\", acp]\n",
+		"s.yaml":     "name: s\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+	})
+	for _, args := range [][]string{{"agents"}, {"probe", "mine"}, {"validate", "s.yaml"}} {
+		r = acprun(t, dir, append(args, "--config", "empty.yaml")...)
+		if want := "empty.yaml:3:14: agent command has an empty program name\n"; r.code != 2 || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("acprun %v with an empty program name: exit %d, stderr %q; want 2 and %q", args, r.code, r.stderr, want)
+		}
+	}
 }
 
 func TestAgentsNamedMockInRun(t *testing.T) {

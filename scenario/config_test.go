@@ -210,6 +210,17 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "agents:\n  mine:\n    auth: x\n",
 			want: []string{`c.yaml:3:5: missing required key "command" (only an agent that changes a built-in one may leave it out: claude, codex, gemini, goose, mock, opencode, qwen)`},
 		},
+		// An empty program name written as such is an error in the config
+		// itself, as an empty command is; one a variable may give is
+		// checked where a scenario uses the agent (TestResolveAgent).
+		{
+			name: "empty program name",
+			src:  "agents:\n  mine: {command: [\"\", acp]}\n  other: {command: \"'' acp\"}\n  later: {command: [\"${UNSET_PROG}\"]}\n",
+			want: []string{
+				`c.yaml:2:19: agent command has an empty program name`,
+				`c.yaml:3:20: agent command has an empty program name`,
+			},
+		},
 		{
 			name: "agent name and type",
 			src:  "agents:\n  my agent: {command: [a]}\n  ok: [a]\n  '': {command: [a]}\n",

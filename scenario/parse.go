@@ -369,7 +369,8 @@ func (p *fileParser) checkCwd(a *Agent) {
 // splitting, so a value with spaces stays one word.
 func (p *fileParser) command(n *yaml.Node) []string {
 	var argv []string
-	first := true // the program name expanded without a problem
+	first := true    // the program name expanded without a problem
+	fromVar := false // the program name holds a variable
 	switch {
 	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
 		if !p.noNUL(n, n.Value) {
@@ -381,12 +382,14 @@ func (p *fileParser) command(n *yaml.Node) []string {
 			return nil
 		}
 		for i, w := range words {
+			fromVar = fromVar || i == 0 && strings.Contains(w, "$")
 			w, ok := p.interpAt(n, w, offs[i])
 			first = first && (ok || i > 0)
 			argv = append(argv, w)
 		}
 	case n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {
+			fromVar = fromVar || i == 0 && strings.Contains(yamlnode.Deref(item).Value, "$")
 			w, ok := p.interpArg(item)
 			first = first && (ok || i > 0)
 			argv = append(argv, w)
@@ -397,7 +400,9 @@ func (p *fileParser) command(n *yaml.Node) []string {
 	}
 	if len(argv) == 0 {
 		p.Errorf(n, "agent command is empty")
-	} else if argv[0] == "" && first && !p.lenient {
+	} else if argv[0] == "" && first && !(p.lenient && fromVar) {
+		// Checked leniently (a config's agent), a name a variable gives
+		// is checked again where a scenario uses the agent.
 		p.Errorf(n, "agent command has an empty program name")
 	}
 	return argv
