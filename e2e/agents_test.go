@@ -484,6 +484,28 @@ func TestProbeFloodedKeepsLittle(t *testing.T) {
 	}
 }
 
+// TestProbeFloodListensAtMostThreeSeconds: a probe listens for session
+// updates 3s at most, as its help says, an agent that floods it without
+// end too (faster than acprun handles them); it listened for as long as
+// acprun was behind, 30s, and the agent is gone when it ends.
+func TestProbeFloodListensAtMostThreeSeconds(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	const update = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`
+	script := `read -r _; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}'
+read -r _; echo '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+exec yes '` + update + `'`
+	start := time.Now()
+	r := acprun(t, dir, "probe", "--timeout", "1m", "--", "/bin/sh", "-c", script)
+	if r.code != 0 || !strings.Contains(r.stdout, "agent_message_chunk ×") {
+		t.Fatalf("probe of a flood: exit %d, want 0 and the flood counted:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if took := time.Since(start); took >= 15*time.Second {
+		t.Errorf("probe of a flood took %s; want 3s of listening, then the agent stopped", took.Round(time.Millisecond))
+	}
+	assertNoProcessesIn(t, dir)
+}
+
 // TestProbeNonACPAgent: a program that prints text, not ACP, fails the
 // probe with an error that quotes what it printed, and the probe's
 // warnings (text and --json) hold each line as a protocol violation; an

@@ -236,7 +236,13 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 	if ns.ConfigOptions != nil {
 		rep.ConfigOptions = ns.ConfigOptions
 	}
-	act.waitQuiet(ctx, a.Conn, probeQuiet, probeSettle, a.Exited())
+	// probeSettle bounds the whole wait, an agent that floods acprun too
+	// (waitQuiet waits on while acprun is behind); what was read by then
+	// is handled.
+	sctx, cancel := context.WithTimeout(ctx, probeSettle)
+	act.waitQuiet(sctx, a.Conn, probeQuiet, probeSettle, a.Exited())
+	cancel()
+	_ = a.Conn.WaitHandled(ctx) // the end of ctx is the probe's timeout
 	h.apply(rep)
 	return nil
 }

@@ -416,3 +416,25 @@ func TestProbeKeepsNoUpdates(t *testing.T) {
 		t.Errorf("the heap grew by %d MB over %d updates; want what they say kept, not the updates", grew>>20, n)
 	}
 }
+
+// TestProbeListensAtMostSettle: the probe listens for session updates
+// probeSettle at most in all, as its help says, an agent that floods it
+// without end too; it listened as long as acprun was behind, up to
+// settleBound (30s). The agent floods faster than acprun handles, so
+// acprun is behind every time it looks.
+func TestProbeListensAtMostSettle(t *testing.T) {
+	t.Parallel()
+	const update = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`
+	script := `read -r _; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}'
+read -r _; echo '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+exec yes '` + update + `'`
+	agent := scenario.Agent{Command: []string{"/bin/sh", "-c", script}, Cwd: t.TempDir()}
+	start := time.Now()
+	rep, err := Probe(t.Context(), ProbeOptions{Agent: agent, Timeout: time.Minute, Version: "test"})
+	if err != nil || rep.Updates["agent_message_chunk"] == 0 {
+		t.Fatalf("Probe: %v, updates %v; want it to open the session and count the flood", err, rep.Updates)
+	}
+	if took := time.Since(start); took >= settleBound/2 {
+		t.Errorf("the probe took %s; want it to listen %s at most, then stop the agent", took.Round(time.Millisecond), probeSettle)
+	}
+}
