@@ -149,17 +149,32 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		return err
 	}
 	if err := c.writeFile(ctx, g, rep); err != nil {
-		return exitError{code: writeExit(err), err: err}
+		return c.failed(g, rep, perr, exitError{code: writeExit(err), err: err})
 	}
 	if code == exitOK {
 		return nil
+	}
+	return c.failed(g, rep, perr, exitError{code: code, err: perr})
+}
+
+// failed says why the probe failed, perr (nil: it did not), and returns
+// ee, the error the probe ends with: perr's own, or that of -o, which
+// could not be written, whose exit code tells only of the write: its
+// error is said after perr. The agent's stderr is shown first, without
+// --json.
+func (c *probeCmd) failed(g *globals, rep runner.ProbeReport, perr error, ee exitError) error {
+	if perr == nil {
+		return ee
 	}
 	if !c.JSON {
 		// For people: a stderr that cannot be written (its reader quit)
 		// does not change the exit code, as run's summary does not.
 		_ = output.ProbeStderr(g.Stderr, rep)
 	}
-	return exitError{code: code, err: perr}
+	if ee.err != perr {
+		ee.err = fmt.Errorf("%w\nacprun: %w", perr, ee.err)
+	}
+	return ee
 }
 
 // probeSelfAgent is the problem of the command of agent, one of acprun's

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/alecthomas/kong"
@@ -146,6 +147,39 @@ func TestProbeInterrupted(t *testing.T) {
 		}
 		if json && !bytes.Contains(stdout.Bytes(), []byte(`"error": "interrupted"`)) {
 			t.Errorf("--json: stdout lacks the error:\n%s", stdout.String())
+		}
+	}
+}
+
+// TestProbeFailureSaidWhenOutputFails: a probe whose agent failed, and
+// whose -o could not be written, says both: the exit code (4) tells only
+// of the write. It said only the write's error.
+func TestProbeFailureSaidWhenOutputFails(t *testing.T) {
+	t.Chdir(t.TempDir())
+	// A device that writes as /dev/full does: as root, one of the test's
+	// own, which a regression that replaced it could not harm.
+	full := "/dev/full"
+	if os.Geteuid() == 0 {
+		full = "full"
+		if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err != nil {
+			t.Skipf("mknod: %v", err)
+		}
+	} else if _, err := os.Stat(full); err != nil {
+		t.Skipf("no %s", full)
+	}
+	agent := []string{"/bin/sh", "-c", "echo oops >&2; exit 1"}
+	for _, json := range []bool{false, true} {
+		var stdout, stderr bytes.Buffer
+		g := &globals{Stdout: &stdout, Stderr: &stderr}
+		c := probeCmd{Target: agent, JSON: json, Output: full}
+		err := c.Run(context.Background(), g, &kong.Context{Args: append([]string{"probe", "--"}, agent...)})
+		var ee exitError
+		want := "the agent exited with code 1 before answering initialize\nacprun: -o " + full + ": write " + full + ": no space left on device; the probe's JSON was not written"
+		if !errors.As(err, &ee) || ee.code != exitOutput || ee.err == nil || ee.err.Error() != want {
+			t.Errorf("--json=%v: Run = %v; want exit %d saying %q", json, err, exitOutput, want)
+		}
+		if tail := "agent stderr (last lines):\n| oops\n"; !json && stderr.String() != tail {
+			t.Errorf("stderr %q; want the agent's, %q", stderr.String(), tail)
 		}
 	}
 }

@@ -433,6 +433,23 @@ func TestProbeFailures(t *testing.T) {
 	}
 }
 
+// TestProbeSaysItsFailureWhenOutputFails: a probe whose agent failed and
+// whose -o could not be written says both, the agent's stderr first, and
+// exits 4; it said only that -o was not written.
+func TestProbeSaysItsFailureWhenOutputFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	full := charDevice(t, dir, "full", 7)
+	r := acprun(t, dir, "probe", "-o", full, "--", "sh", "-c", "echo oops >&2; exit 1")
+	want := "agent stderr (last lines):\n| oops\n" +
+		"acprun: the agent exited with code 1 before answering initialize\n" +
+		"acprun: -o " + full + ": write " + full + ": no space left on device; the probe's JSON was not written\n"
+	if r.code != exitOutput || r.stderr != want {
+		t.Errorf("probe -o %s of a failing agent: exit %d, stderr %q; want %d and %q", full, r.code, r.stderr, exitOutput, want)
+	}
+	assertCharDevice(t, full)
+}
+
 // TestProbeSaysAnExitOneWay: an agent that exits at once, without reading
 // its input, is said to have exited every time, never by the broken pipe
 // acprun's write of initialize may meet first.
