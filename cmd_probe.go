@@ -89,8 +89,12 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	}
 	var agent scenario.Agent
 	switch {
+	case slices.Contains(kctx.Args, "--") && len(c.Target) > 0 && c.Target[0] == "":
+		return exitError{code: exitUsage, err: errors.New(`the agent's program after -- is empty (is the variable that gives it unset?): give its command after --`)}
 	case slices.Contains(kctx.Args, "--"):
 		agent.Command = c.Target
+	case len(c.Target) == 1 && c.Target[0] == "":
+		return exitError{code: exitUsage, err: errors.New(`<agent> "": the argument is empty (is the variable that gives it unset?): give an agent name, or -- and a command`)}
 	case len(c.Target) == 1:
 		if agent, err = scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg}); err != nil {
 			return usageError(g, nil, err) // a config agent's problems, one positioned problem per line

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -180,6 +182,26 @@ func TestProbeFailureSaidWhenOutputFails(t *testing.T) {
 		}
 		if tail := "agent stderr (last lines):\n| oops\n"; !json && stderr.String() != tail {
 			t.Errorf("stderr %q; want the agent's, %q", stderr.String(), tail)
+		}
+	}
+}
+
+// TestProbeEmptyAgent: an empty agent name, or an empty program name after
+// --, as "$AGENT" gives them with AGENT unset, is a usage error that says
+// so (exit 2), not an unknown agent "" or a program '' not found in PATH
+// (exit 3).
+func TestProbeEmptyAgent(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{{""}, {"--", "", "acp"}} {
+		var stdout, stderr bytes.Buffer
+		c := probeCmd{Target: slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--" })}
+		err := c.Run(context.Background(), &globals{Stdout: &stdout, Stderr: &stderr}, &kong.Context{Args: append([]string{"probe"}, args...)})
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != exitUsage || ee.err == nil || !strings.Contains(ee.err.Error(), "is empty (is the variable that gives it unset?)") {
+			t.Errorf("probe %q: Run = %v; want exit %d saying it is empty", args, err, exitUsage)
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("probe %q: stdout %q; want nothing started", args, stdout.String())
 		}
 	}
 }

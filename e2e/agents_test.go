@@ -383,6 +383,10 @@ func TestProbeFailures(t *testing.T) {
 		{"unknown name", []string{"probe", "claud"}, 2, `unknown agent "claud" (did you mean "claude"?)`, ""},
 		{"mock without a script", []string{"probe", "mock"}, 2, "the mock agent needs its script", ""},
 		{"two words without --", []string{"probe", "goose", "acp"}, 2, "give one agent name, or -- and a command", ""},
+		// "$AGENT" with AGENT unset: an unknown agent "", a program ''
+		// not found in PATH (exit 3), they were.
+		{"empty name", []string{"probe", ""}, 2, `acprun: <agent> "": the argument is empty (is the variable that gives it unset?): give an agent name, or -- and a command` + "\n", ""},
+		{"empty program", []string{"probe", "--", "", "acp"}, 2, "acprun: the agent's program after -- is empty (is the variable that gives it unset?): give its command after --\n", ""},
 		{"program not found", []string{"probe", "--", "/nonexistent/agent"}, 3, "acprun: agent command /nonexistent/agent: no such file\n", ""},
 		{"program not in PATH", []string{"probe", "--", "nosuchcmd-xyz", "acp"}, 3, "acprun: agent command nosuchcmd-xyz: not found in PATH: install it, or give its path\n", ""},
 		// A named agent's cwd and program are checked as run checks them:
