@@ -142,7 +142,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		code, perr = exitInterrupted, errInterrupted
 		rep.Error = perr.Error()
 	default:
-		code = exitAgent
+		// It quotes what the agent sent: escaped, as its stdout and the
+		// agent's stderr are, it begins no line and moves no cursor.
+		code, perr = exitAgent, errors.New(termtext.Printable(perr.Error()))
 	}
 	if c.JSON {
 		err = g.toStdout(ctx, termtext.JSONEscapes, func(w io.Writer) error { return output.ProbeJSON(w, rep) })

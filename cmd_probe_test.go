@@ -188,7 +188,7 @@ func TestProbeFailureSaidWhenOutputFails(t *testing.T) {
 
 // TestProbeEmptyAgent: an empty agent name, or an empty program name after
 // --, as "$AGENT" gives them with AGENT unset, is a usage error that says
-// so (exit 2), not an unknown agent "" or a program '' not found in PATH
+// so (exit 2), not an unknown agent "" or a program "" not found in PATH
 // (exit 3).
 func TestProbeEmptyAgent(t *testing.T) {
 	t.Chdir(t.TempDir())
@@ -203,5 +203,24 @@ func TestProbeEmptyAgent(t *testing.T) {
 		if stdout.Len() > 0 {
 			t.Errorf("probe %q: stdout %q; want nothing started", args, stdout.String())
 		}
+	}
+}
+
+// TestProbeErrorEscaped: the error a probe ends with, which quotes what the
+// agent sent (its JSON-RPC error's message, a line that is not JSON-RPC),
+// has control characters, line breaks and "##[" escaped, as the probe's
+// stdout and its agent's stderr have them: an agent's escape sequences
+// reached the terminal, and its line breaks began lines of their own
+// (a GitHub workflow command: ::error::).
+func TestProbeErrorEscaped(t *testing.T) {
+	t.Chdir(t.TempDir())
+	answer := `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom ##[error]x \u001b[31mred\n::error::y"}}`
+	agent := []string{"/bin/sh", "-c", `read -r _; printf '%s\n' "$0"; exec cat >/dev/null`, answer}
+	c := probeCmd{Target: agent}
+	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	err := c.Run(context.Background(), g, &kong.Context{Args: append([]string{"probe", "--"}, agent...)})
+	want := `initialize: jsonrpc error -32000: boom #\x23[error]x \x1b[31mred\x0a::error::y`
+	if err == nil || err.Error() != want {
+		t.Errorf("Run = %v; want %q", err, want)
 	}
 }

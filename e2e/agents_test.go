@@ -454,6 +454,21 @@ func TestProbeSaysItsFailureWhenOutputFails(t *testing.T) {
 	assertCharDevice(t, full)
 }
 
+// TestProbeErrorEscaped: the error a probe ends with on stderr quotes
+// what the agent sent with control characters, line breaks and "##["
+// escaped, as the rest of the probe's output has them: the agent's escape
+// sequence reached the terminal, and its line break began a line of its own
+// (::error::, a GitHub workflow command).
+func TestProbeErrorEscaped(t *testing.T) {
+	t.Parallel()
+	answer := `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom ##[error]x \u001b[31mred\n::error::y"}}`
+	r := acprun(t, t.TempDir(), "probe", "--", "/bin/sh", "-c", `read -r _; printf '%s\n' "$0"; exec cat >/dev/null`, answer)
+	want := `acprun: initialize: jsonrpc error -32000: boom #\x23[error]x \x1b[31mred\x0a::error::y` + "\n"
+	if r.code != 3 || r.stderr != want {
+		t.Errorf("probe of an agent whose error holds controls: exit %d, stderr %q; want 3 and %q", r.code, r.stderr, want)
+	}
+}
+
 // TestProbeSaysAnExitOneWay: an agent that exits at once, without reading
 // its input, is said to have exited every time, never by the broken pipe
 // acprun's write of initialize may meet first.
