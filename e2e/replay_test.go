@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -780,5 +781,27 @@ turns:
 		if res.code != exitFailed || !strings.Contains(turn.Error, c.want) {
 			t.Errorf("%q: exit %d, error %q; want the divergence %q\n%s", c.prompt, res.code, turn.Error, c.want, res.stderr)
 		}
+	}
+}
+
+// TestReplayStderrEscaped: what acprun replay says on stderr of what its
+// client sent (a line that is not JSON-RPC, a method the recording lacks)
+// has control characters and "##[" escaped; the client's escape sequences
+// reached the terminal.
+func TestReplayStderrEscaped(t *testing.T) {
+	t.Parallel()
+	transcript, err := filepath.Abs(filepath.Join(root, "examples", "replay", "recorded", "permissions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(acprunFor(t), "replay", transcript)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Stdin = strings.NewReader("gar\x1b[31mbage ##[error]x\n" + `{"jsonrpc":"2.0","id":1,"method":"f\u001b[31moo","params":{}}` + "\n")
+	r, _ := runCommand(t, cmd)
+	want := "acprun replay: ignoring a line from the client that is not JSON-RPC: gar\\x1b[31mbage #\\x23[error]x\n" +
+		"acprun replay: " + transcript + ": replay diverged: f\\x1b[31moo: recorded no f\\x1b[31moo request, got a f\\x1b[31moo request\n"
+	if r.code != 0 || r.stderr != want {
+		t.Errorf("acprun replay: exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
 	}
 }

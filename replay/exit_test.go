@@ -115,3 +115,21 @@ func TestRecordingExit(t *testing.T) {
 		})
 	}
 }
+
+// TestRunStderrEscaped: what replay says on stderr of what the client
+// sent (a line that is not JSON-RPC, a method the recording lacks) has
+// control characters and "##[" escaped: the client's escape sequences
+// reached the terminal.
+func TestRunStderrEscaped(t *testing.T) {
+	c := startWith(t, head, Options{})
+	c.handshakeNoBanner()
+	c.send("gar\x1b[31mbage ##[error]x")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"f\u001b[31moo##[error]","params":{}}`)
+	c.expect(`"id":10,`, `replay diverged`)
+	c.end()
+	want := "acprun replay: ignoring a line from the client that is not JSON-RPC: gar\\x1b[31mbage #\\x23[error]x\n" +
+		"acprun replay: rec.jsonl: replay diverged: f\\x1b[31moo#\\x23[error]: recorded no f\\x1b[31moo#\\x23[error] request, got a f\\x1b[31moo#\\x23[error] request\n"
+	if got := c.stderr.String(); got != want {
+		t.Errorf("stderr = %q\nwant    %q", got, want)
+	}
+}

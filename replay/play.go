@@ -16,6 +16,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 )
 
@@ -183,7 +184,7 @@ func (p *player) read(stdin io.Reader) {
 func (p *player) received(line []byte) {
 	var w wire
 	if err := json.Unmarshal(line, &w); err != nil {
-		p.log.Printf("ignoring a line from the client that is not JSON-RPC: %s", excerpt(p.opts.Redact, string(bytes.TrimSpace(line)), 120))
+		p.log.Print(termtext.Printable("ignoring a line from the client that is not JSON-RPC: " + excerpt(p.opts.Redact, string(bytes.TrimSpace(line)), 120)))
 		return
 	}
 	p.mu.Lock()
@@ -526,13 +527,14 @@ func (p *player) answerDiverged(in *incoming, d *Divergence) error {
 }
 
 // note writes a line about line n of the recording (0: the whole file) to
-// stderr: "acprun replay: rec.jsonl:12: text".
+// stderr: "acprun replay: rec.jsonl:12: text", with control characters and
+// "##[" escaped (termtext.Printable): it may quote what the client sent.
 func (p *player) note(n int, format string, args ...any) {
 	where := p.rec.File
 	if n > 0 {
 		where = fmt.Sprintf("%s:%d", p.rec.File, n)
 	}
-	p.log.Printf("%s: %s", where, fmt.Sprintf(format, args...))
+	p.log.Print(termtext.Printable(where + ": " + fmt.Sprintf(format, args...)))
 }
 
 // message says what diverged: "turn 2: session/request_permission for
