@@ -17,6 +17,7 @@ import (
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -130,13 +131,25 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	if err := output.Explain(&text, e); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(g.Stdout, red.String(text.String())); err != nil {
+	if _, err := io.WriteString(g.Stdout, escapeLines(red.String(text.String()))); err != nil {
 		return err // exit 4: not a denial
 	}
 	if e.Verdict() != approve.Allow {
 		return exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// escapeLines is text with each of its lines escaped (termtext.Escape,
+// tabs kept), as probe and run write what an agent or a file chose: a
+// request's strings are quoted, which escapes their control characters,
+// but not their "##[", which a GitHub Actions log runs anywhere in a line.
+func escapeLines(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Escape(l, true)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // scenario loads the scenario whose rules to explain as run does, so that

@@ -83,3 +83,29 @@ func TestExplainRequestViolationsRedacted(t *testing.T) {
 		t.Errorf("acprun explain stderr:\n%s\nwant %q, and the secret redacted", stderr.String(), want)
 	}
 }
+
+// TestExplainEscapesLegacyCommands: explain writes the "##[" of what a
+// request holds (an agent's title, an option id) as "#\x23[", as probe and
+// run write it: a GitHub Actions log runs "##[error]" anywhere in a line.
+// Its control characters were escaped (quoted), its "##[" was not.
+func TestExplainEscapesLegacyCommands(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("name: a\nagent: {command: [my-agent]}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := `{"sessionId":"s","toolCall":{"toolCallId":"t","title":"##[error]x\u001b[2J","kind":"read"},"options":[{"optionId":"o##[group]","name":"n","kind":"allow_once"}]}`
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"explain", file, "--request", "-"}, strings.NewReader(req), &stdout, &stderr); code != exitOK {
+		t.Fatalf("acprun explain: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{`title="#\x23[error]x\x1b[2J"`, `select option "o#\x23[group]" (allow_once)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("acprun explain: want %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "##[") || strings.Contains(out, "\x1b") {
+		t.Errorf("acprun explain: a \"##[\" or a control character left in:\n%s", out)
+	}
+}

@@ -211,3 +211,20 @@ func TestRuleWrittenAsAFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainEscapesLegacyCommands: explain writes the "##[" of what a
+// request holds (an agent's title, an option id) as "#\x23[", as probe and
+// run write it, since a GitHub Actions log runs "##[error]" anywhere in a
+// line; it wrote it as it was.
+func TestExplainEscapesLegacyCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":   "name: s\nagent: {command: [a]}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+		"req.json": `{"sessionId":"s","toolCall":{"toolCallId":"t","title":"##[error]x","kind":"read"},"options":[{"optionId":"o##[group]","name":"n","kind":"allow_once"}]}`,
+	})
+	r := acprun(t, dir, "explain", "s.yaml", "--request", "req.json")
+	if r.code != 0 || strings.Contains(r.stdout, "##[") || !strings.Contains(r.stdout, `title="#\x23[error]x"`) || !strings.Contains(r.stdout, `select option "o#\x23[group]"`) {
+		t.Errorf("explain of a request holding ##[: exit %d, want 0 and it escaped:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
