@@ -141,9 +141,10 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 }
 
 // escapeLines is text with each of its lines escaped (termtext.Escape,
-// tabs kept), as probe and run write what an agent or a file chose: a
-// request's strings are quoted, which escapes their control characters,
-// but not their "##[", which a GitHub Actions log runs anywhere in a line.
+// tabs kept), as probe and run write what an agent or a file chose: the
+// strings of explain's request and of run --dry-run's plan are quoted,
+// which escapes their control characters, but not their "##[", which a
+// GitHub Actions log runs anywhere in a line.
 func escapeLines(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {

@@ -109,3 +109,28 @@ func TestExplainEscapesLegacyCommands(t *testing.T) {
 		t.Errorf("acprun explain: a \"##[\" or a control character left in:\n%s", out)
 	}
 }
+
+// TestDryRunEscapesLegacyCommands: run --dry-run writes the "##[" of a
+// scenario's name, prompts and rules as "#\x23[", as it writes its agent's
+// command and verify commands: a GitHub Actions log runs "##[error]"
+// anywhere in a line. The name and the prompts were written as they were.
+func TestDryRunEscapesLegacyCommands(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("name: \"##[error]n\"\nagent: {command: [a]}\npermissions: {allow: [{command: \"echo ##[group]*\"}]}\nturns: [{prompt: \"##[error]p\"}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", "--dry-run", file}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("acprun run --dry-run: exit %d\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{`#\x23[error]n  (`, `turn 1:   "#\x23[error]p"`, `command=echo #\x23[group]*`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("acprun run --dry-run: want %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "##[") {
+		t.Errorf("acprun run --dry-run: a \"##[\" left in:\n%s", out)
+	}
+}

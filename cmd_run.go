@@ -557,12 +557,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.DryRun {
 		c.warnBeforeRun(g, scs)
 		// The plan is redacted as text, as printed: no field of it can
-		// show a secret that ${VAR} put in a command or a prompt.
+		// show a secret that ${VAR} put in a command or a prompt; its
+		// lines are escaped, as explain's are (a name's "##[").
 		var plan strings.Builder
 		if err := output.Plan(&plan, runner.DryRun(opts, scs)); err != nil {
 			return err
 		}
-		_, err := io.WriteString(g.Stdout, g.redactor(scs).String(plan.String()))
+		_, err := io.WriteString(g.Stdout, escapeLines(g.redactor(scs).String(plan.String())))
 		return err
 	}
 	ctx, guard := startGuard(ctx)

@@ -228,3 +228,19 @@ func TestExplainEscapesLegacyCommands(t *testing.T) {
 		t.Errorf("explain of a request holding ##[: exit %d, want 0 and it escaped:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestDryRunEscapesLegacyCommands: run --dry-run writes the "##[" of a
+// scenario's name, prompts and rules as "#\x23[", as it writes its agent's
+// command: a GitHub Actions log runs "##[error]" anywhere in a line. The
+// name and the prompts were written as they were.
+func TestDryRunEscapesLegacyCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "name: \"##[error]n\"\nagent: {command: [a, \"##[x]\"]}\npermissions: {allow: [{command: \"echo ##[group]*\"}]}\nturns: [{prompt: \"##[error]p\"}]\n",
+	})
+	r := acprun(t, dir, "run", "--dry-run", "s.yaml")
+	if r.code != 0 || strings.Contains(r.stdout, "##[") || !strings.Contains(r.stdout, `#\x23[error]n  (s.yaml:1)`) || !strings.Contains(r.stdout, `turn 1:   "#\x23[error]p"`) {
+		t.Errorf("run --dry-run of a scenario holding ##[: exit %d, want 0 and it escaped:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
