@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"slices"
 
@@ -23,7 +24,10 @@ which may replace built-in ones. A scenario uses one with "agent: NAME" or
 "probe NAME" shows what it offers. AUTH ENV names the variables an agent
 expects its credentials in, and whether each is set here (never its value).
 Commands and descriptions are redacted as a run's outputs are: the values of
-the agents' env and of acprun's secret-looking environment variables.`
+the agents' env and of acprun's secret-looking environment variables. A config
+agent that a run or a probe would refuse here (a variable it uses is unset, its
+cwd is not a directory) is listed, an unset variable as empty, with a warning at
+the config's word.`
 }
 
 // Run prints the table, redacted as a run redacts its outputs
@@ -42,7 +46,11 @@ func (c *agentsCmd) Run(g *globals) error {
 	}
 	environ := os.Environ()
 	var rows []output.AgentRow
+	var warnings []scenario.Warning
 	for _, na := range cfg.NamedAgents() {
+		if na.Source != scenario.SourceBuiltin {
+			warnings = append(warnings, refused(na.Name, cfg)...)
+		}
 		source := na.Source
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
@@ -50,6 +58,24 @@ func (c *agentsCmd) Run(g *globals) error {
 		rows = append(rows, output.AgentRow{Name: na.Name, Command: slices.Clone(na.Agent.Command), Auth: na.Agent.Auth,
 			AuthEnv: runner.AuthEnv(na.Agent, environ), Source: source, Description: na.Description})
 	}
+	printWarnings(g, nil, warnings)
 	g.redactor(nil).Value(&rows)
 	return output.Agents(g.Stdout, rows)
+}
+
+// refused are the problems for which a run or a probe of the config agent
+// name would refuse it here (a variable it uses is unset, its cwd is not a
+// directory), as warnings at the config's word: the table lists it as far
+// as it can, an unset variable as empty.
+func refused(name string, cfg *scenario.Config) []scenario.Warning {
+	_, err := scenario.ResolveAgent(name, scenario.LoadOptions{Config: cfg})
+	var errs scenario.Errors
+	if !errors.As(err, &errs) {
+		return nil
+	}
+	out := make([]scenario.Warning, len(errs))
+	for i, e := range errs {
+		out[i] = scenario.Warning{Pos: scenario.Pos{File: e.File, Line: e.Line, Col: e.Col}, Msg: e.Msg}
+	}
+	return out
 }

@@ -629,3 +629,21 @@ func TestProbeInterrupted(t *testing.T) {
 		t.Errorf("stdout lacks the probe's command:\n%s", res.stdout)
 	}
 }
+
+// TestAgentsWarnsOfWhatARunRefuses: acprun agents lists a config agent
+// whose program a variable unset here gives, with a warning at the
+// config's word (exit 0), as probe says it (exit 2); the table showed the
+// program as '' and said nothing.
+func TestAgentsWarnsOfWhatARunRefuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  v:\n    command: [\"${ACPRUN_E2E_UNSET_PROG}\", acp]\n"})
+	want := "acprun.yaml:3:16: warning: environment variable ACPRUN_E2E_UNSET_PROG is not set (write ${ACPRUN_E2E_UNSET_PROG:-default} to give a default)\n"
+	r := acprun(t, dir, "agents")
+	if r.code != 0 || r.stderr != want || !hasLinePrefix(squashLines(r.stdout), "v '' acp") {
+		t.Errorf("agents: exit %d, stderr %q; want 0, %q and v listed:\n%s", r.code, r.stderr, want, r.stdout)
+	}
+	if r := acprun(t, dir, "probe", "v"); r.code != 2 || !strings.Contains(r.stderr, strings.TrimSuffix(strings.Replace(want, "warning: ", "", 1), "\n")) {
+		t.Errorf("probe v: exit %d, stderr %q; want 2 and the same problem", r.code, r.stderr)
+	}
+}
