@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,6 +72,34 @@ func TestMergeShardsFromDifferentDirectories(t *testing.T) {
 	for _, sc := range merged.Scenarios {
 		if sc.File != recorded[sc.Name] {
 			t.Errorf("merged %s: file %q; want %q, as its shard recorded it", sc.Name, sc.File, recorded[sc.Name])
+		}
+	}
+}
+
+// TestResultsInUTF16: a results file saved as UTF-16 (PowerShell's >
+// writes acprun run -o - so) is said to be UTF-16 by every command that
+// reads one, with what to do; they said "invalid character '\xff'".
+func TestResultsInUTF16(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	utf16 := []byte{0xff, 0xfe}
+	for _, c := range `{"schemaVersion": 3, "scenarios": []}` {
+		utf16 = append(utf16, byte(c), 0)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "r.json"), utf16, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\nturns: [{prompt: hi}]\n"})
+	const want = "r.json: the file is UTF-16 (as PowerShell's > writes it), not UTF-8: save it as UTF-8, or have acprun write it (-o FILE)\n"
+	for _, args := range [][]string{
+		{"merge", "r.json", "-o", "m.json"},
+		{"report", "r.json", "-o", "r.html"},
+		{"list", "--shard", "1/2", "--balance-from", "r.json", "s.yaml"},
+		{"run", "--rerun-failed", "r.json", "s.yaml"},
+	} {
+		r := acprun(t, dir, args...)
+		if r.code != 2 || !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("acprun %v: exit %d, stderr %q; want 2 and it to end with %q", args, r.code, r.stderr, want)
 		}
 	}
 }

@@ -76,6 +76,10 @@ func decode(data []byte) (Results, *dataError) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Results{}, wholeError("empty file, not acprun results")
 	}
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		// A UTF-16 byte order mark: json would say "invalid character '\xff'".
+		return Results{}, wholeError("the file is UTF-16 (as PowerShell's > writes it), not UTF-8: save it as UTF-8, or have acprun write it (-o FILE)")
+	}
 	var res Results
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Results{}, unmarshalError(err)

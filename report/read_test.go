@@ -103,6 +103,10 @@ func TestReadersSayWhere(t *testing.T) {
 		{"\ufeff{\"schemaVersion\": 1, é}", "1:22: not acprun results: invalid character 'é'"}, // a byte order mark is no column
 		{`{"scenarios": []}`, " not acprun results: no schemaVersion"},
 		{" \n", " empty file, not acprun results"},
+		// Saved as UTF-16 (PowerShell's > writes it): said so, not as an
+		// invalid character '\xff'.
+		{"\xff\xfe{\x00}\x00", " the file is UTF-16 (as PowerShell's > writes it), not UTF-8: save it as UTF-8, or have acprun write it (-o FILE)"},
+		{"\xfe\xff\x00{\x00}", " the file is UTF-16 (as PowerShell's > writes it), not UTF-8: save it as UTF-8, or have acprun write it (-o FILE)"},
 	} {
 		path := filepath.Join(dir, "r.json")
 		if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
