@@ -58,7 +58,7 @@ func TestAgentsRedacted(t *testing.T) {
 // TestAgentsWarnsOfWhatARunRefuses: acprun agents lists a config agent
 // that a run or a probe of it would refuse (a variable it uses is unset
 // here, its cwd is missing), warned of at the config's word, as probe
-// says it; the table showed the unset variable as '' and said nothing.
+// says it; the table showed the unset variable as empty and said nothing.
 func TestAgentsWarnsOfWhatARunRefuses(t *testing.T) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "acprun.yaml")

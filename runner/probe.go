@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -201,6 +200,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		}
 	}()
 
+	before := 0 // the updates that came before the session/new answer
 	hs := handshake{
 		red:          red,
 		version:      opts.Version,
@@ -211,7 +211,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		command:      opts.Agent.Command,
 		cwd:          rep.Cwd,
 		opened: func(acp.NewSessionResponse) error {
-			h.open()
+			before = h.count()
 			return nil
 		},
 	}
@@ -243,7 +243,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 	act.waitQuiet(sctx, a.Conn, probeQuiet, probeSettle, a.Exited())
 	cancel()
 	_ = a.Conn.WaitHandled(ctx) // the end of ctx is the probe's timeout
-	h.apply(rep)
+	h.apply(rep, before)
 	return nil
 }
 
@@ -257,21 +257,12 @@ func graceUntil(grace time.Duration, deadline time.Time) time.Duration {
 }
 
 // probeHandler answers the agent's requests during a probe: permission
-// requests are cancelled, every other request is -32601. It records what
-// the session updates say (see note), and what the agent sent that broke
-// the protocol.
+// requests are cancelled, every other request is -32601. It records session
+// updates, and what the agent sent that broke the protocol.
 type probeHandler struct {
-	red *redact.Redactor // redacts first (see shorten)
-	mu  sync.Mutex
-	// opened says that the session/new answer has come. commands is the
-	// last available commands update's list (nil: none came); mode and
-	// config are the last current mode and config option updates after
-	// opened; kinds counts the other updates by kind.
-	opened   bool
-	commands []acp.AvailableCommand
-	mode     *acp.CurrentModeUpdate
-	config   *acp.ConfigOptionUpdate
-	kinds    map[string]int
+	red     *redact.Redactor // redacts first (see shorten)
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
 	// violations are the first probeViolations protocol violations,
 	// lost how many more there were.
 	violations []string
@@ -350,7 +341,7 @@ func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) 
 			return nil, nil // a notification: nothing to answer
 		}
 		h.mu.Lock()
-		h.note(n.Update)
+		h.updates = append(h.updates, n.Update)
 		h.mu.Unlock()
 		return nil, nil
 	case acp.MethodSessionRequestPermission:
@@ -362,52 +353,37 @@ func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) 
 	return nil, acp.MethodNotFound(req.Method)
 }
 
-// open notes that the session/new answer has come: mode and config
-// option updates that came before it are older than it.
-func (h *probeHandler) open() {
+// count returns how many updates arrived so far.
+func (h *probeHandler) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.opened = true
+	return len(h.updates)
 }
 
-// note folds the session update u into what the probe reports, with h.mu
-// held. It keeps no update but the last of each kind the report shows, so
-// that an agent that floods the probe with updates holds no more of
-// acprun's memory than one that sends a few. Mode and config option
-// updates that came before the session/new answer are counted.
-func (h *probeHandler) note(u acp.SessionUpdate) {
-	switch {
-	case u.AvailableCommandsUpdate != nil:
-		h.commands = u.AvailableCommandsUpdate.AvailableCommands
-		if h.commands == nil {
-			h.commands = []acp.AvailableCommand{}
-		}
-	case u.CurrentModeUpdate != nil && h.opened:
-		h.mode = u.CurrentModeUpdate
-	case u.ConfigOptionUpdate != nil && h.opened:
-		h.config = u.ConfigOptionUpdate
-	default:
-		if h.kinds == nil {
-			h.kinds = map[string]int{}
-		}
-		h.kinds[u.Kind]++
-	}
-}
-
-// apply brings rep up to date with what the updates said (see note).
-func (h *probeHandler) apply(rep *ProbeReport) {
+// apply brings rep up to date with the updates. Mode and config option
+// updates that came before the session/new answer (the first before) are
+// older than it and ignored.
+func (h *probeHandler) apply(rep *ProbeReport, before int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.commands != nil {
-		rep.Commands = h.commands
-	}
-	if h.mode != nil && rep.Modes != nil {
-		rep.Modes.CurrentModeID = h.mode.CurrentModeID
-	}
-	if h.config != nil {
-		rep.ConfigOptions = h.config.ConfigOptions
-	}
-	if h.kinds != nil {
-		rep.Updates = maps.Clone(h.kinds)
+	for i, u := range h.updates {
+		switch {
+		case u.AvailableCommandsUpdate != nil:
+			rep.Commands = u.AvailableCommandsUpdate.AvailableCommands
+			if rep.Commands == nil {
+				rep.Commands = []acp.AvailableCommand{}
+			}
+		case u.CurrentModeUpdate != nil && i >= before:
+			if rep.Modes != nil {
+				rep.Modes.CurrentModeID = u.CurrentModeUpdate.CurrentModeID
+			}
+		case u.ConfigOptionUpdate != nil && i >= before:
+			rep.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+		default:
+			if rep.Updates == nil {
+				rep.Updates = map[string]int{}
+			}
+			rep.Updates[u.Kind]++
+		}
 	}
 }
