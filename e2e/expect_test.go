@@ -320,9 +320,9 @@ turns:
 expect:
   usage: {maxTotalTokens: 200000, maxCost: 200}
 `, fails: []wantFailure{
-		{1, "maxTotalTokens: «100000", `usage.maxTotalTokens: the agent reported no token usage`},
+		{1, "maxTotalTokens: «100000", `usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`},
 		{1, "maxCost: «100}", `usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`},
-		{0, "maxTotalTokens: «200000", `usage.maxTotalTokens: the agent reported no token usage`},
+		{0, "maxTotalTokens: «200000", `usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`},
 		{0, "maxCost: «200}", `usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`},
 	}},
 	// The session's cost is cumulative: turn 3's own cost is 0.5 - 0.3,

@@ -52,7 +52,7 @@ turns:
 		t.Errorf("violations %q; want %q", sc.Violations, want)
 	}
 	want := []string{
-		"turn 1: s.yaml:7:38: usage.maxTotalTokens: the agent reported no token usage",
+		"turn 1: s.yaml:7:38: usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests",
 		"turn 2: s.yaml:4:26: budget.maxTotalTokens: the turns so far used 5000 tokens, over the scenario's budget of 100; acprun stopped the scenario there",
 	}
 	var got []string

@@ -220,8 +220,7 @@ func (r *scenarioRun) unheldBudgets() []string {
 		ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; %s", pos, gatewayCounts))
 	}
 	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxTokensPos, b.MaxTotalTokens != nil }); ok && !tokens {
-		ws = append(ws, fmt.Sprintf("%s: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; "+
-			"a gateway (gateway: meter) counts the tokens of its model requests", pos))
+		ws = append(ws, fmt.Sprintf("%s: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; %s", pos, gatewayCountsTokens))
 	}
 	return ws
 }

@@ -446,6 +446,10 @@ func checkPermissions(red *redact.Redactor, e *scenario.PermissionsExpect, perms
 // reported none, and no gateway priced its model requests.
 const gatewayCounts = "a gateway (gateway: meter, with the config file's prices) counts what its model requests cost"
 
+// gatewayCountsTokens is the hint of a token count that is not known: the
+// agent reported none, and a gateway counts them.
+const gatewayCountsTokens = "a gateway (gateway: meter) counts the tokens of its model requests"
+
 // costValue is a cost, and whether one was reported (ok).
 type costValue struct {
 	amount   float64
@@ -606,7 +610,7 @@ func turnTokens(u *report.Usage) (tokens int64, ok bool) {
 // turnTokens).
 func noTokens(u *report.Usage) string {
 	if u == nil || u.InputTokens == 0 && u.OutputTokens == 0 {
-		return "the agent reported no token usage"
+		return "the agent reported no token usage; " + gatewayCountsTokens
 	}
 	return fmt.Sprintf("the agent reported a totalTokens of 0 (inputTokens %d, outputTokens %d): no total to check", u.InputTokens, u.OutputTokens)
 }
@@ -647,7 +651,7 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 		}
 		switch {
 		case reported == 0:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage", pos))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage; %s", pos, gatewayCountsTokens))
 		case sum > *e.MaxTotalTokens:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens in all turns, want at most %d", pos, sum, *e.MaxTotalTokens))
 		case len(missing) > 0:

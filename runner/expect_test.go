@@ -428,9 +428,9 @@ func TestCheckTurnUsage(t *testing.T) {
 		{name: "tokens over", e: tokens, usage: &report.Usage{TotalTokens: 61234},
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens, want at most 50000`}},
 		{name: "no usage", e: tokens,
-			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`}},
 		{name: "usage without tokens", e: tokens, usage: &report.Usage{Cost: 0.1, Currency: "USD"},
-			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`}},
 		{name: "a total of 0 beside other counts", e: tokens, usage: &report.Usage{InputTokens: 1000, OutputTokens: 1000},
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported a totalTokens of 0 (inputTokens 1000, outputTokens 1000): no total to check`}},
 		{name: "position falls back to usage", e: &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](1)}, usage: &report.Usage{TotalTokens: 2},
@@ -549,7 +549,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 			`s.yaml:21:10: usage.maxCost: the session cost 1.2 USD, want at most 1`,
 		}},
 		{name: "nothing reported", turns: []report.TurnResult{turn("end_turn", nil)}, want: []string{
-			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`,
+			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`,
 			`s.yaml:21:10: usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`,
 		}},
 		{name: "a turn without tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
