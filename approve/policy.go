@@ -26,7 +26,7 @@ type Policy struct {
 // matcher are ORed. A rule has at least one matcher (see Validate; a rule
 // without one matches nothing). The package doc describes each matcher.
 type Rule struct {
-	Pos     string            // where the rule was written, "file:line"
+	Pos     string            // where the rule was written, "file:line" ("file:line:col" for rules that share a line)
 	Kind    []string          // ToolKind values (read, edit, execute, ...)
 	Tool    []string          // case-insensitive globs on the tool call's name
 	Title   []string          // case-insensitive globs on the tool call's title

@@ -80,7 +80,7 @@ const (
 // Decision is the engine's answer to one Request.
 type Decision struct {
 	Verdict Verdict // Allow or Deny
-	// Rule names the rule that decided: its Pos ("file:line"), or "allow #N"
+	// Rule names the rule that decided: its Pos ("file:line"; see Rule.Pos), or "allow #N"
 	// / "deny #N" for a rule without Pos. When the default decided it is
 	// the policy's Source (e.g. "--allow-all"), usually "".
 	Rule       string

@@ -541,7 +541,7 @@ type ClientRequest struct {
 	// and acprun then refused (Refused: a cwd outside the roots) keeps its
 	// allow but counts in neither allowed nor denied.
 	Decision string `json:"decision,omitempty"`
-	// Rule is the rule that decided Decision ("file:line"); for the
+	// Rule is the rule that decided Decision ("file:line", "file:line:col" for rules that share a line); for the
 	// default it is the policy's source (e.g. --deny-all), usually empty.
 	Rule string `json:"rule,omitempty"`
 	// Reason explains Decision, naming the rule or the default.

@@ -123,10 +123,10 @@ turns: [{prompt: x}]
 		}
 		return out
 	}
-	if diff := cmp.Diff([]string{"/s/x.yaml:3", "--allow 'execute:go test *'"}, rules(with.Policy.Allow)); diff != "" {
+	if diff := cmp.Diff([]string{"/s/x.yaml:3:38", "--allow 'execute:go test *'"}, rules(with.Policy.Allow)); diff != "" {
 		t.Errorf("allow rules (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"/s/x.yaml:3", "--deny 'path:**/.env'"}, rules(with.Policy.Deny)); diff != "" {
+	if diff := cmp.Diff([]string{"/s/x.yaml:3:60", "--deny 'path:**/.env'"}, rules(with.Policy.Deny)); diff != "" {
 		t.Errorf("deny rules (-want +got):\n%s", diff)
 	}
 	if with.Agent.Model != "big" || with.Agent.ModelPos != fs.ModelPos || with.Agent.Mode != "code" || with.Agent.ModePos != fs.ModePos {
@@ -150,5 +150,29 @@ turns: [{prompt: x}]
 
 	if same := scs[1].WithFlags(scenario.FlagSettings{}); same.Policy != nil || same.Agent.Model != "" {
 		t.Errorf("no flags: policy %+v, model %q; want the scenario's own", same.Policy, same.Agent.Model)
+	}
+}
+
+// TestRulesOnOneLineToldApart: rules in a list written on one line are
+// named by their columns too, so that the results and explain tell which
+// one decided (they were all "file:3"); a rule on a line of its own keeps
+// its file and line.
+func TestRulesOnOneLineToldApart(t *testing.T) {
+	scs := loadWith(t, nil, `name: rules
+agent: {command: [a]}
+permissions:
+  allow: [{kind: read}, {kind: edit}]
+  deny:
+    - {command: "rm *"}
+    - kind: delete
+turns: [{prompt: x}]
+`)
+	var got []string
+	for _, r := range append(scs[0].Policy.Allow, scs[0].Policy.Deny...) {
+		got = append(got, r.Pos)
+	}
+	want := []string{"/s/x.yaml:4:11", "/s/x.yaml:4:25", "/s/x.yaml:6", "/s/x.yaml:7"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules' names (-want +got):\n%s", diff)
 	}
 }

@@ -38,7 +38,28 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 			}
 		}
 	}
+	nameRules(pol)
 	return pol
+}
+
+// nameRules names each rule of pol by its file and line ("s.yaml:4"),
+// which rules reads as "file:line:col": a rule that shares its line with
+// another ([{kind: read}, {kind: edit}], or allow and deny lists on one
+// line) keeps its column, so that the results and explain tell which one
+// decided.
+func nameRules(pol *approve.Policy) {
+	line := func(r approve.Rule) string { return r.Pos[:strings.LastIndexByte(r.Pos, ':')] }
+	lines := map[string]int{}
+	for _, r := range slices.Concat(pol.Allow, pol.Deny) {
+		lines[line(r)]++
+	}
+	for _, rs := range [][]approve.Rule{pol.Allow, pol.Deny} {
+		for i := range rs {
+			if l := line(rs[i]); lines[l] == 1 {
+				rs[i].Pos = l
+			}
+		}
+	}
 }
 
 func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
@@ -56,10 +77,11 @@ func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
 }
 
 // rule reads one allow or deny rule, checks it with approve's Validate,
-// then checks its examples with approve.CheckExamples.
+// then checks its examples with approve.CheckExamples. The rule is named
+// "file:line:col" (see nameRules).
 func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, bool) {
 	before := len(p.Errs)
-	r := approve.Rule{Pos: fmt.Sprintf("%s:%d", p.Name, n.Line)}
+	r := approve.Rule{Pos: fmt.Sprintf("%s:%d:%d", p.Name, n.Line, n.Column)}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		p.Errorf(n, "%s", stringRule(n.Value, list))
 		return r, false
