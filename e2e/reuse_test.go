@@ -346,7 +346,8 @@ while :; do
     printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"%s"}}\n' "$id" "$sid";;
   *'"method":"session/prompt"'*)
     update "$sid" hello
-    printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id";;
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id"
+    case "$MODE" in *exitafter*) exec 1>&-; sleep 0.2; exit 3;; esac;;
   *'"method":"session/close"'*)
     printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
     case "$MODE" in *afterclose*) update "s$n" AFTER-CLOSE;; esac
@@ -627,5 +628,26 @@ func TestReuseSkipsAProcessThatClosedItsOutput(t *testing.T) {
 				t.Errorf("two: pool %+v, warnings %q; want a new process sh#2 and the warning %q", p, two.Warnings, want)
 			}
 		})
+	}
+}
+
+// TestReuseRetiredAsTheAgentExited: a pooled process that closes its
+// output after its answer and exits a moment later is retired for how it
+// exited, every run, not for whichever of its ends acprun noticed first;
+// the next scenario starts a new process.
+func TestReuseRetiredAsTheAgentExited(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"agent.sh": shReuseAgent,
+		"s.yaml": shReuseScenario("a", "exitafter", ", reuse: true", "") + shReuseScenario("b", "exitafter", ", reuse: true", "")})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for i, r := range out.Scenarios {
+		if p := r.Agent.Pool; p == nil || p.ID != "sh#"+strconv.Itoa(i+1) || p.Retired != "the agent exited with code 3" {
+			t.Errorf("%s: pool %+v; want a process of its own, retired as the agent exited with code 3", r.Name, p)
+		}
 	}
 }

@@ -256,6 +256,17 @@ func (a *Agent) exitsWithin(ctx context.Context, d time.Duration) bool {
 	return true
 }
 
+// endReason says how an agent that exited or closed its output ended. It
+// is waited for as exitsWithin says, up to grace or until ctx ends, so that
+// the reason is how it exited when it does, every run, not which of its
+// ends acprun noticed first.
+func (a *Agent) endReason(ctx context.Context, grace time.Duration) string {
+	if a.exitsWithin(ctx, grace) {
+		return a.exitReason()
+	}
+	return "the agent closed its output"
+}
+
 func (a *Agent) waitExit(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -172,8 +172,10 @@ func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 }
 
 // unfit says why the scenario's pooled process must not serve another
-// scenario; "" when it may. Once session/close was answered it first
-// drains the session (see drain). Last it kills what the agent left
+// scenario; "" when it may. One that exited or closed its output is
+// waited for up to killGrace, and said to have exited when it does (see
+// Agent.endReason). Once session/close was answered it first drains the
+// session (see drain). Last it kills what the agent left
 // running outside its process group during the scenario (the scenario's
 // warnings): a process that left some is not kept either.
 func (r *scenarioRun) unfit(scCtx context.Context) string {
@@ -188,10 +190,10 @@ func (r *scenarioRun) unfit(scCtx context.Context) string {
 		quiet = r.drain(scCtx)
 	}
 	switch {
-	case isClosed(r.agent.Exited()):
-		return r.agent.exitReason()
-	case isClosed(r.agent.Conn.ReadDone()):
-		return "the agent closed its output"
+	case isClosed(r.agent.Exited()) || isClosed(r.agent.Conn.ReadDone()):
+		ctx, cancel := untilAbort(scCtx, r.opts.Abort)
+		defer cancel()
+		return r.agent.endReason(ctx, r.limits().KillGrace)
 	case scCtx.Err() != nil:
 		return stopReason(scCtx)
 	case !r.opened:

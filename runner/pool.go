@@ -126,10 +126,7 @@ func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) 
 		pl.mu.Unlock()
 		problem := p.bind.strayProblem()
 		if isClosed(p.agent.Exited()) || p.agent.outputClosed() {
-			problem = "the agent closed its output while idle"
-			if p.agent.exitsWithin(ctx, p.killGrace) {
-				problem = p.agent.exitReason() + " while idle"
-			}
+			problem = p.agent.endReason(ctx, p.killGrace) + " while idle"
 		}
 		if problem == "" {
 			return p, why

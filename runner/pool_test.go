@@ -717,3 +717,35 @@ func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
 		t.Errorf("statuses and failures without reuse: %q; want each scenario failed by verify and expect.files", without)
 	}
 }
+
+// TestReuseRetiredAsTheAgentExited: an agent that closes its output after
+// its last answer and exits a moment later is retired for how it exited,
+// every run, not for whichever end acprun noticed first (it was "the
+// agent closed its output" when the exit came a little later).
+func TestReuseRetiredAsTheAgentExited(t *testing.T) {
+	t.Parallel()
+	agent := `while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method".*/\1/p')
+  case "$line" in
+  *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}}}}\n' "$id";;
+  *'"method":"session/new"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s1"}}\n' "$id";;
+  *'"method":"session/prompt"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id"
+    exec 1>&-; sleep 0.2; exit 3;;
+  esac
+done
+`
+	doc := func(name string) string {
+		return "---\nname: " + name + "\nagent: {command: [sh, agent.sh], reuse: true}\nkillGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: hi}]\n"
+	}
+	rep := runScenarios(t, Options{Parallel: 1}, doc("a")+doc("b"), map[string]string{"agent.sh": agent})
+	for i, r := range rep.Scenarios {
+		want := &report.PoolInfo{ID: "sh#" + strconv.Itoa(i+1), Sessions: 1, Retired: "the agent exited with code 3"}
+		if r.Agent.Pool != nil {
+			want.Pid = r.Agent.Pool.Pid
+		}
+		if diff := cmp.Diff(want, r.Agent.Pool); diff != "" || r.Status != report.StatusPassed {
+			t.Errorf("%s: status %s, pool (-want +got):\n%s", r.Name, r.Status, diff)
+		}
+	}
+}
