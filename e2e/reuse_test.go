@@ -651,3 +651,35 @@ func TestReuseRetiredAsTheAgentExited(t *testing.T) {
 		}
 	}
 }
+
+// TestReuseKeepsMatrixAgentsApart: in an --agent matrix of two config
+// agents that start the same command, each agent's scenarios run on
+// processes of their own, named after it: one agent's results never
+// depend on what the other's scenarios did to a shared process.
+func TestReuseKeepsMatrixAgentsApart(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": closingAgent + "default: {steps: [{text: hello}]}\n",
+		"acprun.yaml": "agents:\n  alpha: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
+			"  beta: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n",
+		"s.yaml": "---\nname: one\nagent: alpha\nkillGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: hi}]\n" +
+			"---\nname: two\nagent: alpha\nkillGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--agent", "alpha", "--agent", "beta", "-j", "1")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	var got []string
+	for _, r := range out.Scenarios {
+		if p := r.Agent.Pool; p != nil {
+			got = append(got, r.Name+" "+r.Agent.Name+": "+p.ID+" session "+strconv.Itoa(p.Sessions))
+		}
+	}
+	// -j 1: each agent's process takes the one slot of the other's, idle.
+	want := []string{"one alpha: alpha#1 session 1", "one beta: beta#1 session 1", "two alpha: alpha#2 session 1", "two beta: beta#2 session 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("processes (-want +got):\n%s", diff)
+	}
+}

@@ -256,11 +256,13 @@ func looksAtFiles(e scenario.Expect) bool {
 	return e.Files != nil || e.Judge != nil
 }
 
-// poolKey says which scenarios may share a process: those whose agents
-// are started with the same command (argv, as without reuse) in the same
-// directory (the agent's cwd, which relative paths of the command are
-// relative to) and with the same environment, in the same sandbox, are
-// offered the same client capabilities and authenticate the same way.
+// poolKey says which scenarios may share a process: those of the same
+// agent (the same named agent, or none: an --agent matrix's agents never
+// share one, nor is a process named after another agent) started with the
+// same command (argv, as without reuse) in the same directory (the
+// agent's cwd, which relative paths of the command are relative to) and
+// with the same environment, in the same sandbox, are offered the same
+// client capabilities and authenticate the same way.
 func (r *scenarioRun) poolKey(argv []string) string {
 	env := make([]string, 0, len(r.sc.Agent.Env))
 	for k, v := range r.sc.Agent.Env {
@@ -268,13 +270,14 @@ func (r *scenarioRun) poolKey(argv []string) string {
 	}
 	sort.Strings(env)
 	key, _ := json.Marshal(struct {
+		Name      string
 		Argv, Env []string
 		Dir       string
 		Caps      any
 		Auth      string
 		Sandbox   *sandbox.Spec
 		Gateway   []any
-	}{argv, env, r.sc.Agent.Cwd, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox, gatewayKey(r.sc.Gateway)})
+	}{r.sc.Agent.Name, argv, env, r.sc.Agent.Cwd, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox, gatewayKey(r.sc.Gateway)})
 	return string(key)
 }
 

@@ -749,3 +749,32 @@ done
 		}
 	}
 }
+
+// TestReuseKeepsAgentsApart: scenarios of different agents (a named agent
+// and a command, or two named agents of one command, as in an --agent
+// matrix) never share a process, though they start it the same way: each
+// agent's results are its own, and the process is named after its agent.
+func TestReuseKeepsAgentsApart(t *testing.T) {
+	t.Parallel()
+	named := func(name string) string {
+		return "---\nname: " + name + "\nagent: {name: mock, args: [agent.mock.yaml], reuse: true}\nkillGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: hi}]\n"
+	}
+	src := named("a") + scenarioDoc("b", "agent.mock.yaml", true, "") + named("c")
+	rep := runScenarios(t, Options{Parallel: 1}, src, map[string]string{"agent.mock.yaml": closingAgent})
+	type served struct {
+		ID       string
+		Sessions int
+	}
+	var got []served
+	for _, r := range rep.Scenarios {
+		if r.Status != report.StatusPassed || r.Agent.Pool == nil {
+			t.Fatalf("%s: status %s, pool %+v; want passed on a pooled process (%s)", r.Name, r.Status, r.Agent.Pool, r.Error)
+		}
+		got = append(got, served{r.Agent.Pool.ID, r.Agent.Pool.Sessions})
+	}
+	// -j 1: b's process takes the one slot of mock#1, idle, which is stopped.
+	want := []served{{"mock#1", 1}, {"acprun#1", 1}, {"mock#2", 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("processes (-want +got):\n%s", diff)
+	}
+}
