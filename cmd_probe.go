@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -57,7 +58,8 @@ Exit codes:
        that is missing or not a file, or -o cannot be written, another
        acprun run, merge or probe is writing it, or it is a file the probe
        reads: the config file, the agent's mock agent script or replay
-       transcript (nothing started)
+       transcript, any file a word of the agent's command names (nothing
+       started)
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
   4    the -o file could not be written
@@ -246,9 +248,10 @@ func checkProbeScript(agent *scenario.Agent) error {
 
 // checkOutput checks -o before the agent starts: that it is none of the
 // probe's inputs (the config file, the mock agent script or replay
-// transcript the agent reads), which it would replace, and that it can be
-// written; it pins it (c.pin), which locks it as run locks its outputs.
-// -o - is --json.
+// transcript the agent reads, any file a word of the agent's command
+// names, however acprun itself is named there), which it would replace,
+// and that it can be written; it pins it (c.pin), which locks it as run
+// locks its outputs. -o - is --json.
 func (c *probeCmd) checkOutput(ctx context.Context, g *globals, agent *scenario.Agent) error {
 	if outfile.IsStdout(g.Stdout, c.Output) {
 		c.JSON, c.Output = true, ""
@@ -258,12 +261,33 @@ func (c *probeCmd) checkOutput(ctx context.Context, g *globals, agent *scenario.
 	}
 	ins := append([]outfile.Input{{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this probe"}},
 		agentInputs(agent, "", "this probe")...)
+	ins = append(ins, commandInputs(agent)...)
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{c.output()}, ins); err != nil {
 		return err
 	}
 	var err error
 	c.pin, err = pinOutput(ctx, c.Output, "")
 	return err
+}
+
+// commandInputs are the files the words of agent's command name, relative
+// to its cwd (its program found as its start finds it): an agent may read
+// any of them (acprun mock-agent's script by another name of acprun, an
+// agent's own script or settings). A word that names no file is none.
+func commandInputs(agent *scenario.Agent) []outfile.Input {
+	var ins []outfile.Input
+	for i, w := range agent.Command {
+		path := w
+		if i == 0 {
+			path, _ = runner.LookPath(w, agent.Cwd)
+		} else if !filepath.IsAbs(w) {
+			path = filepath.Join(agent.Cwd, w)
+		}
+		if w != "" && path != "" {
+			ins = append(ins, outfile.Input{Path: path, What: fmt.Sprintf("a file the probed command names (%s)", termtext.Printable(w))})
+		}
+	}
+	return ins
 }
 
 // writeFile writes the probe's JSON to -o, if set, as run writes its

@@ -18,7 +18,8 @@ import (
 
 // TestProbeCheckOutput: probe -o refuses a file the probe reads: the
 // config file (acprun.yaml or --config's), and the mock agent script or
-// replay transcript of the agent probed, relative to its cwd; -o - is
+// replay transcript of the agent probed, relative to its cwd, and any file
+// a word of its command names, however acprun is named there; -o - is
 // --json.
 func TestProbeCheckOutput(t *testing.T) {
 	dir := t.TempDir()
@@ -30,6 +31,8 @@ func TestProbeCheckOutput(t *testing.T) {
 	}
 	mock := scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir}
 	replay := scenario.Agent{Command: []string{"acprun", "replay", "t.jsonl"}, Cwd: dir}
+	self := scenario.Agent{Command: []string{"/usr/local/bin/acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir}
+	script := scenario.Agent{Command: []string{"node", filepath.Join(dir, "old.json")}, Cwd: dir}
 	tests := []struct {
 		name  string
 		cmd   probeCmd
@@ -46,6 +49,10 @@ func TestProbeCheckOutput(t *testing.T) {
 			"-o ./m.mock.yaml: it is a mock agent script of this probe; give the probe's JSON another file"},
 		{"the replay agent's transcript", probeCmd{Output: filepath.Join(dir, "t.jsonl")}, replay,
 			"-o " + filepath.Join(dir, "t.jsonl") + ": it is a replay transcript of this probe; give the probe's JSON another file"},
+		{"the script of acprun named by its path", probeCmd{Output: "m.mock.yaml"}, self,
+			"-o m.mock.yaml: it is a file the probed command names (m.mock.yaml); give the probe's JSON another file"},
+		{"a file another agent's command names", probeCmd{Output: "old.json"}, script,
+			"-o old.json: it is a file the probed command names (" + filepath.Join(dir, "old.json") + "); give the probe's JSON another file"},
 	}
 	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	for _, tt := range tests {

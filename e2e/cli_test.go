@@ -904,6 +904,9 @@ turns:
 		{[]string{"probe", "--config", "acprun.yaml", "-o", "acprun.yaml", "--", "acprun", "mock-agent", "m.mock.yaml"}, "acprun: -o acprun.yaml: it is the config file of this probe; give the probe's JSON another file\n"},
 		{[]string{"probe", "-o", "m.mock.yaml", "--", "acprun", "mock-agent", "m.mock.yaml"}, "acprun: -o m.mock.yaml: it is a mock agent script of this probe; give the probe's JSON another file\n"},
 		{[]string{"probe", "-o", "tr/s@mock.jsonl", "--", "acprun", "replay", "tr/s@mock.jsonl"}, "acprun: -o tr/s@mock.jsonl: it is a replay transcript of this probe; give the probe's JSON another file\n"},
+		// acprun named by its path: the script is still the agent's input.
+		{[]string{"probe", "-o", "m.mock.yaml", "--", acprunBin, "mock-agent", "m.mock.yaml"}, "acprun: -o m.mock.yaml: it is a file the probed command names (m.mock.yaml); give the probe's JSON another file\n"},
+		{[]string{"probe", "-o", "p.txt", "--", "sh", "p.txt"}, "acprun: -o p.txt: it is a file the probed command names (p.txt); give the probe's JSON another file\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
