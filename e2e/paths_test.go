@@ -204,32 +204,37 @@ func TestConfigInWorkingDirectoryNotIgnored(t *testing.T) {
 
 // TestOutputErrorsNameNoTemporaryFile checks that an output acprun cannot
 // write (a new file in /proc, which takes none, whoever runs the test) is
-// named as the user gave it, never as the temporary file acprun tried.
+// named as the user gave it, never as the temporary file acprun tried, and
+// says what failed: the directory takes no new file (an existing file of
+// /proc, /proc/version, is not "no such file").
 func TestOutputErrorsNameNoTemporaryFile(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
 	const out = "/proc/acprun-e2e-results.json"
+	const taken = "its directory /proc does not take new files: no such file or directory"
 	for _, tt := range []struct {
 		args []string
 		code int
+		want string // in stderr
 	}{
-		{[]string{"run", "s.yaml", "-o", out}, 2},      // checked before any agent starts
-		{[]string{"run", "s.yaml", "--junit", out}, 2}, // likewise
-		{[]string{"run", "s.yaml", "--transcripts", "/proc"}, 2},
-		{[]string{"schema", "-o", out}, 2}, // pinned before it is written, as the others
+		{[]string{"run", "s.yaml", "-o", out}, 2, "write " + out + ": " + taken},      // checked before any agent starts
+		{[]string{"run", "s.yaml", "--junit", out}, 2, "write " + out + ": " + taken}, // likewise
+		{[]string{"run", "s.yaml", "--transcripts", "/proc"}, 2, "the directory does not take new files"},
+		{[]string{"schema", "-o", out}, 2, "write " + out + ": " + taken}, // pinned before it is written, as the others
+		{[]string{"schema", "-o", "/proc/version"}, 2, "write /proc/version: " + taken},
+		{[]string{"probe", "-o", "/proc/version", "--", "acprun", "mock-agent", "m.mock.yaml"}, 2, "write /proc/version: " + taken},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "m.mock.yaml": "{}\n"})
 			res := acprun(t, dir, tt.args...)
 			if res.code != tt.code {
 				t.Errorf("exit %d, want %d\nstderr:\n%s", res.code, tt.code, res.stderr)
 			}
-			path := tt.args[len(tt.args)-1]
-			if strings.Contains(res.stderr, ".tmp") || !strings.Contains(res.stderr, path) {
-				t.Errorf("stderr names a temporary file, or not %s:\n%s", path, res.stderr)
+			if strings.Contains(res.stderr, ".tmp") || !strings.Contains(res.stderr, tt.want) {
+				t.Errorf("stderr names a temporary file, or not %q:\n%s", tt.want, res.stderr)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 				t.Errorf("an agent started")

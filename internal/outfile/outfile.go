@@ -825,7 +825,9 @@ func replaceIn(ctx context.Context, dir *os.Root, path string, write func(io.Wri
 
 // untemp returns err, from work on a temporary file, naming path instead
 // (the file the caller asked for): a message that named ".r.json.tmp123"
-// would send the user looking for a file that is gone.
+// would send the user looking for a file that is gone. A temporary file
+// that could not be made in a directory that is there is said as what it
+// is: path's directory (or path, a directory) takes no new file.
 func untemp(err error, path string) error {
 	var pe *fs.PathError
 	var le *os.LinkError
@@ -834,10 +836,22 @@ func untemp(err error, path string) error {
 		return nil
 	case errors.As(err, &le):
 		return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+	case errors.As(err, &pe) && isTemp(pe.Path) && pe.Op == "createtemp" && isDir(filepath.Dir(pe.Path)):
+		what := "its directory " + filepath.Dir(pe.Path)
+		if filepath.Clean(path) == filepath.Dir(pe.Path) {
+			what = "the directory"
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%s does not take new files: %w", what, pe.Err)}
 	case errors.As(err, &pe) && isTemp(pe.Path):
 		return &fs.PathError{Op: "write", Path: path, Err: pe.Err}
 	}
 	return err
+}
+
+// isDir reports whether path is a directory (not one that was removed).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // isTemp reports whether path is one of createTemp's names.
@@ -872,6 +886,9 @@ func createTemp(dir *os.Root, base string, h temps) (*os.File, tempFile, error) 
 		}
 		if errors.Is(err, fs.ErrExist) {
 			continue
+		}
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = &fs.PathError{Op: "createtemp", Path: filepath.Join(dir.Name(), t.name), Err: pe.Err}
 		}
 		return f, t, err
 	}

@@ -576,26 +576,35 @@ func TestEmptyPath(t *testing.T) {
 
 // TestErrorsNameNoTemporaryFile checks that a file that cannot be created
 // where the temporary file goes (here in /proc, which takes no new files,
-// whoever runs the test) is reported under the name the caller gave.
+// whoever runs the test) is reported under the name the caller gave, as
+// what failed: its directory takes no new file (not "no such file", the
+// temporary file's error, of a file that exists).
 func TestErrorsNameNoTemporaryFile(t *testing.T) {
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
 	const path = "/proc/acprun-outfile-test.json"
+	const taken = "its directory /proc does not take new files: no such file or directory"
 	for _, tt := range []struct {
 		name, path string
 		err        error
+		want       string
 	}{
-		{"Check", path, outfile.Check(t.Context(), path)},
-		{"CheckDir", "/proc", outfile.CheckDir(t.Context(), "/proc")},
-		{"Write", path, outfile.Write(context.Background(), path, []byte("x"))},
+		{"Check", path, outfile.Check(t.Context(), path), "write " + path + ": " + taken},
+		{"Check of an existing file", "/proc/version", outfile.Check(t.Context(), "/proc/version"), "write /proc/version: " + taken},
+		{"CheckDir", "/proc", outfile.CheckDir(t.Context(), "/proc"), "write /proc: the directory does not take new files: no such file or directory"},
+		{"Write", path, outfile.Write(context.Background(), path, []byte("x")), "write " + path + ": " + taken},
+		{"Write of an existing file", "/proc/version", outfile.Write(context.Background(), "/proc/version", []byte("x")), "write /proc/version: " + taken},
 	} {
 		if tt.err == nil {
 			t.Errorf("%s(%s) = nil; want an error", tt.name, tt.path)
 			continue
 		}
-		if msg := tt.err.Error(); strings.Contains(msg, ".tmp") || !strings.Contains(msg, tt.path) {
-			t.Errorf("%s(%s) = %q; want an error naming %s and no temporary file", tt.name, tt.path, msg, tt.path)
+		if msg := tt.err.Error(); msg != tt.want {
+			t.Errorf("%s(%s) = %q; want %q", tt.name, tt.path, msg, tt.want)
+		}
+		if !errors.Is(tt.err, fs.ErrNotExist) {
+			t.Errorf("%s(%s) = %v; want it to wrap the system's error", tt.name, tt.path, tt.err)
 		}
 	}
 }
