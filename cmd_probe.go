@@ -153,8 +153,13 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	} else {
 		err = output.Probe(g.Stdout, rep)
 	}
-	if err != nil {
-		return err
+	switch {
+	case err != nil && stdoutGone(err) && perr == nil:
+		return err // its reader quit: exit 0, as for any command (stdoutGone)
+	case err != nil && stdoutGone(err):
+		return c.failed(g, rep, perr, exitError{code: code, err: perr})
+	case err != nil:
+		return c.failed(g, rep, perr, exitError{code: writeExit(err), err: err})
 	}
 	if err := c.writeFile(ctx, g, rep); err != nil {
 		return c.failed(g, rep, perr, exitError{code: writeExit(err), err: err})
@@ -166,9 +171,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 }
 
 // failed says why the probe failed, perr (nil: it did not), and returns
-// ee, the error the probe ends with: perr's own, or that of -o, which
-// could not be written, whose exit code tells only of the write: its
-// error is said after perr. The agent's stderr is shown first, without
+// ee, the error the probe ends with: perr's own, or that of stdout or -o,
+// which could not be written, whose exit code tells only of the write:
+// its error is said after perr. The agent's stderr is shown first, without
 // --json.
 func (c *probeCmd) failed(g *globals, rep runner.ProbeReport, perr error, ee exitError) error {
 	if perr == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -230,4 +231,52 @@ func TestProbeErrorEscaped(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("Run = %v; want %q", err, want)
 	}
+}
+
+// TestProbeFailureSaidWhenStdoutFails: a probe whose agent failed, and
+// whose stdout could not be written, says both, as it does for -o: it
+// said only the write's error.
+func TestProbeFailureSaidWhenStdoutFails(t *testing.T) {
+	agent := []string{"/bin/sh", "-c", "echo oops >&2; exit 1"}
+	for _, json := range []bool{false, true} {
+		var stderr bytes.Buffer
+		g := &globals{Stdout: failingWriter{}, Stderr: &stderr}
+		c := probeCmd{Target: agent, JSON: json}
+		err := c.Run(context.Background(), g, &kong.Context{Args: append([]string{"probe", "--"}, agent...)})
+		var ee exitError
+		want := "the agent exited with code 1 before answering initialize\nacprun: " + syscall.ENOSPC.Error()
+		if !errors.As(err, &ee) || ee.code != exitOutput || ee.err == nil || ee.err.Error() != want {
+			t.Errorf("--json=%v: Run = %v; want exit %d saying %q", json, err, exitOutput, want)
+		}
+		if tail := "agent stderr (last lines):\n| oops\n"; !json && stderr.String() != tail {
+			t.Errorf("stderr %q; want the agent's, %q", stderr.String(), tail)
+		}
+	}
+}
+
+// failingWriter is a stdout that takes nothing, as /dev/full.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestProbeFailureSaidWhenStdoutGone: a probe whose agent failed, and
+// whose stdout's reader quit (EPIPE), ends as the probe failed (exit 3,
+// why), not quietly, as one that did not fail does.
+func TestProbeFailureSaidWhenStdoutGone(t *testing.T) {
+	agent := []string{"/bin/sh", "-c", "exit 1"}
+	var stderr bytes.Buffer
+	g := &globals{Stdout: goneWriter{}, Stderr: &stderr}
+	c := probeCmd{Target: agent}
+	err := c.Run(context.Background(), g, &kong.Context{Args: append([]string{"probe", "--"}, agent...)})
+	var ee exitError
+	if want := "the agent exited with code 1 before answering initialize"; !errors.As(err, &ee) || ee.code != exitAgent || ee.err == nil || ee.err.Error() != want {
+		t.Errorf("Run = %v; want exit %d saying %q", err, exitAgent, want)
+	}
+}
+
+// goneWriter is a stdout whose reader quit.
+type goneWriter struct{}
+
+func (goneWriter) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: os.Stdout.Name(), Err: syscall.EPIPE}
 }

@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -449,6 +451,46 @@ func TestProbeSaysItsFailureWhenOutputFails(t *testing.T) {
 		"acprun: -o " + full + ": write " + full + ": no space left on device; the probe's JSON was not written\n"
 	if r.code != exitOutput || r.stderr != want {
 		t.Errorf("probe -o %s of a failing agent: exit %d, stderr %q; want %d and %q", full, r.code, r.stderr, exitOutput, want)
+	}
+	assertCharDevice(t, full)
+}
+
+// TestProbeSaysItsFailureWhenStdoutFails: a probe whose agent failed and
+// whose stdout could not be written (> /dev/full) says both, the agent's
+// stderr first, and exits 4, as for -o; it said only the write's error.
+func TestProbeSaysItsFailureWhenStdoutFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	full := charDevice(t, dir, "full", 7)
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"probe", "--", "sh", "-c", "echo oops >&2; exit 1"}
+		want := "agent stderr (last lines):\n| oops\n"
+		if asJSON {
+			args = append([]string{"probe", "--json"}, args[1:]...)
+			want = ""
+		}
+		want += "acprun: the agent exited with code 1 before answering initialize\n" +
+			"acprun: write /dev/stdout: no space left on device\n"
+		stdout, err := os.OpenFile(full, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(acprunFor(t), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = stdout, &stderr
+		err = cmd.Run()
+		stdout.Close()
+		code := 0
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != exitOutput || stderr.String() != want {
+			t.Errorf("acprun %s > %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), full, code, stderr.String(), exitOutput, want)
+		}
 	}
 	assertCharDevice(t, full)
 }
