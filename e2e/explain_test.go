@@ -400,7 +400,8 @@ func TestExplainRedactsSecrets(t *testing.T) {
 
 // TestExplainRequestErrorsPositioned: a --request file that is not a
 // permission request is refused with exit 2 at file:line:col with its line
-// and a caret, saying what to give; a UTF-8 byte order mark that starts it
+// and a caret, saying what to give (another method's message at its method,
+// not as "no toolCall"); a UTF-8 byte order mark that starts it
 // is taken as YAML files take one; a malformed optional field, which a run
 // takes with its default and a protocol violation, is explained that way,
 // with the run's violation as a positioned warning. It was Go's message
@@ -416,6 +417,8 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 		"kind.json": "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": 5}}",
 		"loc.json":  "{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": 5}]}}",
 		"opt.json":  `{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": 5}]}`,
+		"read.json": `{"jsonrpc": "2.0", "id": 1, "method": "fs/read_text_file", "params": {"sessionId": "s", "path": "/x"}}`,
+		"resp.json": `{"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "cancelled"}}}`,
 	})
 	for _, tt := range []struct {
 		file   string
@@ -433,6 +436,8 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 			"request:  kind=-"},
 		{"loc.json", 0, []string{"loc.json:2:26: warning: protocol violation: session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)"},
 			"decision: ALLOW"},
+		{"read.json", 2, []string{`read.json:1:39: a "fs/read_text_file" message, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
+		{"resp.json", 2, []string{"resp.json:1:1: a JSON-RPC response, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation); give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 	} {
 		res := acprun(t, dir, "explain", "perm.yaml", "--request", tt.file)

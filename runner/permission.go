@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -43,14 +44,27 @@ const notRequest = "; give the params of a session/request_permission as JSON, o
 // checks), into what the policy sees, with the protocol violations the
 // run would record of it. cwd is the session's cwd. What the run would
 // refuse (not JSON, a malformed required field) and a request without a
-// tool call are a *RequestProblem at the byte they are about.
+// tool call are a *RequestProblem at the byte they are about, as is
+// another JSON-RPC message: another method's (at its method) or a
+// response.
 func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error) {
 	var msg struct {
-		Params json.RawMessage `json:"params"`
+		Method *string          `json:"method"`
+		Params json.RawMessage  `json:"params"`
+		Result *json.RawMessage `json:"result"`
+		Error  *json.RawMessage `json:"error"`
 	}
 	params, in := data, ""
-	if json.Unmarshal(data, &msg) == nil && len(msg.Params) > 0 {
-		params, in = msg.Params, "params"
+	if json.Unmarshal(data, &msg) == nil {
+		switch {
+		case msg.Method != nil && *msg.Method != acp.MethodSessionRequestPermission:
+			off, _ := jsonpos.Offset(data, "method")
+			return RecordedRequest{}, &RequestProblem{Off: int(off), Msg: fmt.Sprintf("a %q message, not a session/request_permission", *msg.Method) + notRequest}
+		case msg.Method == nil && len(msg.Params) == 0 && (msg.Result != nil || msg.Error != nil):
+			return RecordedRequest{}, &RequestProblem{Msg: "a JSON-RPC response, not a session/request_permission" + notRequest}
+		case len(msg.Params) > 0:
+			params, in = msg.Params, "params"
+		}
 	}
 	at := func(path string) int {
 		if in != "" {
