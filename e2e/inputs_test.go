@@ -213,6 +213,25 @@ func TestReplayTranscriptErrorColumn(t *testing.T) {
 	}
 }
 
+// TestReplayTranscriptTimeOutOfRange: a "t" below 0 or above what a wait
+// holds (time.Duration's milliseconds) is refused at its place when the
+// transcript loads; a huge one overflowed --timing's wait into none.
+func TestReplayTranscriptTimeOutOfRange(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ t, is string }{{"-5", "-5"}, {"9223372036854775807", "9223372036854775807"}} {
+		dir := t.TempDir()
+		line := `{"t":` + tt.t + `,"dir":"a2c","raw":"x"}`
+		writeFiles(t, dir, map[string]string{"t.jsonl": line + "\n"})
+		res := acprun(t, dir, "replay", "--timing", "t.jsonl")
+		want := "t.jsonl:1:6: \"t\" is " + tt.is + ": want the milliseconds since the recording began, from 0 to 9223372036854; record it again with acprun run --transcripts DIR\n" +
+			"    1 | " + line + "\n" +
+			"      |      ^\n"
+		if res.code != exitUsage || res.stderr != want {
+			t.Errorf("acprun replay (t %s): exit %d, stderr\n%s\nwant %d and\n%s", tt.t, res.code, res.stderr, exitUsage, want)
+		}
+	}
+}
+
 // TestReplayTranscriptLongLineError: an error at the end of a
 // transcript's line of many megabytes (a long raw line, then a bad
 // "dir") is shown where it is, the end of the line under a caret, and

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -401,6 +403,10 @@ func (p *parser) faultAt(n int, text []byte, off int, msg string) *srcerr.Error 
 	return e
 }
 
+// maxT is the largest "t" a transcript line may have: the milliseconds a
+// time.Duration holds, which --timing waits.
+const maxT = int64(math.MaxInt64 / time.Millisecond)
+
 // line reads line n of the transcript.
 func (p *parser) line(n int, text []byte) error {
 	if len(bytes.TrimSpace(text)) == 0 {
@@ -424,6 +430,9 @@ func (p *parser) line(n int, text []byte) error {
 	}
 	if *rl.Dir != "c2a" && *rl.Dir != "a2c" {
 		return p.errorAt(n, text, valueOffset(text, "dir"), `"dir" is %q: want "c2a" (client to agent) or "a2c" (agent to client)`, *rl.Dir)
+	}
+	if rl.T < 0 || rl.T > maxT {
+		return p.errorAt(n, text, valueOffset(text, "t"), `"t" is %d: want the milliseconds since the recording began, from 0 to %d`, rl.T, maxT)
 	}
 	hasMsg := len(rl.Msg) > 0 && string(rl.Msg) != "null"
 	if rl.Exit != nil {

@@ -420,6 +420,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad dir", `{"t":1,"dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
 		{"bad dir named in capitals", `{"t":1,"Dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
 		{"bad dir after a raw naming it", `{"t":1,"raw":"\"dir\": 1","dir":"up"}` + "\n", `t.jsonl:1:33: "dir" is "up"`},
+		{"t below 0", `{"t":-5,"dir":"a2c","raw":"x"}` + "\n", `t.jsonl:1:6: "t" is -5: want the milliseconds since the recording began, from 0 to 9223372036854`},
+		{"t past a wait's milliseconds", `{"t":9223372036855,"dir":"a2c","raw":"x"}` + "\n", `t.jsonl:1:6: "t" is 9223372036855: want the milliseconds`},
 		{"neither", `{"t":1,"dir":"a2c"}` + "\n", `t.jsonl:1:1: neither "msg" nor "raw"`},
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
