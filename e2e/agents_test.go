@@ -558,7 +558,10 @@ exec yes '` + update + `'`
 	if r.code != 0 || !strings.Contains(r.stdout, "agent_message_chunk ×") {
 		t.Fatalf("probe of a flood: exit %d, want 0 and the flood counted:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if took := time.Since(start); took >= 15*time.Second {
+	// The old wait lasted 30s at least (acprun is behind a flood of yes
+	// every time it looks); the bound is that, not a speed: the backlog
+	// handled after the 3s takes long on a loaded machine.
+	if took := time.Since(start); took >= 30*time.Second {
 		t.Errorf("probe of a flood took %s; want 3s of listening, then the agent stopped", took.Round(time.Millisecond))
 	}
 	assertNoProcessesIn(t, dir)

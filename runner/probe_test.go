@@ -390,7 +390,10 @@ exec yes '` + update + `'`
 	if err != nil || rep.Updates["agent_message_chunk"] == 0 {
 		t.Fatalf("Probe: %v, updates %v; want it to open the session and count the flood", err, rep.Updates)
 	}
-	if took := time.Since(start); took >= settleBound/2 {
+	// The old wait lasted settleBound at least (acprun is behind a flood
+	// of yes every time it looks); the bound is that, not a speed: the
+	// backlog handled after the 3s takes long on a loaded machine.
+	if took := time.Since(start); took >= settleBound {
 		t.Errorf("the probe took %s; want it to listen %s at most, then stop the agent", took.Round(time.Millisecond), probeSettle)
 	}
 }
