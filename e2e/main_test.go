@@ -360,6 +360,15 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A reader held from before acprun starts: acprun's open of the FIFO
+	// then finds one however late the test's reading open below comes, and
+	// never waits (nor says it waits) for one, which it did on a loaded
+	// machine.
+	hold, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
 	cmd := exec.CommandContext(ctx, acprunFor(t), append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
