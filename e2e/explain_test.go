@@ -410,15 +410,16 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"perm.yaml": "name: p\nagent: {name: mock, args: [x.mock.yaml]}\npermissions: {default: deny, allow: [{kind: read}]}\nturns: [{prompt: hi}]\n",
-		"bom.json":  "\ufeff" + `{"toolCall": {"toolCallId": "t", "kind": "read"}}`,
-		"syn.json":  "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": }}",
-		"id.json":   `{"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {"toolCall": {"toolCallId": 7}}}`,
-		"kind.json": "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": 5}}",
-		"loc.json":  "{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": 5}]}}",
-		"opt.json":  `{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": 5}]}`,
-		"read.json": `{"jsonrpc": "2.0", "id": 1, "method": "fs/read_text_file", "params": {"sessionId": "s", "path": "/x"}}`,
-		"resp.json": `{"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "cancelled"}}}`,
+		"perm.yaml":   "name: p\nagent: {name: mock, args: [x.mock.yaml]}\npermissions: {default: deny, allow: [{kind: read}]}\nturns: [{prompt: hi}]\n",
+		"bom.json":    "\ufeff" + `{"toolCall": {"toolCallId": "t", "kind": "read"}}`,
+		"syn.json":    "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": }}",
+		"id.json":     `{"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {"toolCall": {"toolCallId": 7}}}`,
+		"kind.json":   "{\"toolCall\": {\"toolCallId\": \"t\",\n  \"kind\": 5}}",
+		"loc.json":    "{\"toolCall\": {\"toolCallId\": \"t\", \"kind\": \"read\",\n  \"locations\": [{\"path\": 5}]}}",
+		"opt.json":    `{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}, {"optionId": 5}]}`,
+		"read.json":   `{"jsonrpc": "2.0", "id": 1, "method": "fs/read_text_file", "params": {"sessionId": "s", "path": "/x"}}`,
+		"update.json": `{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s"}}`,
+		"resp.json":   `{"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "cancelled"}}}`,
 	})
 	for _, tt := range []struct {
 		file   string
@@ -436,7 +437,8 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 			"request:  kind=-"},
 		{"loc.json", 0, []string{"loc.json:2:26: warning: protocol violation: session/request_permission t: toolCall.locations[0].path: want a string, got number 5 (item skipped)"},
 			"decision: ALLOW"},
-		{"read.json", 2, []string{`read.json:1:39: a "fs/read_text_file" message, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
+		{"read.json", 2, []string{`read.json:1:39: a "fs/read_text_file" request, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
+		{"update.json", 2, []string{`update.json:1:30: a "session/update" notification, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
 		{"resp.json", 2, []string{"resp.json:1:1: a JSON-RPC response, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation); give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 	} {

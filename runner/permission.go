@@ -45,10 +45,11 @@ const notRequest = "; give the params of a session/request_permission as JSON, o
 // run would record of it. cwd is the session's cwd. What the run would
 // refuse (not JSON, a malformed required field) and a request without a
 // tool call are a *RequestProblem at the byte they are about, as is
-// another JSON-RPC message: another method's (at its method) or a
-// response.
+// another JSON-RPC message: another method's request or notification (at
+// its method) or a response.
 func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error) {
 	var msg struct {
+		ID     *json.RawMessage `json:"id"`
 		Method *string          `json:"method"`
 		Params json.RawMessage  `json:"params"`
 		Result *json.RawMessage `json:"result"`
@@ -59,7 +60,11 @@ func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error)
 		switch {
 		case msg.Method != nil && *msg.Method != acp.MethodSessionRequestPermission:
 			off, _ := jsonpos.Offset(data, "method")
-			return RecordedRequest{}, &RequestProblem{Off: int(off), Msg: fmt.Sprintf("a %q message, not a session/request_permission", *msg.Method) + notRequest}
+			kind := "notification"
+			if msg.ID != nil {
+				kind = "request"
+			}
+			return RecordedRequest{}, &RequestProblem{Off: int(off), Msg: fmt.Sprintf("a %q %s, not a session/request_permission", *msg.Method, kind) + notRequest}
 		case msg.Method == nil && len(msg.Params) == 0 && (msg.Result != nil || msg.Error != nil):
 			return RecordedRequest{}, &RequestProblem{Msg: "a JSON-RPC response, not a session/request_permission" + notRequest}
 		case len(msg.Params) > 0:

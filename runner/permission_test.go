@@ -56,7 +56,8 @@ func TestRecordedPermissionRequest(t *testing.T) {
 		{` [1]`, "[", "want an object, got an array"},
 		{`{"sessionId":"s"}`, "{", "no toolCall in the request"},
 		{`{"params":{"options":[]}}`, `{"options`, "no toolCall in the request"},
-		{`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/x"}}`, `"fs/`, `a "fs/read_text_file" message, not a session/request_permission; give`},
+		{`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/x"}}`, `"fs/`, `a "fs/read_text_file" request, not a session/request_permission; give`},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`, `"session/update"`, `a "session/update" notification, not a session/request_permission; give`},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "{", "a JSON-RPC response, not a session/request_permission; give"},
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}`, "{", "a JSON-RPC response, not a session/request_permission; give"},
 	} {
