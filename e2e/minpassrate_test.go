@@ -302,7 +302,9 @@ func TestMinPassRateStartFailed(t *testing.T) {
 // verdict, but it keeps its row in summary.passRates (no attempts, 2
 // interrupted, its minimum not met), the table and the totals ("1 of 2
 // pass rates met"), also once merged; the scenario that passed meets its
-// minimum.
+// minimum. JUnit agrees: s1 has a failed testcase saying no attempt gave
+// a verdict, besides its attempts' skipped ones, so that the report is
+// not green when the run exits 1.
 func TestMinPassRateNoVerdict(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -313,7 +315,7 @@ func TestMinPassRateNoVerdict(t *testing.T) {
 			"turnTimeout: 1m\nturns: [{prompt: one}, {prompt: two}]\n",
 		"fast1.yaml": "name: f1\nagent: {command: [acprun, mock-agent, fast.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 	})
-	res, out := runResults(t, dir, "slow1.yaml", "fast1.yaml", "--repeat", "2", "--min-pass-rate", "0.5", "-j", "4", "--timeout", "2s")
+	res, out := runResults(t, dir, "slow1.yaml", "fast1.yaml", "--repeat", "2", "--min-pass-rate", "0.5", "-j", "4", "--timeout", "2s", "--junit", "junit.xml")
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want 1: s1 was interrupted\n%s", res.code, res.stderr)
 	}
@@ -338,6 +340,31 @@ func TestMinPassRateNoVerdict(t *testing.T) {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("summary lacks %q:\n%s", want, res.stderr)
 		}
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Cases    []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Type    string `xml:"type,attr"`
+			} `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	data := readFiles(t, dir, "junit.xml")["junit.xml"]
+	if err := xml.Unmarshal(data, &junit); err != nil || junit.Tests != 4 || junit.Failures != 1 || junit.Skipped != 2 {
+		t.Errorf("JUnit (%v): %d tests, %d failures, %d skipped; want 4, 1 and 2\n%s", err, junit.Tests, junit.Failures, junit.Skipped, data)
+	}
+	var failed []string
+	for _, c := range junit.Cases {
+		if c.Failure != nil {
+			failed = append(failed, c.Name+" "+c.Failure.Type+": "+c.Failure.Message)
+		}
+	}
+	if want := []string{"s1 passRate: no attempt gave a verdict (2 interrupted): the minimum 50% is not met"}; !cmp.Equal(want, failed) {
+		t.Errorf("JUnit failures %q, want %q\n%s", failed, want, data)
 	}
 	merged := acprun(t, dir, "merge", "out.json", "-o", "merged.json")
 	if merged.code != exitFailed || !strings.Contains(merged.stderr, "1 of 2 pass rates met") {

@@ -153,16 +153,25 @@ func cdata(text string) string {
 // testcase, failed when the rate is below the minimum (see junitRateCase);
 // an attempt whose agent could not start, which no minimum forgives
 // (report.Forgiven: the run exits 3), has its own testcase too, an
-// <error>. Times come from the report.
+// <error>. One none of whose attempts gave a verdict (interrupted, not
+// run or invalid) has not met its minimum: a failed testcase says so
+// (see junitNoVerdictCase) before its attempts' own testcases. Times come
+// from the report.
 func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", junitCounts: junitCounts{Time: seconds(rep.Duration)}}
 	rates := map[passRateKey]report.PassRate{}
-	judged := map[passRateKey][]report.Result{} // by their pass rate: one testcase each
+	judged := map[passRateKey][]report.Result{}    // by their pass rate: one testcase each
+	noVerdict := map[passRateKey][]report.Result{} // a minimum and no verdict: one failed testcase each
 	for _, p := range report.PassRates(rep) {
-		if p.Attempts == 0 {
-			continue // no verdict: its attempts are skipped or invalid testcases of their own
-		}
 		k := passRateKey{p.File, p.Scenario, p.Agent}
+		if p.Attempts == 0 {
+			// No verdict: its attempts are skipped or invalid testcases
+			// of their own, and a minimum it had is not met.
+			if p.Met != nil {
+				rates[k], noVerdict[k] = p, []report.Result{}
+			}
+			continue
+		}
 		if p.Attempts > 1 || p.Met != nil {
 			rates[k] = p
 		}
@@ -174,6 +183,9 @@ func JUnit(w io.Writer, rep report.Report) error {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		if rs, ok := judged[k]; ok && r.Verdict() && isSample(r) {
 			judged[k] = append(rs, r)
+		}
+		if rs, ok := noVerdict[k]; ok && r.Verdict() {
+			noVerdict[k] = append(rs, r)
 		}
 	}
 	index := map[string]int{}
@@ -220,6 +232,11 @@ func JUnit(w io.Writer, rep report.Report) error {
 				cases = append(cases, junitCase(r))
 			}
 		case byRate: // an attempt whose agent could not start: not forgiven
+			cases = append(cases, junitCase(r))
+		case noVerdict[k] != nil:
+			if rs := noVerdict[k]; r.Attempt == rs[0].Attempt {
+				cases = append(cases, junitNoVerdictCase(rates[k], rs))
+			}
 			cases = append(cases, junitCase(r))
 		default:
 			tc := junitCase(r)

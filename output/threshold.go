@@ -57,11 +57,7 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 		if r.Status == report.StatusPassed {
 			continue
 		}
-		which := "the attempt" // the only one: not repeated
-		if r.Attempt > 0 {
-			which = "attempt " + strconv.Itoa(r.Attempt)
-		}
-		fmt.Fprintf(&b, "%s %s:\n%s", which, r.Status, problemBody(r))
+		fmt.Fprintf(&b, "%s %s:\n%s", attemptName(r), r.Status, problemBody(r))
 		if out := systemOut(r); out != "" {
 			b.WriteString(out)
 		}
@@ -80,4 +76,47 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 		tc.SystemOut = newJUnitText(xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, minimum, b.String())))
 	}
 	return tc
+}
+
+// junitNoVerdictCase is the one testcase of a scenario with a minimum pass
+// rate against an agent (p) none of whose attempts (rs, interrupted or
+// invalid, which keep their own testcases) gave a verdict: it fails, as
+// the minimum is not met (the text summary's "no verdict, …, min 50%:
+// below"), its <failure> listing why each attempt gave none. Its time is
+// 0: its attempts' testcases hold theirs.
+func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
+	first := rs[0]
+	first.Attempt = 0 // the scenario's label, not its first attempt's
+	tc := junitTestCase{Name: first.Label(), Classname: suiteName(first.File), File: first.File, Line: first.Line, Time: seconds(0)}
+	var b strings.Builder
+	for _, r := range rs {
+		why := r.Error
+		if r.Invalid != nil {
+			why = r.Invalid.String()
+		}
+		fmt.Fprintf(&b, "%s %s: %s\n", attemptName(r), r.Status, why)
+	}
+	tc.Properties = &junitProperties{append(passRateProperties(p),
+		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
+		junitProperty{Name: "minPassRateMet", Value: "false"})}
+	var counts []string
+	if p.Interrupted > 0 {
+		counts = append(counts, fmt.Sprintf("%d interrupted", p.Interrupted))
+	}
+	if p.Invalid > 0 {
+		counts = append(counts, fmt.Sprintf("%d invalid", p.Invalid))
+	}
+	_, minimum := p.Percents()
+	msg := fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(counts, ", "), minimum)
+	tc.Failure = &junitProblem{Message: msg, Type: "passRate", Body: cdata(xmlText(b.String()))}
+	return tc
+}
+
+// attemptName names r's attempt in a pass rate's testcase: "attempt 2",
+// or "the attempt" when its scenario was not repeated.
+func attemptName(r report.Result) string {
+	if r.Attempt > 0 {
+		return "attempt " + strconv.Itoa(r.Attempt)
+	}
+	return "the attempt"
 }

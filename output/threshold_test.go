@@ -60,8 +60,10 @@ func TestMinPassRateText(t *testing.T) {
 // TestMinPassRateNoVerdict: a scenario with a minimum none of whose
 // attempts gave a verdict (cut short by the run's --timeout) is a row of
 // the table, below its minimum, and counts in the totals' pass rates;
-// JUnit keeps a skipped testcase for each of its attempts, as for any
-// interrupted attempt.
+// in JUnit it is a failed testcase that says no attempt gave a verdict,
+// with the rate's properties (no attempts, both interrupted, its minimum
+// not met), and each of its attempts keeps its skipped testcase, as any
+// interrupted attempt does: the report is not green when the run is not.
 func TestMinPassRateNoVerdict(t *testing.T) {
 	noColor(t)
 	rep := minimumRun(0.75, 0.5)
@@ -92,27 +94,69 @@ func TestMinPassRateNoVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Tests   int `xml:"tests,attr"`
-		Skipped int `xml:"skipped,attr"`
-		Cases   []struct {
-			Name       string `xml:"name,attr"`
-			Properties []struct {
-				Name string `xml:"name,attr"`
-			} `xml:"properties>property"`
-		} `xml:"testsuite>testcase"`
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Name       string    `xml:"name,attr"`
+				Time       string    `xml:"time,attr"`
+				Failure    *xProblem `xml:"failure"`
+				Skipped    *struct{} `xml:"skipped"`
+				Properties []struct {
+					Name  string `xml:"name,attr"`
+					Value string `xml:"value,attr"`
+				} `xml:"properties>property"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
-		t.Fatalf("parse: %v\n%s", err, buf.Bytes())
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Suites) != 1 {
+		t.Fatalf("parse: %v, want one suite\n%s", err, buf.Bytes())
 	}
-	var names []string
-	for _, c := range got.Cases {
-		names = append(names, c.Name)
-		if strings.HasPrefix(c.Name, "steady") && len(c.Properties) > 0 {
-			t.Errorf("JUnit: %s has pass-rate properties %+v; want none, as it has no rate", c.Name, c.Properties)
+	var cases []string
+	for _, c := range got.Suites[0].Cases {
+		s := c.Name + " " + c.Time
+		switch {
+		case c.Failure != nil:
+			s += " failure " + c.Failure.Type + ": " + c.Failure.Message
+		case c.Skipped != nil:
+			s += " skipped"
+		}
+		cases = append(cases, s)
+	}
+	want := []string{
+		"flaky 4.000",
+		"flaky #3 1.000 skipped",
+		"steady 0.000 failure passRate: no attempt gave a verdict (2 interrupted): the minimum 50% is not met",
+		"steady 1.000 skipped",
+		"steady #2 1.000 skipped",
+	}
+	if diff := cmp.Diff(want, cases); diff != "" || got.Tests != 5 || got.Failures != 1 || got.Skipped != 3 || got.Suites[0].Time != "7.000" {
+		t.Errorf("JUnit: %d tests, %d failures, %d skipped, suite time %s; want 5, 1, 3 and 7.000; testcases (-want +got):\n%s\n%s",
+			got.Tests, got.Failures, got.Skipped, got.Suites[0].Time, diff, buf.Bytes())
+	}
+	if len(got.Suites[0].Cases) != len(want) {
+		return
+	}
+	steady := got.Suites[0].Cases[2]
+	props := map[string]string{}
+	for _, p := range steady.Properties {
+		props[p.Name] = p.Value
+	}
+	wantProps := map[string]string{"attempts": "0", "passed": "0", "passRate": "0", "interrupted": "2", "minPassRate": "0.5", "minPassRateMet": "false"}
+	if diff := cmp.Diff(wantProps, props); diff != "" {
+		t.Errorf("steady: properties (-want +got):\n%s", diff)
+	}
+	for _, part := range []string{"attempt 1 interrupted: the run's --timeout passed during turn 1\n", "attempt 2 interrupted: the run's --timeout passed during turn 1\n"} {
+		if !strings.Contains(steady.Failure.Body, part) {
+			t.Errorf("steady: failure body %q lacks %q", steady.Failure.Body, part)
 		}
 	}
-	if diff := cmp.Diff([]string{"flaky", "flaky #3", "steady", "steady #2"}, names); diff != "" || got.Skipped != 3 {
-		t.Errorf("JUnit: %d skipped, testcases (-want +got):\n%s\n%s", got.Skipped, diff, buf.Bytes())
+	for _, c := range got.Suites[0].Cases[3:] {
+		if len(c.Properties) > 0 {
+			t.Errorf("JUnit: %s has pass-rate properties %+v; want none, as its attempt has no rate", c.Name, c.Properties)
+		}
 	}
 }
 
