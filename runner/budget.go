@@ -42,7 +42,8 @@ var errBudget error = &stopCause{"budget", report.CauseBudget}
 // lock, which also guards passed.
 type budgetWatch struct {
 	scenario, turn *scenario.UsageExpect // nil: none
-	costBefore     float64               // the agent's cumulative cost as it reported it before the turn (costTally.agent)
+	currency       string                // what maxCost is in (Scenario.CostCurrency)
+	costBefore     costValue             // the agent's cumulative cost as it reported it before the turn (costTally.agent)
 	tokensBefore   int64                 // the tokens of the earlier turns
 	cancel         context.CancelCauseFunc
 	passed         string // the failure, once a budget was passed
@@ -55,7 +56,7 @@ func (r *scenarioRun) watchBudget(i int) *budgetWatch {
 	if sb == nil && tb == nil {
 		return nil
 	}
-	b := &budgetWatch{scenario: sb, turn: tb, costBefore: r.costs(i).agent.amount}
+	b := &budgetWatch{scenario: sb, turn: tb, currency: r.sc.CostCurrency(), costBefore: r.costs(i).agent}
 	for _, t := range r.res.Turns {
 		tokens, _ := turnTokens(t.Usage) // none counts as 0
 		b.tokensBefore += tokens
@@ -64,22 +65,26 @@ func (r *scenarioRun) watchBudget(i int) *budgetWatch {
 }
 
 // spend checks a usage_update of the turn that came before its answer.
-// The caller holds the session's lock.
+// A cost in another currency than the budgets' is not compared with them
+// (acprun converts no currencies; unheldBudgets says so), nor is the
+// turn's when the cost before it was in another. The caller holds the
+// session's lock.
 func (t *turnState) spend(u *acp.UsageUpdate) {
 	b := t.budget
-	if b == nil || u.Cost == nil || b.passed != "" {
+	if b == nil || u.Cost == nil || b.passed != "" || !scenario.SameCurrency(u.Cost.Currency, b.currency) {
 		return
 	}
 	total := u.Cost.Amount
 	turnCost := total
-	if total >= b.costBefore { // cumulative, as ACP has it; else the agent reports each turn's own
-		turnCost = total - b.costBefore
+	if total >= b.costBefore.amount { // cumulative, as ACP has it; else the agent reports each turn's own
+		turnCost = total - b.costBefore.amount
 	}
+	turnKnown := scenario.SameCurrency(b.costBefore.currency, b.currency)
 	switch {
 	case b.scenario != nil && b.scenario.MaxCost != nil && roundCost(total) > *b.scenario.MaxCost:
 		b.passed = fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s, over the scenario's budget of %s; acprun stopped the scenario there",
 			cmp.Or(b.scenario.MaxCostPos, b.scenario.Pos), formatCost(total, u.Cost.Currency), formatCost(*b.scenario.MaxCost, ""))
-	case b.turn != nil && b.turn.MaxCost != nil && roundCost(turnCost) > *b.turn.MaxCost:
+	case b.turn != nil && b.turn.MaxCost != nil && turnKnown && roundCost(turnCost) > *b.turn.MaxCost:
 		b.passed = fmt.Sprintf("%s: budget.maxCost: the turn cost %s, over its budget of %s; acprun stopped the scenario there",
 			cmp.Or(b.turn.MaxCostPos, b.turn.Pos), formatCost(turnCost, u.Cost.Currency), formatCost(*b.turn.MaxCost, ""))
 	default:
@@ -105,8 +110,8 @@ func (r *scenarioRun) sessionOverBudget(through int) string {
 		return ""
 	}
 	c := r.costs(through)
-	if !c.agent.ok || !c.agentLate || roundCost(c.agent.amount) <= *b.MaxCost {
-		return ""
+	if !c.agent.ok || !c.agentLate || !scenario.SameCurrency(c.agent.currency, c.currency) || roundCost(c.agent.amount) <= *b.MaxCost {
+		return "" // a cost in another currency is not compared (unheldBudgets says so)
 	}
 	return fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s after the answer of turn %d, over the scenario's budget of %s",
 		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.agent.amount, c.agent.currency), c.agentTurn, formatCost(*b.MaxCost, ""))
@@ -118,7 +123,7 @@ func (r *scenarioRun) costs(through int) costTally {
 	if r.sess == nil {
 		return costTally{}
 	}
-	return tallyCosts(r.sess.turnCosts(through))
+	return tallyCosts(r.sess.turnCosts(through), r.sc.CostCurrency())
 }
 
 // sessionSpent is the session's total cost, which the scenario's
@@ -199,8 +204,9 @@ func (s *session) budgetFailure(t *turnState, rec *report.TurnResult, sp *gatewa
 // unheldBudgets are the warnings of the budgets that held nothing in the
 // attempt, each at the first budget of its kind: a maxCost when no cost
 // of it is known (the agent reported none, and no gateway priced its
-// requests), a maxTotalTokens when no turn's tokens are (neither the
-// agent's usage nor a gateway's). None when no turn was answered.
+// requests) or the agent's came in another currency than maxCost's, a
+// maxTotalTokens when no turn's tokens are (neither the agent's usage nor
+// a gateway's). None when no turn was answered.
 func (r *scenarioRun) unheldBudgets() []string {
 	answered, tokens := false, false
 	for _, t := range r.res.Turns {
@@ -216,8 +222,13 @@ func (r *scenarioRun) unheldBudgets() []string {
 		return nil
 	}
 	var ws []string
-	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxCostPos, b.MaxCost != nil }); ok && !r.sessionSpent().ok {
-		ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; %s", pos, gatewayCounts))
+	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxCostPos, b.MaxCost != nil }); ok {
+		switch spent := r.sessionSpent(); {
+		case !spent.ok:
+			ws = append(ws, fmt.Sprintf("%s: budget.maxCost: the agent reported no cost in the turns it answered, so the budget held nothing; %s", pos, gatewayCounts))
+		case !scenario.SameCurrency(spent.currency, r.sc.CostCurrency()):
+			ws = append(ws, fmt.Sprintf("%s: budget.maxCost: %s", pos, otherCurrency("the agent's cost", spent.currency, r.sc.CostCurrency(), "the budget held nothing")))
+		}
 	}
 	if pos, ok := firstBudget(r.sc, func(b *scenario.UsageExpect) (scenario.Pos, bool) { return b.MaxTokensPos, b.MaxTotalTokens != nil }); ok && !tokens {
 		ws = append(ws, fmt.Sprintf("%s: budget.maxTotalTokens: the agent reported no token usage in the turns it answered, so the budget held nothing; %s", pos, gatewayCountsTokens))

@@ -164,6 +164,59 @@ turns:
 	})
 }
 
+// TestCostInAnotherCurrency: acprun converts no currencies, and maxCost
+// is in the scenario's (the config's currency, USD by default): an agent
+// that reports its cost in EUR passes no budget with it (its turn is not
+// cancelled, the turns after it run, and a warning at the budget says
+// why it held nothing), and fails an expect.usage.maxCost saying so,
+// instead of comparing 0.3 EUR with a bound in USD.
+func TestCostInAnotherCurrency(t *testing.T) {
+	t.Parallel()
+	const script = `turns:
+  - steps: [{usage_update: {used: 1, size: 9, cost: {amount: 0.10, currency: EUR}}}, {text: first}]
+  - steps: [{usage_update: {used: 2, size: 9, cost: {amount: 0.30, currency: EUR}}}, {text: second}]
+  - steps: [{text: third}]
+`
+	const mismatch = "came in EUR, and maxCost is in USD (the config file's currency:, USD when it names none); acprun converts no currencies, so "
+	tests := []struct {
+		name, keys     string
+		failures, warn []string
+	}{
+		{name: "budget", keys: "budget: {maxCost: 0.25}\n",
+			warn: []string{"s.yaml:4:19: budget.maxCost: the agent's cost " + mismatch + "the budget held nothing: set currency: EUR in the config file to count costs in EUR"}},
+		{name: "expectation", keys: "expect: {usage: {maxCost: 1}}\n",
+			failures: []string{"s.yaml:4:27: usage.maxCost: the session's cost " + mismatch + "it did not compare them: set currency: EUR in the config file to count costs in EUR"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				res := playInBubble(t, script, "name: euros\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n"+
+					tt.keys+"turnTimeout: 1h\nturns:\n  - prompt: one\n  - prompt: two\n  - prompt: three\n")
+				clean := func(ss []string) []string {
+					var out []string
+					for _, s := range ss {
+						if strings.Contains(s, "maxCost") {
+							out = append(out, strings.ReplaceAll(s, filepath.Dir(res.File)+"/", ""))
+						}
+					}
+					return out
+				}
+				if diff := gocmp.Diff(tt.failures, clean(res.Failures)); diff != "" {
+					t.Errorf("failures (-want +got):\n%s", diff)
+				}
+				if diff := gocmp.Diff(tt.warn, clean(res.Warnings)); diff != "" {
+					t.Errorf("warnings (-want +got):\n%s", diff)
+				}
+				for _, turn := range res.Turns {
+					if turn.StopReason != "end_turn" || turn.CancelCause != "" {
+						t.Errorf("turn %d: %s, cancelCause %q; want end_turn, not cancelled", turn.Index, turn.StopReason, turn.CancelCause)
+					}
+				}
+			})
+		})
+	}
+}
+
 // costlyUpdate is a usage_update of session s that reports a cost of 3 USD.
 func costlyUpdate(s string) acp.SessionNotification {
 	return acp.SessionNotification{SessionID: s, Update: acp.SessionUpdate{Kind: acp.UpdateUsageUpdate,

@@ -123,8 +123,9 @@ func stopGot(t *report.TurnResult) string {
 // checkScenario checks the scenario-level expectations, over everything
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included; spent is the session's total cost
-// (sessionSpent). Files and Judge are the runner's.
-func checkScenario(red *redact.Redactor, e scenario.Expect, r *report.Result, spent costValue) []string {
+// (sessionSpent), in currency (Scenario.CostCurrency) when it is counted
+// in it. Files and Judge are the runner's.
+func checkScenario(red *redact.Redactor, e scenario.Expect, r *report.Result, spent costValue, currency string) []string {
 	commands := deniedCommands(r.SetupClientRequests)
 	for _, t := range r.Turns {
 		commands += deniedCommands(t.ClientRequests)
@@ -147,7 +148,7 @@ func checkScenario(red *redact.Redactor, e scenario.Expect, r *report.Result, sp
 		fails = append(fails, checkPermissions(red, e.Permissions, perms, "the scenario")...)
 	}
 	if e.Usage != nil {
-		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns, spent)...)
+		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns, spent, currency)...)
 	}
 	if e.Notices != nil {
 		notices := slices.Clone(r.SetupNotices)
@@ -493,9 +494,16 @@ type turnSpend struct {
 // of the turns' own costs and of what the agent's cumulative cost grew by
 // after their answers. A cumulative cost lower than the one before it (an
 // agent that reports each turn's own) is taken as it is.
+//
+// Costs are counted in one currency (Scenario.CostCurrency), as acprun
+// converts none: a cost in another, or the growth from a cost in one to a
+// cost in another, is no amount in it. Such a value keeps that other
+// currency, and so does a total it is added to: the checks then say that
+// the currencies differ instead of comparing (otherCurrency).
 type costTally struct {
-	turns []turnSpend // in the order of the turns given
-	total costValue
+	currency string
+	turns    []turnSpend // in the order of the turns given
+	total    costValue
 	// agent is the agent's last reported cumulative cost, by turn
 	// agentTurn, after its answer when agentLate.
 	agent     costValue
@@ -503,16 +511,17 @@ type costTally struct {
 	agentLate bool
 }
 
-// tallyCosts adds up the costs of turns, in the order played.
-func tallyCosts(turns []turnCost) costTally {
-	var c costTally
+// tallyCosts adds up the costs of turns, in the order played, counted in
+// currency.
+func tallyCosts(turns []turnCost, currency string) costTally {
+	c := costTally{currency: currency}
 	for _, t := range turns {
 		var s turnSpend
 		switch {
 		case t.metered.ok:
 			s.costValue = t.metered
 		case t.agent.ok:
-			s.costValue = costValue{c.grownTo(t.agent.amount), t.agent.currency, true}
+			s.costValue = c.grown(t.agent)
 			s.grew, s.from, s.to = c.agent.amount > 0 && t.agent.amount >= c.agent.amount, c.agent.amount, t.agent.amount
 		}
 		c.add(s.costValue)
@@ -520,7 +529,7 @@ func tallyCosts(turns []turnCost) costTally {
 			c.agent, c.agentTurn, c.agentLate = t.agent, t.index, false
 		}
 		if t.late.ok {
-			c.add(costValue{c.grownTo(t.late.amount), t.late.currency, true})
+			c.add(c.grown(t.late))
 			c.agent, c.agentTurn, c.agentLate = t.late, t.index, true
 		}
 		c.turns = append(c.turns, s)
@@ -538,11 +547,39 @@ func (c *costTally) grownTo(x float64) float64 {
 	return x
 }
 
-// add adds v, when reported, to the session's total.
-func (c *costTally) add(v costValue) {
-	if v.ok {
-		c.total = costValue{c.total.amount + v.amount, cmp.Or(v.currency, c.total.currency), true}
+// grown is what the agent's cumulative cost grew by to reach v (grownTo),
+// in v's currency, or in the last one's when that is another currency
+// than the tally's and v's is not: from a cost in one currency to a cost
+// in another, the growth is no amount in the tally's.
+func (c *costTally) grown(v costValue) costValue {
+	g := costValue{c.grownTo(v.amount), v.currency, true}
+	if c.agent.ok && !scenario.SameCurrency(c.agent.currency, v.currency) && scenario.SameCurrency(v.currency, c.currency) {
+		g.currency = c.agent.currency
 	}
+	return g
+}
+
+// add adds v, when reported, to the session's total. A total that holds a
+// cost in another currency than the tally's keeps that currency.
+func (c *costTally) add(v costValue) {
+	if !v.ok {
+		return
+	}
+	currency := cmp.Or(c.total.currency, v.currency)
+	if scenario.SameCurrency(currency, c.currency) && !scenario.SameCurrency(v.currency, c.currency) {
+		currency = v.currency
+	}
+	c.total = costValue{c.total.amount + v.amount, currency, true}
+}
+
+// otherCurrency says why a maxCost in currency does not bound a cost that
+// came in got, another currency (what says which cost: "the turn's
+// cost"): acprun converts no currencies; so says what came of it ("it did
+// not compare them").
+func otherCurrency(what, got, currency, so string) string {
+	return fmt.Sprintf("%s came in %s, and maxCost is in %s (the config file's currency:, %s when it names none); "+
+		"acprun converts no currencies, so %s: set currency: %s in the config file to count costs in %s",
+		what, got, currency, scenario.DefaultCurrency, so, got, got)
 }
 
 // roundCost removes float noise (0.1+0.2) before a cost is compared or shown.
@@ -559,10 +596,11 @@ func formatCost(x float64, currency string) string {
 
 // checkTurnUsage checks a turn's usage expectations; the runner calls it
 // after checkTurn, with e the turn's expect.usage (nil when unset) and
-// spent the turn's own cost (costTally). The turn's tokens are its
-// Usage.TotalTokens. A turn that reported no tokens or no cost fails the
-// bound that needs them.
-func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpend) []string {
+// spent the turn's own cost (costTally), which maxCost bounds in currency
+// (Scenario.CostCurrency). The turn's tokens are its Usage.TotalTokens. A
+// turn that reported no tokens or no cost, or its cost in another
+// currency, fails the bound that needs them.
+func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpend, currency string) []string {
 	if e == nil {
 		return nil
 	}
@@ -581,6 +619,8 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 		switch {
 		case !spent.ok:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost; %s", pos, gatewayCounts))
+		case !scenario.SameCurrency(spent.currency, currency):
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: %s", pos, otherCurrency("the turn's cost", spent.currency, currency, "it did not compare them")))
 		case roundCost(spent.amount) > *e.MaxCost:
 			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, ""))
 			if spent.grew {
@@ -625,10 +665,11 @@ func turnRan(t *report.TurnResult) bool {
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
 // of all turns together, and spent, the session's total cost
-// (sessionSpent). A total missing a turn that ran (see turnRan) without
-// reporting tokens, however it ended, cannot be known, and fails unless it
-// is over the bound anyway.
-func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spent costValue) []string {
+// (sessionSpent), which maxCost bounds in currency. A total missing a turn
+// that ran (see turnRan) without reporting tokens, however it ended,
+// cannot be known, and fails unless it is over the bound anyway; so does a
+// cost in another currency.
+func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spent costValue, currency string) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {
 		pos := cmp.Or(e.MaxTokensPos, e.Pos)
@@ -664,6 +705,8 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 		switch {
 		case !spent.ok:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost; %s", pos, gatewayCounts))
+		case !scenario.SameCurrency(spent.currency, currency):
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: %s", pos, otherCurrency("the session's cost", spent.currency, currency, "it did not compare them")))
 		case roundCost(spent.amount) > *e.MaxCost:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, "")))
 		}

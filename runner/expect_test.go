@@ -296,7 +296,7 @@ func TestCheckStopAndDeniedPositions(t *testing.T) {
 	}
 	r := &report.Result{Denied: 1, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:4:14: 1 permission request denied, want at most 0`}
-	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r, costValue{})); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(4, 3), MaxDenied: ptr(0), MaxDeniedPos: at(4, 14)}, r, costValue{}, "USD")); diff != "" {
 		t.Errorf("scenario (-want +got):\n%s", diff)
 	}
 }
@@ -335,7 +335,7 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 	}
 	r := &report.Result{Denied: 3, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
-	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r, costValue{})); diff != "" {
+	if diff := cmp.Diff(want, checkScenario(nil, scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r, costValue{}, "USD")); diff != "" {
 		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
 	}
 }
@@ -392,7 +392,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(nil, tt.e, r, costValue{})); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(nil, tt.e, r, costValue{}, "USD")); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
@@ -420,7 +420,10 @@ func TestCheckTurnUsage(t *testing.T) {
 		// metered: the usage's cost is the gateway's price of the turn's
 		// model requests, not the agent's cumulative cost.
 		metered bool
-		want    []string
+		// prevCurrency is the previous cost's currency ("": USD), and
+		// currency maxCost's ("": USD).
+		prevCurrency, currency string
+		want                   []string
 	}{
 		{name: "unset", e: nil},
 		{name: "tokens under", e: tokens, usage: &report.Usage{TotalTokens: 40000}},
@@ -441,8 +444,19 @@ func TestCheckTurnUsage(t *testing.T) {
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.42 USD, want at most 0.4 (the session's cost went from 0.6 to 1.02)`}},
 		{name: "first turn's cost", e: cost(0.25), usage: &report.Usage{Cost: 0.3, Currency: "USD"},
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.25`}},
-		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "EUR"}, prev: 2,
+		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "USD"}, prev: 2,
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.2`}},
+		// acprun converts no currencies: a cost in another than maxCost's
+		// is not compared with it, and the bound fails saying so.
+		{name: "cost in another currency", e: cost(1), usage: &report.Usage{Cost: 0.3, Currency: "EUR"},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn's cost came in EUR, and maxCost is in USD (the config file's currency:, USD when it names none); ` +
+				`acprun converts no currencies, so it did not compare them: set currency: EUR in the config file to count costs in EUR`}},
+		{name: "growth from a cost in another currency", e: cost(1), usage: &report.Usage{Cost: 1.2, Currency: "USD"}, prev: 1, prevCurrency: "EUR",
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn's cost came in EUR, and maxCost is in USD (the config file's currency:, USD when it names none); ` +
+				`acprun converts no currencies, so it did not compare them: set currency: EUR in the config file to count costs in EUR`}},
+		{name: "cost in the config's currency", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "EUR"}, currency: "EUR",
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2`}},
+		{name: "currency in another case", e: cost(0.5), usage: &report.Usage{Cost: 0.3, Currency: "usd"}},
 		{name: "free turn", e: cost(0), usage: &report.Usage{Cost: 0, Currency: "USD"}},
 		{name: "metered cost is the turn's own", e: cost(0.0002), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0003, metered: true,
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002`}},
@@ -454,14 +468,15 @@ func TestCheckTurnUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var costs []turnCost
 			if tt.prev != 0 {
-				costs = append(costs, turnCost{index: 1, agent: costValue{tt.prev, "USD", true}})
+				costs = append(costs, turnCost{index: 1, agent: costValue{tt.prev, (&scenario.Scenario{Currency: tt.prevCurrency}).CostCurrency(), true}})
 			}
 			turn := turnCost{index: 2, agent: costIn(tt.usage)}
 			if tt.metered {
 				turn.metered, turn.agent = turn.agent, costValue{}
 			}
-			spent := tallyCosts(append(costs, turn)).turns[len(costs)]
-			got := checkTurnUsage(tt.e, &report.TurnResult{StopReason: "end_turn", Usage: tt.usage}, spent)
+			currency := (&scenario.Scenario{Currency: tt.currency}).CostCurrency()
+			spent := tallyCosts(append(costs, turn), currency).turns[len(costs)]
+			got := checkTurnUsage(tt.e, &report.TurnResult{StopReason: "end_turn", Usage: tt.usage}, spent, currency)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -476,6 +491,7 @@ func TestCheckTurnUsage(t *testing.T) {
 func TestTallyCosts(t *testing.T) {
 	t.Parallel()
 	usd := func(x float64) costValue { return costValue{x, "USD", true} }
+	eur := func(x float64) costValue { return costValue{x, "EUR", true} }
 	tests := []struct {
 		name      string
 		turns     []turnCost
@@ -501,10 +517,19 @@ func TestTallyCosts(t *testing.T) {
 		}, own: []costValue{usd(0.25), usd(0.25), usd(0.5)}, total: usd(1.5), agent: usd(2)},
 		{name: "late last", turns: []turnCost{{index: 1, agent: usd(0.5)}, {index: 2, late: usd(2)}},
 			own: []costValue{usd(0.5), {}}, total: usd(2), agent: usd(2), agentLate: true},
+		// Counted in USD: a cost in another currency is no amount in it,
+		// and a total it is in keeps that currency, so that no check
+		// compares it with a maxCost in USD.
+		{name: "metered, then the agent's in another currency", turns: []turnCost{
+			{index: 1, metered: usd(0.25)},
+			{index: 2, agent: eur(1)},
+		}, own: []costValue{usd(0.25), eur(1)}, total: costValue{1.25, "EUR", true}, agent: eur(1)},
+		{name: "another currency, then the tally's", turns: []turnCost{{index: 1, agent: eur(0.5)}, {index: 2, agent: usd(0.75)}, {index: 3, agent: usd(1)}},
+			own: []costValue{eur(0.5), {0.25, "EUR", true}, usd(0.25)}, total: costValue{1, "EUR", true}, agent: usd(1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := tallyCosts(tt.turns)
+			c := tallyCosts(tt.turns, "USD")
 			var own []costValue
 			for _, s := range c.turns {
 				own = append(own, s.costValue)
@@ -530,10 +555,11 @@ func TestCheckScenarioUsage(t *testing.T) {
 		return report.TurnResult{StopReason: stop, Usage: u}
 	}
 	tests := []struct {
-		name  string
-		turns []report.TurnResult
-		spent costValue // the session's cost (costTally)
-		want  []string
+		name     string
+		turns    []report.TurnResult
+		spent    costValue // the session's cost (costTally)
+		currency string    // maxCost's; "" for USD
+		want     []string
 	}{
 		{name: "under", spent: costValue{0.9, "USD", true}, turns: []report.TurnResult{
 			turn("end_turn", &report.Usage{TotalTokens: 20000, Cost: 0.4, Currency: "USD"}),
@@ -570,6 +596,15 @@ func TestCheckScenarioUsage(t *testing.T) {
 		}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage for turns 1 (cancelled), 3 (error), 4 (agent_exited), so the total is unknown (the other turns: 100 tokens)`,
 		}},
+		{name: "a cost in another currency", spent: costValue{0.5, "EUR", true}, turns: []report.TurnResult{
+			turn("end_turn", &report.Usage{TotalTokens: 100, Cost: 0.5, Currency: "EUR"}),
+		}, want: []string{
+			`s.yaml:21:10: usage.maxCost: the session's cost came in EUR, and maxCost is in USD (the config file's currency:, USD when it names none); ` +
+				`acprun converts no currencies, so it did not compare them: set currency: EUR in the config file to count costs in EUR`,
+		}},
+		{name: "over in the config's currency", spent: costValue{1.5, "EUR", true}, currency: "EUR", turns: []report.TurnResult{
+			turn("end_turn", &report.Usage{TotalTokens: 100, Cost: 1.5, Currency: "EUR"}),
+		}, want: []string{`s.yaml:21:10: usage.maxCost: the session cost 1.5 EUR, want at most 1`}},
 		{name: "a cancelled turn with tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
 			{Index: 1, StopReason: "cancelled", Usage: &report.Usage{TotalTokens: 40}},
 			{Index: 2, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 100, Cost: 0.1, Currency: "USD"}},
@@ -577,7 +612,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(nil, e, &report.Result{Turns: tt.turns}, tt.spent)); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(nil, e, &report.Result{Turns: tt.turns}, tt.spent, (&scenario.Scenario{Currency: tt.currency}).CostCurrency())); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})

@@ -1340,7 +1340,7 @@ func (r *scenarioRun) evaluate() {
 			res.Failures = append(res.Failures, fmt.Sprintf("turn %d: %s", t.Index, f))
 		}
 	}
-	res.Failures = append(res.Failures, checkScenario(r.red, r.sc.Expect, res, r.sessionSpent())...)
+	res.Failures = append(res.Failures, checkScenario(r.red, r.sc.Expect, res, r.sessionSpent(), r.sc.CostCurrency())...)
 	if r.overBudget == "" { // the cost the agent reported after the last turn's answer
 		if over := r.sessionOverBudget(len(r.sc.Turns)); over != "" {
 			res.Failures = append(res.Failures, over)

@@ -120,7 +120,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		failures = append(failures, gwFailure)
 	}
 	if e := turn.Expect.Usage; e != nil {
-		failures = append(failures, checkTurnUsage(e, &rec, r.turnSpent(i))...)
+		failures = append(failures, checkTurnUsage(e, &rec, r.turnSpent(i), r.sc.CostCurrency())...)
 	}
 	if over := r.sess.budgetFailure(t, &rec, spent); over != "" {
 		failures = append(failures, over)

@@ -353,7 +353,7 @@
 //	    mcpServers: []
 //	prices:                       # the gateway's costs: per million tokens, by model as requests name it
 //	  claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}  # input and output required
-//	currency: USD                 # what the prices are in (the default)
+//	currency: USD                 # what the prices and every maxCost are in (the default)
 //
 // A scenario key replaces the config's value of that key as a whole, except
 // that client merges key by key; flags of the command line override both.

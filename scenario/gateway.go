@@ -89,6 +89,16 @@ const DefaultCassetteDir = "cassettes"
 // none.
 const DefaultCurrency = "USD"
 
+// CostCurrency is the currency s's costs are counted in and its maxCost
+// bounds are in: its Currency, else DefaultCurrency.
+func (s *Scenario) CostCurrency() string { return cmp.Or(s.Currency, DefaultCurrency) }
+
+// SameCurrency reports whether a cost in currency a can be added to or
+// compared with one in b: they are the same currency (in any case, "usd"
+// is USD), or either is not named ("", as from an agent that reports a
+// cost without one), which is taken to be the other's.
+func SameCurrency(a, b string) bool { return a == "" || b == "" || strings.EqualFold(a, b) }
+
 var (
 	gatewayKeys = []string{"mode", "dir", "env", "upstream", "key"}
 	priceKeys   = []string{"input", "output", "cacheRead", "cacheWrite"}

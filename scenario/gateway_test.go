@@ -488,3 +488,32 @@ func TestUnusedPricesWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestCostCurrency: a scenario's costs are counted in the config's
+// currency, which its maxCost bounds are in, with a gateway or without;
+// USD when the config names none or there is no config. Currencies are
+// compared in any case, and a cost without one is taken to be in either.
+func TestCostCurrency(t *testing.T) {
+	const src = "name: s\nagent: {command: [agent]}\nbudget: {maxCost: 1}\nturns: [{prompt: hi}]\n"
+	for _, tt := range []struct {
+		name string
+		cfg  *scenario.Config
+		want string
+	}{
+		{"the config's", loadConfig(t, "currency: EUR\n"), "EUR"},
+		{"the config names none", loadConfig(t, "prices:\n  gpt-5: {input: 1, output: 2}\n"), "USD"},
+		{"no config", nil, "USD"},
+	} {
+		if got := loadWith(t, tt.cfg, src)[0].CostCurrency(); got != tt.want {
+			t.Errorf("%s: CostCurrency() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{{"USD", "USD", true}, {"usd", "USD", true}, {"", "EUR", true}, {"EUR", "", true}, {"EUR", "USD", false}} {
+		if got := scenario.SameCurrency(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameCurrency(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -171,6 +171,9 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 		p.unset = nil
 	}()
 	defaultAgent := p.applyDefaults(s, root)
+	if p.cfg != nil {
+		s.Currency = p.cfg.Currency
+	}
 	p.unchanged = nil
 	m, ok := p.mapping(root, scenarioKeys, expectHint(false))
 	if !ok {

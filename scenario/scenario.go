@@ -53,6 +53,13 @@ type Scenario struct {
 	// the turn that passes it and the scenario fails; nil for none.
 	Budget *UsageExpect
 
+	// Currency is what the scenario's costs are counted in: the config's
+	// currency (currency:, the currency of its prices), "" when there is
+	// no config or it names none (then DefaultCurrency, see CostCurrency).
+	// Every maxCost, budget or expect.usage, is in it; acprun converts no
+	// currencies, so a cost the agent reports in another is not compared.
+	Currency string
+
 	Client Client
 
 	// Session says whether the session is continued from one run to the

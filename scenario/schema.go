@@ -79,7 +79,7 @@ var configSchema = sync.OnceValue(func() []byte {
 			"currency": map[string]any{
 				"type":        "string",
 				"pattern":     `\S`,
-				"description": "The currency of prices (USD, EUR…); default " + DefaultCurrency + ".",
+				"description": "The currency of prices and of every maxCost (USD, EUR…); default " + DefaultCurrency + ". acprun converts no currencies: a cost reported in another is not compared with a maxCost.",
 			},
 		},
 		"$defs": s.Defs,
