@@ -54,7 +54,8 @@ workspace's source: what the agent does through them is not in its copy
 (a run warns in each attempt's results). An interrupt stops the walk
 (exit 130). A ${VAR}
 that is unset here is a warning: a run stops on it only when it selects a
-scenario that uses it.
+scenario that uses it. The config's prices are a warning at prices: when no
+scenario has a gateway to apply them, as in a run.
 
 With --strict, validate also checks what a run needs: every ${VAR} is set, and
 what a run would otherwise find only when it starts the agent (exit 3): each agent's
@@ -87,9 +88,12 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	c.gatewayFlags.setIn(&opts)
 	scs, warnings, err := loadScenarios(g, c.Paths, opts)
 	// Every scenario may run: those without permissions are warned about,
-	// and so are the variables that are unset here (a run that selects
-	// their scenarios stops on them), unless --strict makes them errors.
+	// and so are the config's prices when none of them has a gateway to
+	// apply them, as run warns, and the variables that are unset here (a
+	// run that selects their scenarios stops on them), unless --strict
+	// makes them errors.
 	warnings = append(warnings, scenario.NoPermissionsWarnings(scs)...)
+	warnings = append(warnings, scenario.UnusedPricesWarnings(cfg, scs)...)
 	if !c.Strict {
 		warnings = append(warnings, scenario.UnsetWarnings(scs)...)
 	}

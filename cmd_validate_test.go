@@ -375,3 +375,32 @@ func TestValidateInterrupted(t *testing.T) {
 		t.Errorf("stdout: %q; want nothing", stdout.String())
 	}
 }
+
+// TestValidateWarnsUnusedPrices: the config's prices, which no scenario's
+// gateway applies, are warned about by validate as by run (and run
+// --dry-run), once, at prices:; not when --gateway gives every scenario
+// a gateway.
+func TestValidateWarnsUnusedPrices(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"acprun.yaml": "prices:\n  gpt-5: {input: 1, output: 2}\n",
+		"m.yaml":      "turns: []\n",
+		"s.yaml": "name: a\nagent: {command: [acprun, mock-agent, m.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"---\nname: b\nagent: {command: [acprun, mock-agent, m.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	const warning = "acprun.yaml:2:3: warning: prices: no scenario of this run has a gateway, so the prices price nothing"
+	for _, tt := range []struct {
+		args []string
+		want int // how many times the warning is printed
+	}{
+		{[]string{"validate", "--config", "acprun.yaml", "s.yaml"}, 1},
+		{[]string{"validate", "--config", "acprun.yaml", "--gateway", "meter", "s.yaml"}, 0},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code != exitOK || strings.Count(stderr.String(), warning) != tt.want {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant 0 and the warning %d times: %s", tt.args, code, stderr.String(), tt.want, warning)
+		}
+	}
+}

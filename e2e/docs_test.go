@@ -186,7 +186,11 @@ func TestDocsYAMLValidates(t *testing.T) {
 				}
 				return
 			case strings.HasPrefix(text, "# acprun.yaml\n"):
-				writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+				// A scenario with a gateway, which the config's prices (of
+				// a block that has some) apply to: validate warns about
+				// prices that price nothing.
+				writeFiles(t, dir, map[string]string{"m.yaml": "turns: []\n",
+					"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
 				args = []string{"validate", "--config", "acprun.yaml", "s.yaml"}
 				file, sch = "acprun.yaml", configSchema
 			case b.path() != "":
