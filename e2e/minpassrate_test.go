@@ -371,3 +371,38 @@ func TestMinPassRateNoVerdict(t *testing.T) {
 		t.Errorf("merge: exit %d, want 1 and 1 of 2 pass rates met\n%s", merged.code, merged.stderr)
 	}
 }
+
+// TestMinPassRateJUnitBodyIsText: a scenario below its minimum whose
+// reply and failed expectation hold "<" and "&" gives a JUnit report that
+// parses, its <failure> reading back as the reply and the failure: the
+// body is text, not markup.
+func TestMinPassRateJUnitBodyIsText(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: \"a < b && </failure> c\"}]\n",
+		"s.yaml": "name: markup\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: go, expect: {text: {contains: \"<done> & dusted\"}}}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "--repeat", "2", "-j", "1", "--min-pass-rate", "0.5", "--junit", "junit.xml")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1: no attempt passed\n%s", res.code, res.stderr)
+	}
+	var junit struct {
+		Cases []struct {
+			Failure *struct {
+				Type string `xml:"type,attr"`
+				Body string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	data := readFiles(t, dir, "junit.xml")["junit.xml"]
+	if err := xml.Unmarshal(data, &junit); err != nil || len(junit.Cases) != 1 || junit.Cases[0].Failure == nil {
+		t.Fatalf("JUnit (%v): want one failed testcase\n%s", err, data)
+	}
+	for _, want := range []string{`text does not contain "<done> & dusted"`, "| a < b && </failure> c\n"} {
+		if body := junit.Cases[0].Failure.Body; !strings.Contains(body, want) {
+			t.Errorf("failure body %q lacks %q", body, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 	rate = fmt.Sprintf("pass rate %d/%d (%s)", p.Passed, p.Attempts, rate)
 	switch {
 	case !*p.Met:
-		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, minimum), Type: "passRate", Body: xmlText(b.String())}
+		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, minimum), Type: "passRate", Body: cdata(xmlText(b.String()))}
 	case b.Len() > 0:
 		tc.SystemOut = newJUnitText(xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, minimum, b.String())))
 	}

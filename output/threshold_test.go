@@ -407,3 +407,50 @@ func TestStepSummarySaysWhatMadeTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestMinPassRateJUnitBodyIsText: the <failure> of a scenario below its
+// minimum lists why its attempts did not pass as text, in CDATA, as any
+// testcase's body is: a failure or a reply that holds "<", "&" or "]]>"
+// still gives a document that parses and reads back as the text, and one
+// whose lines begin with "::" (a workflow command) gives no line of the
+// document that does.
+func TestMinPassRateJUnitBodyIsText(t *testing.T) {
+	rep := minimumRun(0.75, 0.5)
+	const failure = `turn 1: s.yaml:9:7: text does not contain "a < b && c ]]> d"`
+	for i := range rep.Scenarios {
+		if r := &rep.Scenarios[i]; r.Name == "steady" {
+			r.Failures = []string{failure}
+			r.Turns[0].Failures = r.Failures
+			r.Turns[0].Text = "reply </failure> &amp;\n::error::x"
+		}
+	}
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(buf.String()) {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+			t.Errorf("the document holds the line %q", line)
+		}
+	}
+	var got struct {
+		Cases []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *xProblem `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.Bytes())
+	}
+	var body string
+	for _, c := range got.Cases {
+		if c.Name == "steady" && c.Failure != nil {
+			body = c.Failure.Body
+		}
+	}
+	for _, want := range []string{"failed: " + failure, "| reply </failure> &amp;\n", "| ::error::x\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("steady's failure body = %q; want it to hold %q", body, want)
+		}
+	}
+}
