@@ -43,8 +43,8 @@ type resultShape struct {
 // checkResults refuses, in res decoded from data, what acprun never
 // writes and its readers depend on: a null scenario result or turn; a
 // result without its name, status, file or line (merge keys results on
-// file, line, agent and attempt, --rerun-failed on file, name and agent,
-// and every reader counts statuses), or with any of them null; an empty
+// file, line, name, agent and attempt, --rerun-failed on file, name and
+// agent, and every reader counts statuses), or with any of them null; an empty
 // name; a status that is not one of those acprun writes in res's
 // schemaVersion. An empty file and line 0 are what a run without a
 // scenario file (--prompt) writes. Only once a result has a zero name,

@@ -20,10 +20,14 @@ func balancedBy(fp string) string {
 	return "from durations " + fp
 }
 
-// resultKey identifies one result across shards.
+// resultKey identifies one result across shards. Its name is part of it:
+// two scenarios at one line of one file are of two versions of the file
+// (a rerun that keeps the results of scenarios it did not run, whose file
+// changed since: a and b swapped, lines added above), never the same.
 type resultKey struct {
 	file    string
 	line    int
+	name    string
 	varSet  int
 	agent   string
 	attempt int
@@ -34,7 +38,7 @@ type resultKey struct {
 // left out (a run without --repeat) is attempt 1, as Label takes it; a
 // retry left out is the first try, as it always is.
 func keyOf(f string, sc Result) resultKey {
-	return resultKey{f, sc.Line, sc.VarSet, sc.Agent.Name, max(sc.Attempt, 1), sc.Retry}
+	return resultKey{f, sc.Line, sc.Name, sc.VarSet, sc.Agent.Name, max(sc.Attempt, 1), sc.Retry}
 }
 
 // entryAt is where a result is among the files merged: file paths[file],
@@ -95,8 +99,8 @@ func (s resultSet) add(paths []string, at entryAt, sc Result) error {
 //     (Result.Dir), as --rerun-failed resolves them.
 //
 // Its results (NewResults) count byStopReason and summary again from the
-// scenarios. The same result (file, line, value set, agent, attempt and
-// retry; no attempt is attempt 1) in two shards is an error: those shards
+// scenarios. The same result (file, line, name, value set, agent, attempt
+// and retry; no attempt is attempt 1) in two shards is an error: those shards
 // overlap; twice in one file, too. A file is the same however the shards
 // spelt it (sameFiles: suite/a.yaml, ./suite/a.yaml, its absolute path),
 // as --rerun-failed takes it. Every error names the file it is about; one that is not

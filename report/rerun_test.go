@@ -470,3 +470,39 @@ func TestRerunRefusesAResultTwice(t *testing.T) {
 		t.Errorf("error %v; want %s", err, want)
 	}
 }
+
+// TestRerunKeepsAResultAtTheLineOfAnother: the scenario file changed
+// between a run and its narrowed rerun (a and b swapped, or lines added
+// above a), so that the rerun's result of a is at the line the kept
+// result of b was. They are two scenarios' results: the file the rerun
+// writes is read again (--rerun-failed, merge, report) and reruns b.
+func TestRerunKeepsAResultAtTheLineOfAnother(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	if err := os.WriteFile("s.yaml", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := func(name string, line int, status report.Status) report.Result {
+		return report.Result{Name: name, File: "s.yaml", Line: line, Status: status}
+	}
+	path := writeJSON(t, root, "last.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: root,
+		Scenarios: []report.Result{res("a", 1, report.StatusFailed), res("b", 6, report.StatusFailed)}})
+	set, err := report.ReadRerun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Now b is at line 1 and a at line 6; the rerun runs a (--run a).
+	sel := set.Filter([]*scenario.Scenario{{Name: "a", File: "s.yaml"}})
+	ran := report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: []report.Result{res("a", 6, report.StatusPassed)}}
+	path = writeJSON(t, root, "last.json", report.Keep(ran, set.Unselected(sel)))
+	next, err := report.ReadRerun(path)
+	if err != nil {
+		t.Fatalf("the rerun's results: %v", err)
+	}
+	if sel := next.Filter([]*scenario.Scenario{{Name: "b", File: "s.yaml"}, {Name: "a", File: "s.yaml"}}); len(sel) != 1 || sel[0].Name != "b" {
+		t.Errorf("the next rerun selects %v, want b", sel)
+	}
+	if _, err := report.MergeFiles([]string{path}); err != nil {
+		t.Errorf("merge: %v", err)
+	}
+}
