@@ -873,3 +873,38 @@ turns:
 		}
 	}
 }
+
+// TestHTMLWorkspaceUnchanged: the card of an attempt whose agent changed
+// no file of its workspace says so, in run --html's page and in report's
+// from the results (whose empty lists mean that, where null ones mean
+// not known); the page showed nothing, as for changes not listed.
+func TestHTMLWorkspaceUnchanged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml":  "turns:\n  - steps: [{text: fine}]\n",
+		"fixture/a.txt": "a\n",
+		"s.yaml": `name: reads-only
+agent: {command: [acprun, mock-agent, ok.mock.yaml]}
+workspace: {from: fixture}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`,
+	})
+	if r := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "--html", "r.html"); r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	if r := acprun(t, dir, "report", "r.json", "-o", "rep.html"); r.code != 0 {
+		t.Fatalf("report: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, name := range []string{"r.html", "rep.html"} {
+		page, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(page), "<p class=\"meta\">No file was created, modified or deleted.</p>") {
+			t.Errorf("%s: the workspace's card does not say that no file changed", name)
+		}
+	}
+}

@@ -475,10 +475,11 @@ var funcs = template.FuncMap{
 		}
 		return "failed"
 	},
-	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },
-	"shortT": func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
-	"list":   func(v ...any) []any { return v },
-	"plural": plural,
+	"changes": changes,
+	"float":   func(f float64) string { return fmt.Sprintf("%g", f) },
+	"shortT":  func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
+	"list":    func(v ...any) []any { return v },
+	"plural":  plural,
 	"sortedUpdates": func(m map[string]int) []string {
 		out := make([]string, 0, len(m))
 		for k, n := range m {
@@ -487,6 +488,20 @@ var funcs = template.FuncMap{
 		slices.Sort(out)
 		return out
 	},
+}
+
+// changes says what a workspace's card shows of the agent's changes:
+// "unknown" when they could not be listed (the lists are null), "none"
+// when it changed no file (the lists are known and empty), "" when it
+// changed some, which the card lists.
+func changes(w *report.WorkspaceResult) string {
+	switch {
+	case w.Created == nil || w.Modified == nil || w.Deleted == nil:
+		return "unknown"
+	case len(w.Created)+len(w.Modified)+len(w.Deleted) == 0:
+		return "none"
+	}
+	return ""
 }
 
 // formatMs formats milliseconds as a short duration (850ms, 12.3s, 2m05s).

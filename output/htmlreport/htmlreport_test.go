@@ -665,3 +665,33 @@ func TestVerifyVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceChanges: a workspace's card says what the agent changed:
+// the paths it created, modified and deleted; that it changed no file
+// when the lists are known and empty; that the changes are not known
+// when they could not be listed (null lists), with why. An empty list
+// of changes and an unknown one do not look alike.
+func TestWorkspaceChanges(t *testing.T) {
+	rep := sample()
+	ws := func(created []string, err string) *report.WorkspaceResult {
+		w := &report.WorkspaceResult{Path: "/w", Source: "/src", Kind: "copy", Created: created, Error: err}
+		if created != nil {
+			w.Modified, w.Deleted = []string{}, []string{}
+		}
+		return w
+	}
+	rep.Scenarios[0].Workspace = ws([]string{}, "")
+	rep.Scenarios[1].Workspace = ws(nil, "workspace: list the changes of /w: interrupted")
+	rep.Scenarios[2].Workspace = ws([]string{"new.txt"}, "")
+	page := render(t, rep, htmlreport.Options{})
+	for what, n := range map[string]int{
+		`<p class="meta">No file was created, modified or deleted.</p>`:                                                      1,
+		`<p class="errmsg">workspace: list the changes of /w: interrupted</p><p class="meta">The changes are not known.</p>`: 1,
+		`<li class="add">created <code>new.txt</code></li>`:                                                                  1,
+		`<ul class="files"></ul>`: 0,
+	} {
+		if got := strings.Count(page, what); got != n {
+			t.Errorf("page has %q %d times, want %d", what, got, n)
+		}
+	}
+}
