@@ -119,6 +119,7 @@ func TestMergeBadInput(t *testing.T) {
 	good := shardJSON(t, "2026-03-14T09:26:53.589Z", 10, false, shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"})
 	writeFiles(t, dir, map[string]string{
 		"good.json":    good,
+		"copy.json":    good,
 		"v9.json":      `{"schemaVersion": 9, "scenarios": []}`,
 		"garbage.json": "not json at all",
 		"twice.json": shardJSON(t, "2026-03-14T09:26:53.589Z", 10, false, shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"},
@@ -132,7 +133,8 @@ func TestMergeBadInput(t *testing.T) {
 		{"future schema", []string{"good.json", "v9.json"}, "v9.json:1:19: schemaVersion 9 is not supported"},
 		{"not results", []string{"garbage.json", "good.json"}, "garbage.json:1:2: not acprun results: invalid character 'o' in literal null"},
 		{"missing", []string{"good.json", "missing.json"}, "missing.json"},
-		{"overlapping shards", []string{"good.json", "good.json"}, "the shards overlap"},
+		{"overlapping shards", []string{"good.json", "copy.json"}, "acprun: merge: copy.json: scenario \"alpha\" (a.yaml:1) is also in good.json: the shards overlap"},
+		{"a file given twice", []string{"good.json", "./good.json"}, "acprun: merge: ./good.json: the same file as good.json, given twice: give each results file once"},
 		{"a result twice", []string{"twice.json"}, `acprun: merge: twice.json: scenarios.0 and scenarios.1 are the same result, of scenario "alpha" (a.yaml:1): acprun writes each result once`},
 	}
 	for _, tt := range tests {

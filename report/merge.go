@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,6 +110,9 @@ func MergeFiles(paths []string) (Report, error) {
 	if len(paths) == 0 {
 		return Report{}, errors.New("no results files to merge")
 	}
+	if err := givenTwice(paths); err != nil {
+		return Report{}, err
+	}
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
 	var emptyDirs []string // the dirs of shards without scenarios
@@ -169,6 +173,27 @@ func MergeFiles(paths []string) (Report, error) {
 	})
 	rep.Dir = mergeDirs(rep.Scenarios, emptyDirs)
 	return rep, nil
+}
+
+// givenTwice is the error of a file of paths that is one given before it,
+// however spelt (./r.json, through a symbolic link, a hard link): read
+// twice, its results would be taken for two shards that overlap. A file
+// that cannot be read is left to readFile, which says why.
+func givenTwice(paths []string) error {
+	infos := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		for j, prev := range infos[:i] {
+			if prev != nil && os.SameFile(prev, fi) {
+				return fmt.Errorf("%s: the same file as %s, given twice: give each results file once", p, paths[j])
+			}
+		}
+		infos[i] = fi
+	}
+	return nil
 }
 
 // sortFile returns the path merged results scs are ordered by, given one

@@ -179,7 +179,7 @@ func TestMergeErrors(t *testing.T) {
 		{"future schema", []string{write("v4.json", `{"schemaVersion": 4, "scenarios": []}`)}, "v4.json:1:19: schemaVersion 4 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 		{"bad startedAt", []string{write("time.json", `{"schemaVersion": 1, "startedAt": "yesterday"}`)}, `time.json:1:35: not acprun results: startedAt: "yesterday" is not a time`},
 		{"wrong type", []string{write("type.json", `{"schemaVersion": 1, "scenarios": {}}`)}, "type.json:1:35: not acprun results: scenarios: want a list, got object"},
-		{"overlap", []string{good, good}, `good.json: scenario "basic" (examples/basic.yaml:3) is also in`},
+		{"overlap", []string{good, writeJSON(t, dir, "copy.json", reporttest.Sample())}, `copy.json: scenario "basic" (examples/basic.yaml:3) is also in`},
 		{"none", nil, "no results files"},
 	}
 	for _, tt := range tests {
@@ -250,12 +250,17 @@ func TestMergeSaysAResultTwiceInAFile(t *testing.T) {
 	twice := write("twice.json", result(""), result(""))
 	oneShot := `{"name": "prompt", "file": "", "line": 0, "status": "passed", "agent": {"name": "claude"}}`
 	shard := write("shard.json", oneShot)
+	other := write("other.json", oneShot)
+	t.Chdir(dir)
 	for _, tt := range []struct {
 		paths []string
 		want  string
 	}{
 		{[]string{twice}, twice + `: scenarios.0 and scenarios.1 are the same result, of scenario "a" (a.yaml:1): acprun writes each result once`},
-		{[]string{shard, shard}, shard + `: scenario "prompt [claude]" (--prompt) is also in ` + shard + `: the shards overlap`},
+		{[]string{shard, other}, other + `: scenario "prompt [claude]" (--prompt) is also in ` + shard + `: the shards overlap`},
+		// One file given twice is not two shards that overlap.
+		{[]string{shard, "./shard.json"}, `./shard.json: the same file as ` + shard + `, given twice: give each results file once`},
+		{[]string{shard, other, shard}, shard + `: the same file as ` + shard + `, given twice: give each results file once`},
 	} {
 		if _, err := report.MergeFiles(tt.paths); err == nil || err.Error() != tt.want {
 			t.Errorf("MergeFiles = %v; want %q", err, tt.want)
