@@ -135,3 +135,56 @@ turns:
 		}
 	}
 }
+
+// TestForbiddenInLongOutput: a verify command's stdout notContains and
+// notMatches look at all it printed, as contains and matches do, not
+// only at the last 64 KiB the results keep: a long output (go test -v)
+// that holds none of what they forbid passes (it failed, "cannot check
+// notContains"), and one that printed it before the part kept fails,
+// saying so at the check.
+func TestForbiddenInLongOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const long = `head -c 100000 /dev/zero | tr '\\0' o; echo; echo ok`
+	scenarios := `name: clean
+agent: {command: [acprun, mock-agent, n.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - run: "` + long + `"
+    expect: {stdout: {contains: ok, notContains: FAIL, notMatches: "(?i)panic:"}}
+turns:
+  - prompt: hi
+---
+name: failed-early
+agent: {command: [acprun, mock-agent, n.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - run: "echo FAIL a; echo 'panic: b'; ` + long + `"
+    expect: {stdout: {notContains: FAIL, notMatches: "(?i)panic:"}}
+turns:
+  - prompt: hi
+`
+	writeFiles(t, dir, map[string]string{"n.mock.yaml": "turns:\n  - steps: [{text: done}]\n", "s.yaml": scenarios})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	if clean := scenarioNamed(t, out, "clean"); clean.Status != "passed" {
+		t.Errorf("clean: %s %q, want passed", clean.Status, clean.Failures)
+	}
+	early := scenarioNamed(t, out, "failed-early")
+	run := "verify `echo FAIL a; echo 'panic: b'; " + strings.ReplaceAll(long, `\\`, `\`) + "`: stdout "
+	kept := " not in the part kept (acprun keeps the last 65536 of its 100020 bytes); output ends:\n"
+	wants := []string{
+		posAfter(t, "s.yaml", scenarios, "name: failed-early", "FAIL,") + ": " + run + `contains "FAIL",` + kept,
+		posAfter(t, "s.yaml", scenarios, "name: failed-early", `"(?i)`) + ": " + run + "matches /(?i)panic:/," + kept,
+	}
+	if len(early.Failures) != len(wants) {
+		t.Fatalf("failed-early: failures %q, want %d", early.Failures, len(wants))
+	}
+	for i, want := range wants {
+		if !strings.HasPrefix(early.Failures[i], want) {
+			t.Errorf("failed-early: failure %d = %q, want it to begin %q", i, early.Failures[i], want)
+		}
+	}
+}

@@ -40,7 +40,7 @@ func checkTurn(red *redact.Redactor, e scenario.Expect, t *report.TurnResult) []
 	if m := e.TextMatches; m != nil && !m.Re.MatchString(t.Text) {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", m.Pos, m.Re))
 	}
-	fails = append(fails, checkForbidden(red, "text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
+	fails = append(fails, checkForbidden(red, "text", t.Text, 0, nil, e.TextNotContains, e.TextNotMatches)...)
 	perms := kept(t.Permissions, func(p report.Permission) bool { return !p.Late })
 	deniedPerms := len(kept(perms, func(p report.Permission) bool { return p.Decision == string(approve.Deny) }))
 	reqs := kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })

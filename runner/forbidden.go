@@ -27,36 +27,42 @@ const (
 // what was found, how often, and where the first one is with a little of
 // the text around it. what names the text ("text", "verify `make`:
 // stdout"). lost is how many bytes of the text's start were not kept (a
-// command's output is kept from its end): a forbidden text not found in
-// the rest is then not known to be absent, which fails too. What the
+// command's output is kept from its end); then seen says, for each of
+// notContains and then of notMatches, whether it was found in all of the
+// text as it was read (see hook.Command), which decides: one found only
+// before the part kept fails saying so, and a pattern that matches the
+// part kept but not all of the text (^ at the cut) passes. What the
 // messages quote of text is redacted with red, knowing all of text (see
 // shorten).
-func checkForbidden(red *redact.Redactor, what, text string, lost int64, notContains []scenario.Located, notMatches []scenario.Pattern) []string {
+func checkForbidden(red *redact.Redactor, what, text string, lost int64, seen []bool, notContains []scenario.Located, notMatches []scenario.Pattern) []string {
 	var fails []string
-	unknown := func(pos scenario.Pos, check string) {
-		fails = append(fails, fmt.Sprintf("%s: %s: cannot check %s: the first %d bytes were not kept (acprun keeps the last %d)",
-			pos, what, check, lost, len(text)))
+	absent := func(i int) bool { return lost > 0 && !seen[i] }
+	before := func(pos scenario.Pos, found string) {
+		fails = append(fails, fmt.Sprintf("%s: %s %s, not in the part kept (acprun keeps the last %d of its %d bytes)",
+			pos, what, found, len(text), lost+int64(len(text))))
 	}
-	for _, l := range notContains {
-		i := strings.Index(text, l.Value)
-		switch {
-		case i >= 0:
+	for i, l := range notContains {
+		if absent(i) {
+			continue
+		}
+		if i := strings.Index(text, l.Value); i >= 0 {
 			n := strings.Count(text, l.Value)
 			fails = append(fails, fmt.Sprintf("%s: %s contains %q%s%s", l.Pos, what, l.Value, times(n, false), foundAt(red, text, lost > 0, i, i+len(l.Value), n > 1)))
-		case lost > 0:
-			unknown(l.Pos, fmt.Sprintf("notContains %q", l.Value))
+		} else if lost > 0 {
+			before(l.Pos, fmt.Sprintf("contains %q", l.Value))
 		}
 	}
-	for _, p := range notMatches {
-		locs := p.Re.FindAllStringIndex(text, maxCounted+1)
-		switch {
-		case len(locs) > 0:
+	for i, p := range notMatches {
+		if absent(len(notContains) + i) {
+			continue
+		}
+		if locs := p.Re.FindAllStringIndex(text, maxCounted+1); len(locs) > 0 {
 			start, end := locs[0][0], locs[0][1]
 			found, _ := headOf(red, text, lost > 0, start, end, foundWidth)
 			fails = append(fails, fmt.Sprintf("%s: %s matches /%s/%s: %s%s", p.Pos, what, p.Re, times(len(locs), len(locs) > maxCounted),
 				strconv.Quote(found), foundAt(red, text, lost > 0, start, end, len(locs) > 1)))
-		case lost > 0:
-			unknown(p.Pos, fmt.Sprintf("notMatches /%s/", p.Re))
+		} else if lost > 0 {
+			before(p.Pos, fmt.Sprintf("matches /%s/", p.Re))
 		}
 	}
 	return fails

@@ -57,16 +57,19 @@ func TestCheckTurnForbidden(t *testing.T) {
 }
 
 // TestCheckForbiddenLostStart: in output whose start was not kept, a
-// forbidden text found in the rest fails as found, and one not found
-// cannot be known absent, which fails too.
+// forbidden text found in the rest fails as found, with where it is; one
+// found only before it (in all of the output, as it was read) fails
+// saying so; one found nowhere passes, as does a pattern that matches the
+// rest only at the cut (^), since all of the output does not match it.
 func TestCheckForbiddenLostStart(t *testing.T) {
 	t.Parallel()
-	got := checkForbidden(nil, "verify `make`: stdout", "ok\nPANIC: x\n", 70000,
-		[]scenario.Located{loc(4, 30, "PANIC"), loc(4, 40, "FAIL")}, []scenario.Pattern{pattern(4, 50, `panic:`)})
+	got := checkForbidden(nil, "verify `make`: stdout", "ok\nPANIC: x\n", 70000, []bool{true, true, false, true, false, false},
+		[]scenario.Located{loc(4, 30, "PANIC"), loc(4, 40, "FAIL"), loc(4, 45, "ERROR")},
+		[]scenario.Pattern{pattern(4, 50, `panic:`), pattern(4, 60, `warn`), pattern(4, 70, `^ok`)})
 	want := []string{
 		`s.yaml:4:30: verify ` + "`make`" + `: stdout contains "PANIC", at line 2, column 1: "PANIC: x"`,
-		`s.yaml:4:40: verify ` + "`make`" + `: stdout: cannot check notContains "FAIL": the first 70000 bytes were not kept (acprun keeps the last 12)`,
-		`s.yaml:4:50: verify ` + "`make`" + `: stdout: cannot check notMatches /panic:/: the first 70000 bytes were not kept (acprun keeps the last 12)`,
+		`s.yaml:4:40: verify ` + "`make`" + `: stdout contains "FAIL", not in the part kept (acprun keeps the last 12 of its 70012 bytes)`,
+		`s.yaml:4:50: verify ` + "`make`" + `: stdout matches /panic:/, not in the part kept (acprun keeps the last 12 of its 70012 bytes)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)

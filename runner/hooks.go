@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,10 +52,16 @@ func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.C
 // (sandbox.Applied.Wrap).
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
 	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
-	hc.StdoutContains = mapped(cmd.Expect.StdoutContains, func(l scenario.Located) string { return l.Value })
-	if m := cmd.Expect.StdoutMatches; m != nil {
-		hc.StdoutMatches = m.Re
+	// Looked for in all of stdout: what it must hold, then what it must
+	// not (see verify).
+	e := cmd.Expect
+	value := func(l scenario.Located) string { return l.Value }
+	re := func(p scenario.Pattern) *regexp.Regexp { return p.Re }
+	hc.StdoutContains = append(mapped(e.StdoutContains, value), mapped(e.StdoutNotContains, value)...)
+	if e.StdoutMatches != nil {
+		hc.StdoutMatches = []*regexp.Regexp{e.StdoutMatches.Re}
 	}
+	hc.StdoutMatches = append(hc.StdoutMatches, mapped(e.StdoutNotMatches, re)...)
 	if sb != nil {
 		hc.Sandbox = sb.Wrap
 	}
@@ -204,11 +212,17 @@ func (r *scenarioRun) verify(ctx context.Context) {
 					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", l.Pos, c.Run, l.Value), hr))
 				}
 			}
-			if m := e.StdoutMatches; m != nil && !hr.StdoutMatched {
-				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", m.Pos, c.Run, m.Re), hr))
+			matched := hr.StdoutMatched
+			if m := e.StdoutMatches; m != nil {
+				if !matched[0] {
+					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", m.Pos, c.Run, m.Re), hr))
+				}
+				matched = matched[1:]
 			}
+			// What it must not hold, in all of stdout (see runCommand).
+			seen := slices.Concat(hr.StdoutContains[len(e.StdoutContains):], matched)
 			lost := cr.StdoutBytes - int64(len(cr.Stdout))
-			for _, f := range checkForbidden(r.red, fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {
+			for _, f := range checkForbidden(r.red, fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, seen, e.StdoutNotContains, e.StdoutNotMatches) {
 				fails = append(fails, r.withTail(f, hr))
 			}
 		}

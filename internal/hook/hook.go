@@ -68,9 +68,9 @@ type Command struct {
 	// StdoutContains and StdoutMatches (nil: none) are looked for in the
 	// whole of stdout as it is read, however long, not only in the part
 	// kept (Limit): see Result.StdoutContains and Result.StdoutMatched.
-	// StdoutMatches takes stdout as one text, as MatchString would.
+	// Each pattern takes stdout as one text, as MatchString would.
 	StdoutContains []string
-	StdoutMatches  *regexp.Regexp
+	StdoutMatches  []*regexp.Regexp
 	// Sandbox, when set, runs the shell inside a sandbox (see
 	// proc.Config.Sandbox).
 	Sandbox proc.Wrap
@@ -96,10 +96,11 @@ type Result struct {
 	// Truncated is set when Stdout or Stderr lost bytes from its start.
 	Truncated bool
 	// StdoutContains[i] reports whether Command.StdoutContains[i] appeared
-	// anywhere in stdout; StdoutMatched, whether Command.StdoutMatches
-	// matched it. Both are set once the command started.
+	// anywhere in stdout; StdoutMatched[i], whether
+	// Command.StdoutMatches[i] matched it. Both are set once the command
+	// started.
 	StdoutContains []bool
-	StdoutMatched  bool
+	StdoutMatched  []bool
 	// Err says why the command could not start, or that ctx ended
 	// (interrupted; it wraps ctx.Err()). It is nil when the command ran
 	// to an exit or was stopped by Timeout.
@@ -139,11 +140,7 @@ func Run(ctx context.Context, c Command) (res Result) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	var patterns []*regexp.Regexp
-	if c.StdoutMatches != nil {
-		patterns = []*regexp.Regexp{c.StdoutMatches}
-	}
-	find := textfind.New(c.StdoutContains, patterns)
+	find := textfind.New(c.StdoutContains, c.StdoutMatches)
 	stdout, err := proc.NewOutputTo(limit, find)
 	if err != nil {
 		find.Close()
@@ -151,10 +148,9 @@ func Run(ctx context.Context, c Command) (res Result) {
 	}
 	// find is closed once stdout was read to its end: nothing writes to it
 	// after that.
-	closeFind := func() ([]bool, bool) {
+	closeFind := func() ([]bool, []bool) {
 		<-stdout.ReadDone()
-		found, matched := find.Close()
-		return found, len(matched) > 0 && matched[0]
+		return find.Close()
 	}
 	stderr, err := proc.NewOutput(limit)
 	if err != nil {

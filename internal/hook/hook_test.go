@@ -147,13 +147,14 @@ func TestRunKeepsTheTails(t *testing.T) {
 // TestRunFindsInTheWholeStdout: StdoutContains and StdoutMatches are
 // looked for in all the command printed, not only in the part kept: a
 // text at its start is found, and a pattern anchored at its start matches,
-// however much came after.
+// however much came after, and one anchored there that matches the cut
+// does not.
 func TestRunFindsInTheWholeStdout(t *testing.T) {
 	res := run(t, t.Context(), hook.Command{
 		Run:            "echo MARKER-START; seq 1 100000; echo the end >&2",
 		Limit:          16,
 		StdoutContains: []string{"MARKER-START", "\n99999\n", "MARKER-END", "the end"},
-		StdoutMatches:  regexp.MustCompile(`^MARKER-START\n1\n`),
+		StdoutMatches:  []*regexp.Regexp{regexp.MustCompile(`^MARKER-START\n1\n`), regexp.MustCompile(`^98\n`)},
 	})
 	if !res.Truncated || strings.Contains(res.Stdout, "MARKER") {
 		t.Fatalf("Stdout %q (truncated %v): want only the end kept", res.Stdout, res.Truncated)
@@ -161,8 +162,8 @@ func TestRunFindsInTheWholeStdout(t *testing.T) {
 	if diff := cmp.Diff([]bool{true, true, false, false}, res.StdoutContains); diff != "" {
 		t.Errorf("StdoutContains (-want +got):\n%s", diff)
 	}
-	if !res.StdoutMatched {
-		t.Errorf("StdoutMatched = false, want true: stdout begins with the pattern")
+	if diff := cmp.Diff([]bool{true, false}, res.StdoutMatched); diff != "" {
+		t.Errorf("StdoutMatched (-want +got): stdout begins with the first pattern, not the second\n%s", diff)
 	}
 }
 
