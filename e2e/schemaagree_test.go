@@ -103,3 +103,39 @@ func TestConfigSchemaAgreesWithValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaRetriesSaysWhatARunDoes: what acprun schema says of retries
+// (the hover text of an editor) is what a run does: an attempt that
+// failed an expectation is not run again, one that errored is. The
+// schema said "run an attempt that failed or errored again".
+func TestSchemaRetriesSaysWhatARunDoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := func(name, script string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, " + script + "]}\npermissions: {default: deny}\nretries: 1\n" +
+			"turns: [{prompt: hi, expect: {text: {contains: hello}}}]\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"bye.mock.yaml":   "turns:\n  - steps: [{text: bye}]\n",
+		"crash.mock.yaml": "turns:\n  - steps: [{exit: 3}]\n",
+		"s.yaml":          scenario("fails", "bye.mock.yaml") + "---\n" + scenario("errors", "crash.mock.yaml"),
+	})
+	_, out := runResults(t, dir, "s.yaml")
+	tries := map[string]int{}
+	for _, sc := range out.Scenarios {
+		tries[sc.Name]++
+	}
+	if tries["fails"] != 1 || tries["errors"] != 2 {
+		t.Fatalf("tries %v, want fails once and errors twice", tries)
+	}
+	for _, args := range [][]string{{"schema"}, {"schema", "--config"}} {
+		res := acprun(t, dir, args...)
+		if res.code != 0 {
+			t.Fatalf("acprun %s: exit %d\n%s", strings.Join(args, " "), res.code, res.stderr)
+		}
+		if !strings.Contains(res.stdout, "Run an attempt that errored (the agent crashed or hung, its setup failed) or was invalid") ||
+			!strings.Contains(res.stdout, "one that failed an expectation is not run again") || strings.Contains(res.stdout, "failed or errored again") {
+			t.Errorf("acprun %s: retries does not say that a failed attempt is not run again", strings.Join(args, " "))
+		}
+	}
+}

@@ -366,3 +366,46 @@ func TestJSONSchemaAgreesWithLoader(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONSchemaRetriesSaysWhatRunsAgain: the description an editor shows
+// for retries (in a scenario, and in the config's defaults) says what the
+// runner runs again, an attempt that errored or was invalid, and that one
+// that failed an expectation is not; it said "an attempt that failed or
+// errored".
+func TestJSONSchemaRetriesSaysWhatRunsAgain(t *testing.T) {
+	const want = "Run an attempt that errored (the agent crashed or hung, its setup failed) or was invalid (it measured nothing) again, " +
+		"up to this many times, each in a fresh workspace; one that failed an expectation is not run again. " +
+		"Every try is kept in the results; the attempt passes if a try passes (marked flaky). Default 0."
+	for name, schema := range map[string][]byte{"scenario": scenario.JSONSchema(), "config": scenario.ConfigJSONSchema()} {
+		var doc any
+		if err := json.Unmarshal(schema, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var found []string
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if r, ok := v["retries"].(map[string]any); ok {
+					found = append(found, r["description"].(string))
+				}
+				for _, e := range v {
+					walk(e)
+				}
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			}
+		}
+		walk(doc)
+		if len(found) == 0 {
+			t.Errorf("%s schema: no retries", name)
+		}
+		for _, d := range found {
+			if d != want {
+				t.Errorf("%s schema: retries says %q, want %q", name, d, want)
+			}
+		}
+	}
+}
