@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,6 +43,63 @@ func TestWaitForExitAfterReleaseEveryRun(t *testing.T) {
 		want := `terminal/create:  | fs/read_text_file:  | terminal/release: SIGKILL | terminal/wait_for_exit: Resource not found: unknown terminal "term-1" | fs/read_text_file: `
 		if g := strings.Join(got, " | "); g != want {
 			t.Errorf("attempt %d: client requests %s\nwant %s", i+1, g, want)
+		}
+	}
+}
+
+// TestTerminalExitAnswersInRequestOrder: an agent that sends
+// terminal/wait_for_exit and then terminal/release (or kill) of the same
+// terminal without waiting for the answers finds them in its transcript
+// in the order it sent them, every run: the wait's answer first, although
+// the release's end of the command wakes both; and two waits of one
+// command in their order. Each command (sleep 1000) ends only by the kill
+// or release. The mock agent sends the requests raw (garbage:), which it
+// does not wait for.
+func TestTerminalExitAnswersInRequestOrder(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const n = 10
+	var script strings.Builder
+	script.WriteString("turns:\n  - steps:\n")
+	want := make([][]string, n) // each terminal's answers, in the order they are due
+	for i := range n {
+		script.WriteString(`      - terminal: {command: "sleep 1000"}` + "\n")
+		steps := []string{"wait_for_exit", "wait_for_exit", "release"}
+		if i%2 == 1 {
+			steps = []string{"wait_for_exit", "kill", "wait_for_exit", "release"}
+		}
+		for j, step := range steps {
+			id := fmt.Sprintf("%s%d_%d", step, j, i)
+			fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":%q,"method":"terminal/%s","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", id, step, i+1)
+			want[i] = append(want[i], id)
+		}
+	}
+	script.WriteString("      - text: done\n")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": script.String(),
+		"s.yaml":          "name: exits\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	if res.code != 0 || len(out.Scenarios) != 1 {
+		t.Fatalf("exit %d with %d results, want 0 with 1\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	at := map[string]int{} // where each answer is in the transcript
+	for i, l := range readTranscript(t, filepath.Join(dir, out.Scenarios[0].Transcript)).lines {
+		if l.Dir == "c2a" && l.Method == "" {
+			at[strings.Trim(l.ID, `"`)] = i
+		}
+	}
+	for i, ids := range want {
+		for _, id := range ids {
+			if _, ok := at[id]; !ok {
+				t.Fatalf("no answer to %s in the transcript", id)
+			}
+		}
+		got := slices.Clone(ids)
+		slices.SortFunc(got, func(a, b string) int { return at[a] - at[b] })
+		if !slices.Equal(got, ids) {
+			t.Errorf("term-%d: answers written in the order %v; want the order the requests came, %v", i+1, got, ids)
 		}
 	}
 }

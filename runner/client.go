@@ -143,6 +143,11 @@ type clientServer struct {
 	terms   *terminal.Manager
 	// commands are the terminals' command lines, as recorded, by id.
 	commands sync.Map
+	// exits are, by terminal id, the lines of the answers that can tell
+	// that the terminal's command ended (see exitPlace); guarded by
+	// exitsMu.
+	exits   map[string]*answerLine
+	exitsMu sync.Mutex
 	// sandbox is the agent's sandbox, which its terminals run in too; nil
 	// for none.
 	sandbox atomic.Pointer[sandbox.Applied]
@@ -155,7 +160,7 @@ type clientServer struct {
 }
 
 func newClientServer(cfg ClientConfig) *clientServer {
-	c := &clientServer{cfg: cfg, terms: terminal.NewManager(terminalBudget)}
+	c := &clientServer{cfg: cfg, terms: terminal.NewManager(terminalBudget), exits: map[string]*answerLine{}}
 	if cfg.FS || cfg.Terminal {
 		opts := []jail.Option{jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden)}
 		if cfg.Writable != nil {
@@ -758,11 +763,37 @@ func (c *clientServer) terminalOutput(_ context.Context, req *acp.Request, rec *
 	return resp, nil
 }
 
+// exitPlace takes the place of a terminal/wait_for_exit, kill or release
+// of the terminal id in the line of their answers, which are written in
+// the order the requests came (answerInPlace): a wait is answered as the
+// command ends, and so is the release that ends it, by goroutines that
+// the same moment can wake in any order; a kill sent after a wait is
+// answered after it, once the command ended. The caller takes it in its
+// request's place in the line of client requests (see
+// session.lineLocked), so in the order they came; forget, for a release,
+// drops the id's line: the id is unknown from then on.
+func (c *clientServer) exitPlace(id string, forget bool) (prev <-chan struct{}, out chan struct{}) {
+	c.exitsMu.Lock()
+	defer c.exitsMu.Unlock()
+	l := c.exits[id]
+	if l == nil {
+		l = &answerLine{}
+		c.exits[id] = l
+	}
+	if forget {
+		delete(c.exits, id)
+	}
+	return l.answerPlace()
+}
+
 func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
+	// Answered after the kills and waits of the terminal sent before it.
+	prev, out := c.exitPlace(rec.TerminalID, false)
+	defer answerInPlace(ctx, prev, out)
 	lookedUp(ctx) // the requests behind it go on while it waits
 	st, err := t.Wait(ctx)
 	if err != nil {
@@ -782,20 +813,26 @@ func unanswered(ctx context.Context) string {
 	return fmt.Sprintf("not answered: %v", context.Cause(ctx))
 }
 
-func (c *clientServer) killTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) killTerminal(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
+	// Answered after the waits of the terminal sent before it, once the
+	// command ended.
+	prev, out := c.exitPlace(rec.TerminalID, false)
+	defer answerInPlace(ctx, prev, out)
 	t.Kill()
 	return acp.KillTerminalResponse{}, nil
 }
 
-func (c *clientServer) releaseTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) releaseTerminal(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	t, err := terminalRef(req, rec, c.terms.Release)
 	if err != nil {
 		return nil, err
 	}
+	prev, out := c.exitPlace(rec.TerminalID, true)
+	defer answerInPlace(ctx, prev, out) // after the waits sent before it
 	// How the command ended (killed by the release, or before it).
 	if _, _, st := t.Output(); st != nil {
 		recordExit(rec, *st)

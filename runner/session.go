@@ -109,23 +109,29 @@ type setupState struct {
 type requestLog struct {
 	permissions []*slot[report.Permission]
 	requests    []*slot[report.ClientRequest]
-	// answerTail is closed once the answer to the last permission request
-	// or question (elicitation/create) is out (see answerPlace); nil
-	// before the first. Each turn has its own line of answers: one
-	// cancelled or ended is not held by a request of the setup's, whose
-	// answer delay nothing cuts short.
-	answerTail <-chan struct{}
+	// answerLine is the line of the answers to permission requests and
+	// questions (elicitation/create), which are written in the order the
+	// requests came: those that wait (an answer delay, a turn's cancel)
+	// are made by goroutines that the same moment can wake in any order.
+	// Each turn has its own line of answers: one cancelled or ended is not
+	// held by a request of the setup's, whose answer delay nothing cuts
+	// short.
+	answerLine
 }
 
-// answerPlace takes the next place in the line of l's answers to
-// permission requests and questions, which are written in the order the
-// requests came: those that wait (an answer delay, a turn's cancel) are
-// made by goroutines that the same moment can wake in any order. prev is
-// closed once the answer before is out; out is to be closed once this
-// one's is.
-func (l *requestLog) answerPlace() (prev <-chan struct{}, out chan struct{}) {
+// answerLine is a line of answers written in the order their requests
+// took their places in it (answerPlace, then answerInPlace).
+type answerLine struct {
+	// tail is closed once the answer of the last place taken is out; nil
+	// before the first.
+	tail <-chan struct{}
+}
+
+// answerPlace takes the next place in the line l: prev is closed once the
+// answer before is out; out is to be closed once this one's is.
+func (l *answerLine) answerPlace() (prev <-chan struct{}, out chan struct{}) {
 	out = make(chan struct{})
-	prev, l.answerTail = l.answerTail, out
+	prev, l.tail = l.tail, out
 	if prev == nil {
 		prev = closedChan
 	}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -72,4 +74,59 @@ func TestWaitForExitServedInItsPlace(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestTerminalExitAnswersInOrder: the answers of a terminal's
+// terminal/wait_for_exit, kill and release requests, sent without waiting
+// for the answers, are written in the order the agent sent them, every
+// run: a wait_for_exit pending when a release (or kill) ends its command
+// is answered first, although the command's end wakes both (a kill is
+// otherwise answered before the command is gone), and two waits of one
+// command in their order. Each terminal's command (sleep) ends only when
+// a kill or release ends it; the answers are read as acprun wrote them.
+func TestTerminalExitAnswersInOrder(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const terminals = 20
+		req := func(id, method, params string) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q,"params":{"sessionId":"mock-session-1",%s}}`, id, method, params)
+		}
+		var requests []string
+		order := make([][]string, terminals) // each terminal's answers, in the order they are due
+		for i := range terminals {
+			ref := fmt.Sprintf(`"terminalId":"term-%d"`, i+1)
+			requests = append(requests, req(fmt.Sprintf("c%d", i), acp.MethodTerminalCreate, `"command":"sleep","args":["1000"]`))
+			steps := []string{"wait1", "wait2", "release"}
+			if i%2 == 1 {
+				steps = []string{"wait1", "kill", "wait2", "release"}
+			}
+			for _, step := range steps {
+				id := fmt.Sprintf("%s_%d", step, i)
+				method := map[string]string{"wait1": acp.MethodTerminalWaitForExit, "wait2": acp.MethodTerminalWaitForExit,
+					"kill": acp.MethodTerminalKill, "release": acp.MethodTerminalRelease}[step]
+				requests = append(requests, req(id, method, ref))
+				order[i] = append(order[i], id)
+			}
+		}
+		res, sent := playRequests(t, t.TempDir(), requests, func(b *bubbleRun) { b.r.sess.client.cfg.Terminal = true })
+
+		for _, r := range res.Turns[0].ClientRequests {
+			if r.Refused != "" || r.Error != "" {
+				t.Errorf("client request %+v: want it served", r)
+			}
+		}
+		at := func(id string) int { return strings.Index(sent, `{"jsonrpc":"2.0","id":"`+id+`",`) }
+		for i, want := range order {
+			for _, id := range want {
+				if at(id) < 0 {
+					t.Fatalf("no answer to %s in what acprun sent:\n%s", id, sent)
+				}
+			}
+			got := slices.Clone(want)
+			slices.SortFunc(got, func(a, b string) int { return at(a) - at(b) })
+			if !slices.Equal(got, want) {
+				t.Errorf("term-%d: answers written in the order %v; want the order the requests came, %v", i+1, got, want)
+			}
+		}
+	})
 }
