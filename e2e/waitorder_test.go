@@ -103,3 +103,60 @@ func TestTerminalExitAnswersInRequestOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalOutputAfterWaitInTranscript: an agent that sends
+// terminal/wait_for_exit and then terminal/output of the same terminal
+// without waiting for the answers, the output once the command (true) has
+// ended, finds the output's answer, which says the command ended, after
+// the wait's in its transcript. A large read between them holds the line
+// (see TestWaitForExitAfterReleaseEveryRun) while the command ends; an
+// output served before the end says nothing of it and may come first.
+// (runner's TestTerminalOutputAfterWaitAnswer holds each output until the
+// end.)
+func TestTerminalOutputAfterWaitInTranscript(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const n = 10
+	dir := t.TempDir()
+	var script strings.Builder
+	script.WriteString("turns:\n  - steps:\n")
+	for i := range n {
+		script.WriteString(`      - terminal: {command: "true"}` + "\n")
+		fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"w%d","method":"terminal/wait_for_exit","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", i, i+1)
+		fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"b%d","method":"fs/read_text_file","params":{"sessionId":"mock-session-1","path":%q}}'`+"\n", i, filepath.Join(dir, "big.txt"))
+		fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"o%d","method":"terminal/output","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", i, i+1)
+	}
+	script.WriteString("      - text: done\n")
+	writeFiles(t, dir, map[string]string{
+		"big.txt":         strings.Repeat("0123456789abcdef\n", 1<<16), // 1 MiB: its answer holds the line a while
+		"agent.mock.yaml": script.String(),
+		"s.yaml":          "name: outputs\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {fs: true, terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	if res.code != 0 || len(out.Scenarios) != 1 {
+		t.Fatalf("exit %d with %d results, want 0 with 1\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	lines := readTranscript(t, filepath.Join(dir, out.Scenarios[0].Transcript)).lines
+	at := map[string]int{} // where each answer is in the transcript
+	for i, l := range lines {
+		if l.Dir == "c2a" && l.Method == "" {
+			at[strings.Trim(l.ID, `"`)] = i
+		}
+	}
+	ended := 0
+	for i := range n {
+		wait, okW := at[fmt.Sprint("w", i)]
+		output, okO := at[fmt.Sprint("o", i)]
+		if !okW || !okO {
+			t.Fatalf("term-%d: no answer to wait_for_exit or output in the transcript", i+1)
+		}
+		if !strings.Contains(string(lines[output].Result), `"exitStatus"`) {
+			continue // served before the end
+		}
+		ended++
+		if output < wait {
+			t.Errorf("term-%d: output's answer, which says the command ended, written before wait_for_exit's", i+1)
+		}
+	}
+	t.Logf("%d of %d outputs said the command ended", ended, n)
+}

@@ -745,12 +745,18 @@ func recordExit(rec *report.ClientRequest, st terminal.ExitStatus) (*int, *strin
 	return rec.ExitCode, sig
 }
 
-func (c *clientServer) terminalOutput(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) terminalOutput(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
 	out, truncated, st := t.Output()
+	if st != nil {
+		// It says the command ended: answered after the waits of the
+		// terminal sent before it, which the end woke.
+		prev, placed := c.exitPlace(rec.TerminalID, false)
+		defer answerInPlace(ctx, prev, placed)
+	}
 	if fit := fitTail(out, maxAnswer); len(fit) < len(out) {
 		out, truncated = fit, true
 	}
@@ -764,11 +770,12 @@ func (c *clientServer) terminalOutput(_ context.Context, req *acp.Request, rec *
 }
 
 // exitPlace takes the place of a terminal/wait_for_exit, kill or release
-// of the terminal id in the line of their answers, which are written in
-// the order the requests came (answerInPlace): a wait is answered as the
-// command ends, and so is the release that ends it, by goroutines that
-// the same moment can wake in any order; a kill sent after a wait is
-// answered after it, once the command ended. The caller takes it in its
+// of the terminal id, or of a terminal/output that says its command
+// ended, in the line of their answers, which are written in the order the
+// requests came (answerInPlace): a wait is answered as the command ends,
+// and so is the release that ends it or the output that sees it ended, by
+// goroutines that the same moment can wake in any order; a kill sent
+// after a wait is answered after it, once the command ended. The caller takes it in its
 // request's place in the line of client requests (see
 // session.lineLocked), so in the order they came; forget, for a release,
 // drops the id's line: the id is unknown from then on.

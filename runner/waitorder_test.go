@@ -130,3 +130,62 @@ func TestTerminalExitAnswersInOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestTerminalOutputAfterWaitAnswer: a terminal/output that says the
+// command ended (its exitStatus) is answered after the terminal's
+// terminal/wait_for_exit sent before it, which the same end wakes: the
+// agent reads of the exit in the order it asked, every run. The gate
+// holds each output until its command (true) has ended, as it may have by
+// the time an agent's output comes.
+func TestTerminalOutputAfterWaitAnswer(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const terminals = 20
+		var script strings.Builder
+		script.WriteString("turns:\n  - steps:\n")
+		for i := range terminals {
+			script.WriteString("      - terminal: {command: \"true\"}\n")
+			for _, step := range []string{"wait_for_exit", "output"} {
+				fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"%s_%d","method":"terminal/%s","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", step, i, step, i+1)
+			}
+		}
+		script.WriteString("      - text: done\n")
+		var b *bubbleRun
+		b = startScriptInBubble(t, script.String(), "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go}]\n",
+			func(req *acp.Request) {
+				var p acp.TerminalOutputRequest
+				if req.Method != acp.MethodTerminalOutput || req.DecodeParams(&p) != nil {
+					return
+				}
+				if term, err := b.r.sess.client.terms.Get(p.TerminalID); err == nil {
+					<-term.Done()
+				}
+			})
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait()
+		b.finish(t, false)
+		sent := b.sentLines()
+		answer := func(id string) (int, string) { // where acprun wrote the answer to id, and the answer
+			for i, l := range sent {
+				if strings.HasPrefix(string(l), `{"jsonrpc":"2.0","id":"`+id+`",`) {
+					return i, string(l)
+				}
+			}
+			t.Fatalf("no answer to %s", id)
+			return 0, ""
+		}
+		for i := range terminals {
+			wait, _ := answer(fmt.Sprint("wait_for_exit_", i))
+			output, line := answer(fmt.Sprint("output_", i))
+			if !strings.Contains(line, `"exitStatus":{"exitCode":0}`) {
+				t.Fatalf("term-%d: output answered %s; want the exit", i+1, line)
+			}
+			if output < wait {
+				t.Errorf("term-%d: output's answer (with the exit) written before wait_for_exit's", i+1)
+			}
+		}
+	})
+}
