@@ -160,3 +160,53 @@ func TestTerminalOutputAfterWaitInTranscript(t *testing.T) {
 	}
 	t.Logf("%d of %d outputs said the command ended", ended, n)
 }
+
+// TestCancelledWaitsInRequestOrder: an agent waiting for the exit of
+// several commands at once (terminal/wait_for_exit of each, sent without
+// waiting for the answers) when the turn is cancelled (its budget, passed
+// by a usage_update sent after the waits) gets the answers, the commands
+// killed, in the order it sent the waits, every run: the cancel's kill
+// ends them all at once. It then releases the terminals.
+func TestCancelledWaitsInRequestOrder(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const n = 10
+	var script strings.Builder
+	script.WriteString("onCancel: ignore\nturns:\n  - steps:\n")
+	for range n {
+		script.WriteString(`      - terminal: {command: "sleep 1000"}` + "\n")
+	}
+	for _, method := range []string{"wait_for_exit", "release"} {
+		for i := range n {
+			fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"%s%d","method":"terminal/%s","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", method[:1], i, method, i+1)
+		}
+		if method == "wait_for_exit" {
+			script.WriteString("      - usage_update: {used: 1, size: 10, cost: {amount: 5, currency: USD}}\n      - waitForCancel: true\n")
+		}
+	}
+	script.WriteString("      - text: done\n")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": script.String(),
+		"s.yaml":          "name: cancelled\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go, budget: {maxCost: 1}}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	if res.code != exitFailed || len(out.Scenarios) != 1 || out.Scenarios[0].Turns[0].CancelCause != "budget" {
+		t.Fatalf("exit %d with %d results, want %d with 1, the turn cancelled for its budget\n%s", res.code, len(out.Scenarios), exitFailed, res.stderr)
+	}
+	var got, want []string
+	for i := range n {
+		want = append(want, fmt.Sprint("w", i))
+	}
+	for _, l := range readTranscript(t, filepath.Join(dir, out.Scenarios[0].Transcript)).lines {
+		if id := strings.Trim(l.ID, `"`); l.Dir == "c2a" && l.Method == "" && strings.HasPrefix(id, "w") {
+			got = append(got, id)
+			if !strings.Contains(string(l.Result), `"signal":"SIGKILL"`) {
+				t.Errorf("%s answered %s; want the command killed", id, l.Result)
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("waits answered in the order %v; want the order they were sent, %v", got, want)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,10 +145,17 @@ type clientServer struct {
 	// commands are the terminals' command lines, as recorded, by id.
 	commands sync.Map
 	// exits are, by terminal id, the lines of the answers that can tell
-	// that the terminal's command ended (see exitPlace); guarded by
-	// exitsMu.
-	exits   map[string]*answerLine
-	exitsMu sync.Mutex
+	// that the terminal's command ended (see exitPlace). waits are the
+	// terminal/wait_for_exits that found their terminal and wait for its
+	// command, in the order they came; killed are the ids of the
+	// terminals a cancel killed running, and killTail is closed once the
+	// answer to the last wait such a kill ended is out (see killAll).
+	// Guarded by exitsMu.
+	exits    map[string]*answerLine
+	waits    []*waiting
+	killed   map[string]bool
+	killTail <-chan struct{}
+	exitsMu  sync.Mutex
 	// sandbox is the agent's sandbox, which its terminals run in too; nil
 	// for none.
 	sandbox atomic.Pointer[sandbox.Applied]
@@ -160,7 +168,7 @@ type clientServer struct {
 }
 
 func newClientServer(cfg ClientConfig) *clientServer {
-	c := &clientServer{cfg: cfg, terms: terminal.NewManager(terminalBudget), exits: map[string]*answerLine{}}
+	c := &clientServer{cfg: cfg, terms: terminal.NewManager(terminalBudget), exits: map[string]*answerLine{}, killed: map[string]bool{}}
 	if cfg.FS || cfg.Terminal {
 		opts := []jail.Option{jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden)}
 		if cfg.Writable != nil {
@@ -789,8 +797,45 @@ func (c *clientServer) exitPlace(id string, forget bool) (prev <-chan struct{}, 
 	}
 	if forget {
 		delete(c.exits, id)
+		delete(c.killed, id)
 	}
 	return l.answerPlace()
+}
+
+// waiting is a terminal/wait_for_exit that found its terminal and waits
+// for its command.
+type waiting struct {
+	id  string          // the terminal's
+	out <-chan struct{} // closed once its answer is out
+	// after is closed once the answer to the wait before it that a kill
+	// of killAll ended is out; nil for none. chained says that killAll
+	// set it.
+	after   <-chan struct{}
+	chained bool
+}
+
+// startWait starts the wait of a terminal/wait_for_exit of the terminal
+// id, whose answer is out once out is closed. One that comes once a
+// cancel killed the command is answered after the waits the kill ended
+// (see killAll).
+func (c *clientServer) startWait(id string, out <-chan struct{}) *waiting {
+	c.exitsMu.Lock()
+	defer c.exitsMu.Unlock()
+	w := &waiting{id: id, out: out}
+	if c.killed[id] {
+		w.after, w.chained, c.killTail = c.killTail, true, out
+	}
+	c.waits = append(c.waits, w)
+	return w
+}
+
+// stopWait ends w's wait, its command ended (or its ctx), and returns
+// what its answer waits for (see killAll): nil for nothing.
+func (c *clientServer) stopWait(w *waiting) <-chan struct{} {
+	c.exitsMu.Lock()
+	defer c.exitsMu.Unlock()
+	c.waits = slices.DeleteFunc(c.waits, func(x *waiting) bool { return x == w })
+	return w.after
 }
 
 func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
@@ -801,8 +846,13 @@ func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *r
 	// Answered after the kills and waits of the terminal sent before it.
 	prev, out := c.exitPlace(rec.TerminalID, false)
 	defer answerInPlace(ctx, prev, out)
+	w := c.startWait(rec.TerminalID, out)
 	lookedUp(ctx) // the requests behind it go on while it waits
 	st, err := t.Wait(ctx)
+	if after := c.stopWait(w); after != nil && !isClosed(after) {
+		acp.Async(ctx)
+		waitFor(ctx, after) // ended by a cancel's kill with others: answered in their order
+	}
 	if err != nil {
 		return nil, fail(rec, acp.CodeRequestCancelled, "%s", unanswered(ctx))
 	}
@@ -847,8 +897,22 @@ func (c *clientServer) releaseTerminal(ctx context.Context, req *acp.Request, re
 	return acp.ReleaseTerminalResponse{}, nil
 }
 
-// killAll kills every running terminal (the turn was cancelled).
-func (c *clientServer) killAll() { c.terms.KillAll() }
+// killAll kills every running terminal (the turn was cancelled). The
+// waits of the commands it kills, which it wakes at once, are answered in
+// the order they came, every run: each after the one before it; and so
+// are the waits for these commands that come later, after them.
+func (c *clientServer) killAll() {
+	c.exitsMu.Lock()
+	defer c.exitsMu.Unlock()
+	for _, id := range c.terms.KillAll() {
+		c.killed[id] = true
+	}
+	for _, w := range c.waits {
+		if c.killed[w.id] && !w.chained {
+			w.after, w.chained, c.killTail = c.killTail, true, w.out
+		}
+	}
+}
 
 // closeTerminals kills every terminal and waits for them (the agent's
 // part of the scenario ended). It returns a warning for each one the agent

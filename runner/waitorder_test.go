@@ -189,3 +189,118 @@ func TestTerminalOutputAfterWaitAnswer(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelledWaitsAnsweredInOrder: the terminal/wait_for_exits of
+// several terminals pending when a cancel kills their commands (here for
+// the turn's budget, at a usage_update in the stream after them) are
+// answered in the order the agent sent them, every run, although the
+// kill wakes them all at once. The agent then releases the terminals, so
+// that the turn ends only once the waits were answered.
+func TestCancelledWaitsAnsweredInOrder(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const terminals = 20
+		var script strings.Builder
+		script.WriteString("onCancel: ignore\nturns:\n  - steps:\n")
+		for range terminals {
+			script.WriteString("      - terminal: {command: sleep, args: [\"1000\"], outputByteLimit: 1000}\n")
+		}
+		garbage := func(method, id string, i int) {
+			fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"%s","method":"terminal/%s","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", id, method, i+1)
+		}
+		var want []string
+		for i := range terminals {
+			garbage("wait_for_exit", fmt.Sprint("w", i), i)
+			want = append(want, fmt.Sprint("w", i))
+		}
+		script.WriteString("      - usage_update: {used: 1, size: 10, cost: {amount: 5, currency: USD}}\n      - waitForCancel: true\n")
+		for i := range terminals {
+			garbage("release", fmt.Sprint("r", i), i)
+		}
+		script.WriteString("      - text: done\n")
+		b := startScriptInBubble(t, script.String(), "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go, budget: {maxCost: 1}}]\n", nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait()
+		res := b.finish(t, false)
+		if tr := res.Turns[0]; tr.CancelCause != "budget" {
+			t.Fatalf("turn %+v; want it cancelled for its budget", tr)
+		}
+		var got []string
+		for _, l := range b.sentLines() {
+			var m struct {
+				ID     string          `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(l, &m) == nil && strings.HasPrefix(m.ID, "w") {
+				got = append(got, m.ID)
+				if !strings.Contains(string(m.Result), `"signal":"SIGKILL"`) {
+					t.Errorf("%s answered %s; want the command killed", m.ID, l)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("waits answered in the order %v; want the order they were sent, %v", got, want)
+		}
+	})
+}
+
+// TestWaitLookedUpAfterCancelInOrder: a terminal/wait_for_exit that finds
+// its terminal only once a cancel killed the command (the requests before
+// it still being served then) is answered after the waits sent before it
+// that the kill ended, every run, as those are among themselves. The gate
+// kills the terminals (as a cancel does) just before the second wait of
+// each pair is handled.
+func TestWaitLookedUpAfterCancelInOrder(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const pairs = 10
+		var script strings.Builder
+		script.WriteString("turns:\n  - steps:\n")
+		garbage := func(method, id string, term int) {
+			fmt.Fprintf(&script, `      - garbage: '{"jsonrpc":"2.0","id":"%s","method":"terminal/%s","params":{"sessionId":"mock-session-1","terminalId":"term-%d"}}'`+"\n", id, method, term)
+		}
+		for i := range pairs {
+			script.WriteString("      - terminal: {command: sleep, args: [\"1000\"]}\n      - terminal: {command: sleep, args: [\"1000\"]}\n")
+			garbage("wait_for_exit", fmt.Sprint("a", i), 2*i+1)
+			garbage("wait_for_exit", fmt.Sprint("b", i), 2*i+2)
+			garbage("release", fmt.Sprint("ra", i), 2*i+1)
+			garbage("release", fmt.Sprint("rb", i), 2*i+2)
+		}
+		script.WriteString("      - text: done\n")
+		var b *bubbleRun
+		b = startScriptInBubble(t, script.String(), "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go}]\n",
+			func(req *acp.Request) {
+				if req.Method == acp.MethodTerminalWaitForExit && req.ID != nil && strings.HasPrefix(req.ID.String(), `"b`) {
+					b.r.sess.client.killAll()
+				}
+			})
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait()
+		b.finish(t, false)
+		var got, want []string
+		for i := range pairs {
+			want = append(want, fmt.Sprint("a", i), fmt.Sprint("b", i))
+		}
+		for _, l := range b.sentLines() {
+			var m struct {
+				ID     string          `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(l, &m) == nil && (strings.HasPrefix(m.ID, "a") || strings.HasPrefix(m.ID, "b")) {
+				got = append(got, m.ID)
+				if !strings.Contains(string(m.Result), `"signal":"SIGKILL"`) {
+					t.Errorf("%s answered %s; want the command killed", m.ID, l)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("waits answered in the order %v; want the order they were sent, %v", got, want)
+		}
+	})
+}

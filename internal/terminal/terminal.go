@@ -334,12 +334,23 @@ func (m *Manager) Release(id string) (*Terminal, error) {
 }
 
 // KillAll kills every terminal's process group; the terminals stay known.
-func (m *Manager) KillAll() {
+// It returns the ids, in the order they were created, of the terminals
+// whose command was still running when it killed them.
+func (m *Manager) KillAll() (running []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, t := range m.terms {
+	for i := 1; i <= m.next; i++ {
+		id := fmt.Sprintf("term-%d", i)
+		t, ok := m.terms[id]
+		if !ok {
+			continue
+		}
+		if !isClosed(t.Exited()) {
+			running = append(running, id)
+		}
 		t.Kill()
 	}
+	return running
 }
 
 // Held is how many bytes of output the terminals, released ones left

@@ -385,7 +385,9 @@ func TestTerminalManager(t *testing.T) {
 	if diff := cmp.Diff([]string{"term-1", "term-2", "term-3"}, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
-	m.KillAll()
+	if diff := cmp.Diff(ids, m.KillAll()); diff != "" {
+		t.Errorf("KillAll's running terminals (-want +got):\n%s", diff)
+	}
 	for i, term := range terms {
 		if diff := cmp.Diff(terminal.ExitStatus{Signal: "SIGKILL"}, wait(t, term)); diff != "" {
 			t.Errorf("%s after KillAll (-want +got):\n%s", ids[i], diff)
@@ -393,6 +395,9 @@ func TestTerminalManager(t *testing.T) {
 		if got, err := m.Get(ids[i]); err != nil || got != term {
 			t.Errorf("Get(%s) after KillAll = %v, %v; want the terminal", ids[i], got, err)
 		}
+	}
+	if got := m.KillAll(); len(got) != 0 {
+		t.Errorf("KillAll once they ended: running %v; want none", got)
 	}
 	id, running, err := m.Create(terminal.Config{Command: "sleep 1000", Env: os.Environ()})
 	if err != nil {
