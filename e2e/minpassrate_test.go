@@ -304,7 +304,9 @@ func TestMinPassRateStartFailed(t *testing.T) {
 // pass rates met"), also once merged; the scenario that passed meets its
 // minimum. JUnit agrees: s1 has a failed testcase saying no attempt gave
 // a verdict, besides its attempts' skipped ones, so that the report is
-// not green when the run exits 1.
+// not green when the run exits 1, and so do GitHub's annotations: an
+// ::error at s1 says its minimum is not met, besides the warnings of its
+// interrupted attempts.
 func TestMinPassRateNoVerdict(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -315,9 +317,20 @@ func TestMinPassRateNoVerdict(t *testing.T) {
 			"turnTimeout: 1m\nturns: [{prompt: one}, {prompt: two}]\n",
 		"fast1.yaml": "name: f1\nagent: {command: [acprun, mock-agent, fast.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 	})
-	res, out := runResults(t, dir, "slow1.yaml", "fast1.yaml", "--repeat", "2", "--min-pass-rate", "0.5", "-j", "4", "--timeout", "2s", "--junit", "junit.xml")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="},
+		"run", "slow1.yaml", "fast1.yaml", "--repeat", "2", "--min-pass-rate", "0.5", "-j", "4", "--timeout", "2s", "--junit", "junit.xml", "-o", "out.json")
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want 1: s1 was interrupted\n%s", res.code, res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	var errs []string
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if strings.HasPrefix(l, "::error") {
+			errs = append(errs, l)
+		}
+	}
+	if want := []string{"::error file=slow1.yaml,line=1,title=acprun%3A s1 below its minimum pass rate::no attempt gave a verdict (2 interrupted): the minimum 50%25 is not met"}; !cmp.Equal(want, errs) {
+		t.Errorf("::error annotations %q, want %q\n%s", errs, want, res.stdout)
 	}
 	type row struct {
 		Scenario              string

@@ -35,7 +35,10 @@ const maxAnnotations = 10
 // nothing; its failures are not annotated either) where its reason points
 // (the protect list, expect.agent) or at the scenario, and one per
 // warning of a scenario or turn (the failures and errors of an attempt
-// whose scenario met its minimum pass rate are warnings too); at
+// whose scenario met its minimum pass rate are warnings too), and an
+// ::error at a scenario with a minimum pass rate none of whose attempts
+// gave a verdict, one at least having started (its minimum is not met,
+// though no attempt failed); at
 // most maxAnnotations of each, then a
 // ::notice with the count left out. Files under $GITHUB_WORKSPACE are
 // named relative to it, as GitHub needs to place an annotation in the
@@ -127,7 +130,25 @@ type annotation struct {
 // order of the results.
 func annotations(rep report.Report) (errs, warns []annotation) {
 	forgiven := report.Forgiven(rep)
+	unmet := map[passRateKey]report.PassRate{} // a minimum, and no attempt gave a verdict
+	for _, p := range report.PassRates(rep) {
+		if p.Attempts == 0 && p.Met != nil {
+			unmet[passRateKey{p.File, p.Scenario, p.Agent}] = p
+		}
+	}
 	for _, r := range rep.Scenarios {
+		if p, ok := unmet[passRateKey{r.File, r.Name, r.Agent.Name}]; ok && !r.NotRun {
+			// At its first result that ran: its attempts, interrupted or
+			// invalid, fail no expectation, but the scenario fails its
+			// minimum (the exit code, JUnit's passRate testcase). One
+			// none of whose attempts started is not annotated, as a
+			// scenario not run is not: hundreds would crowd out the rest.
+			delete(unmet, passRateKey{r.File, r.Name, r.Agent.Name})
+			scenario := r
+			scenario.Attempt = 0 // the scenario's label, not its first attempt's
+			errs = append(errs, annotation{pos: sourcePos{file: r.File, line: r.Line},
+				title: fmt.Sprintf("acprun: %s below its minimum pass rate", scenario.Label()), message: noVerdictMessage(p)})
+		}
 		if r.NotRun || !r.Verdict() {
 			continue // nothing of it ran, or a retried try: not a verdict
 		}

@@ -99,6 +99,14 @@ func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
 	tc.Properties = &junitProperties{append(passRateProperties(p),
 		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
 		junitProperty{Name: "minPassRateMet", Value: "false"})}
+	tc.Failure = &junitProblem{Message: noVerdictMessage(p), Type: "passRate", Body: cdata(xmlText(b.String()))}
+	return tc
+}
+
+// noVerdictMessage says why the minimum of p, a pass rate none of whose
+// attempts gave a verdict, is not met: "no attempt gave a verdict (2
+// interrupted): the minimum 50% is not met".
+func noVerdictMessage(p report.PassRate) string {
 	var counts []string
 	if p.Interrupted > 0 {
 		counts = append(counts, fmt.Sprintf("%d interrupted", p.Interrupted))
@@ -107,9 +115,7 @@ func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
 		counts = append(counts, fmt.Sprintf("%d invalid", p.Invalid))
 	}
 	_, minimum := p.Percents()
-	msg := fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(counts, ", "), minimum)
-	tc.Failure = &junitProblem{Message: msg, Type: "passRate", Body: cdata(xmlText(b.String()))}
-	return tc
+	return fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(counts, ", "), minimum)
 }
 
 // attemptName names r's attempt in a pass rate's testcase: "attempt 2",

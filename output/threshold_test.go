@@ -359,6 +359,61 @@ func TestMinPassRateAnnotations(t *testing.T) {
 	}
 }
 
+// TestMinPassRateNoVerdictAnnotations: a scenario with a minimum none of
+// whose attempts gave a verdict has, besides a warning per interrupted
+// attempt, an error at the scenario saying its minimum is not met, as
+// JUnit and the exit code say: the run's annotations are not only
+// warnings when it fails. The step summary's totals say it too. A
+// scenario none of whose attempts started has no annotation, as any
+// scenario not run.
+func TestMinPassRateNoVerdictAnnotations(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "")
+	rep := minimumRun(0.75, 0.5)
+	for i, r := range rep.Scenarios {
+		if r.Name == "steady" {
+			r.Status, r.Failures, r.Turns[0].Failures = report.StatusInterrupted, nil, nil
+			r.Error = "the run's --timeout passed during turn 1"
+			rep.Scenarios[i] = r
+		}
+	}
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if level, _, _ := strings.Cut(l, " "); level == "::error" {
+			got = append(got, l)
+		} else {
+			got = append(got, level)
+		}
+	}
+	want := []string{
+		"::error file=s.yaml,line=12,title=acprun%3A steady below its minimum pass rate::no attempt gave a verdict (2 interrupted): the minimum 50%25 is not met",
+		"::warning", "::warning", "::warning", "::warning", // flaky #2 forgiven, flaky #3, steady and steady #2 interrupted
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s\n%s", diff, buf.String())
+	}
+	if md, want := output.Markdown(rep), "**3 passed, 1 failed, 1 of 2 pass rates met, 3 interrupted** of 7"; !strings.Contains(md, want) {
+		t.Errorf("the step summary lacks %q:\n%s", want, md)
+	}
+	// None of its attempts started (--fail-fast, an interrupt): not
+	// annotated, as a scenario not run is not.
+	for i, r := range rep.Scenarios {
+		if r.Name == "steady" {
+			rep.Scenarios[i].NotRun = true
+		}
+	}
+	buf.Reset()
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "::error") {
+		t.Errorf("annotations of a scenario not run: want no ::error\n%s", buf.String())
+	}
+}
+
 // TestMinPassRateJUnitPrompt: the testcase of a --prompt run's minimum
 // has the classname of its suite, "--prompt", as its attempts' have.
 func TestMinPassRateJUnitPrompt(t *testing.T) {
