@@ -166,7 +166,7 @@ turns:
 		status: report.StatusFailed,
 		failures: []string{
 			"turn 2: s.yaml:7:5: not run: the session's cost passed the scenario's budget",
-			"s.yaml:4:19: budget.maxCost: the agent reported a session cost of 5 USD after the answer of turn 1, over the scenario's budget of 1; acprun sent no further prompt",
+			"s.yaml:4:19: budget.maxCost: the agent reported a session cost of 5 USD after the answer of turn 1, over the scenario's budget of 1 USD; acprun sent no further prompt",
 		},
 		check: func(t *testing.T, sc report.Result) {
 			if st := sc.Turns[1].StopReason; st != report.OutcomeSkipped {

@@ -30,8 +30,8 @@ func TestGatewayCostsPerTurn(t *testing.T) {
 			"turns: [{prompt: a}, {prompt: b, expect: {usage: {maxCost: 0.0001}}}, {prompt: c, expect: {usage: {maxCost: 0.000105}}}]\n",
 		status: report.StatusFailed,
 		want: []string{
-			"turn 2: s.yaml:6:60: usage.maxCost: the turn cost 0.000105 USD, want at most 0.0001",
-			"s.yaml:5:27: usage.maxCost: the session cost 0.000315 USD, want at most 0.0003",
+			"turn 2: s.yaml:6:60: usage.maxCost: the turn cost 0.000105 USD, want at most 0.0001 USD",
+			"s.yaml:5:27: usage.maxCost: the session cost 0.000315 USD, want at most 0.0003 USD",
 		},
 	}, {
 		name: "the agent's reports too",

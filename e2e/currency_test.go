@@ -12,7 +12,8 @@ import (
 // with it (a warning at the budget says it held nothing, and why) and
 // fails an expect.usage.maxCost saying so, instead of comparing 0.3 EUR
 // with 0.25 USD; with currency: EUR in the config the same cost is
-// compared, and passes the budget.
+// compared, and passes the budget, both named in EUR; so is maxCost in
+// the --dry-run plan.
 func TestCostInAnotherCurrency(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
@@ -44,8 +45,12 @@ func TestCostInAnotherCurrency(t *testing.T) {
 	files["acprun.yaml"] = "currency: EUR\n"
 	writeFiles(t, dir, files)
 	res, out = runResults(t, dir, "s.yaml")
-	over := "turn 1: s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 EUR, over the scenario's budget of 0.25; acprun stopped the scenario there"
+	over := "turn 1: s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 EUR, over the scenario's budget of 0.25 EUR; acprun stopped the scenario there"
 	if res.code != exitFailed || len(out.Scenarios) != 1 || !slices.Equal(out.Scenarios[0].Failures, []string{over}) {
 		t.Errorf("currency: EUR: exit %d, results %+v; want 1 and only the failure %q\n%s", res.code, out.Scenarios, over, res.stderr)
+	}
+	plan := acprun(t, dir, "run", "s.yaml", "--dry-run")
+	if want := "  budget:   maxCost 0.25 EUR (for the whole scenario"; plan.code != exitOK || !strings.Contains(plan.stdout, want) {
+		t.Errorf("--dry-run: exit %d, want 0 and %q\n%s%s", plan.code, want, plan.stdout, plan.stderr)
 	}
 }

@@ -305,9 +305,9 @@ expect:
   usage: {maxTotalTokens: 1000, maxCost: 0.2}
 `, fails: []wantFailure{
 		{1, "maxTotalTokens: «1199", `usage.maxTotalTokens: 1200 tokens, want at most 1199`},
-		{1, "maxCost: «0.1}", `usage.maxCost: the turn cost 0.25 USD, want at most 0.1`},
+		{1, "maxCost: «0.1}", `usage.maxCost: the turn cost 0.25 USD, want at most 0.1 USD`},
 		{0, "maxTotalTokens: «1000", `usage.maxTotalTokens: 1200 tokens in all turns, want at most 1000`},
-		{0, "maxCost: «0.2}", `usage.maxCost: the session cost 0.25 USD, want at most 0.2`},
+		{0, "maxCost: «0.2}", `usage.maxCost: the session cost 0.25 USD, want at most 0.2 USD`},
 	}},
 	// An agent that reports no usage fails every usage bound.
 	{name: "usage-unreported", yaml: `name: usage-unreported
@@ -347,7 +347,7 @@ turns:
     expect:
       usage: {maxCost: 0.15}
 `, fails: []wantFailure{
-		{3, "maxCost: «0.15", `usage.maxCost: the turn cost 0.2 USD, want at most 0.15 (the session's cost went from 0.3 to 0.5)`},
+		{3, "maxCost: «0.15", `usage.maxCost: the turn cost 0.2 USD, want at most 0.15 USD (the session's cost went from 0.3 USD to 0.5 USD)`},
 	}},
 }
 

@@ -96,7 +96,7 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 	if n := len(up.Requests()); n != 2 {
 		t.Errorf("the upstream got %d requests, want 2 (the unpriced one, then one priced past the budget)", n)
 	}
-	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000105, the scenario's budget is 0.0001") {
+	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000105 USD, the scenario's budget is 0.0001 USD") {
 		t.Errorf("failures %q, want the budget named", r.Turns[0].Failures)
 	}
 	if u := r.Turns[0].Usage; u == nil || u.Cost != 0.000105 || u.Currency != "USD" {
@@ -125,14 +125,14 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 		agent:   "turns:\n  - steps: [" + step + ", " + step + "]\n  - steps: [" + step + "]\n",
 		turns:   "turns:\n  - prompt: go\n    budget: {maxCost: 0.0002}\n  - prompt: again\n",
 		failing: 1,
-		want:    "s.yaml:6:23: budget.maxCost: the agent's model requests cost 0.000234, over the turn's budget of 0.0002; acprun stopped the scenario there",
+		want:    "s.yaml:6:23: budget.maxCost: the agent's model requests cost 0.000234 USD, over the turn's budget of 0.0002 USD; acprun stopped the scenario there",
 	}, {
 		name:    "scenario",
 		agent:   "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
 		budget:  "budget: {maxCost: 0.0002}\n",
 		turns:   "turns: [{prompt: one}, {prompt: two}, {prompt: three}]\n",
 		failing: 2,
-		want:    "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000234, over the scenario's budget of 0.0002; acprun stopped the scenario there",
+		want:    "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000234 USD, over the scenario's budget of 0.0002 USD; acprun stopped the scenario there",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

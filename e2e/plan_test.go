@@ -118,12 +118,12 @@ expect: {judge: {agent: {command: [/nonexistent/judge, --acp]}, rubric: r}}
 		}
 	}
 	want := []string{
-		"  budget:   maxCost 2.5, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)",
+		"  budget:   maxCost 2.5 USD, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)",
 		"  sandbox:  level required, network off (whether this host can enforce it is checked when the scenario starts)",
 		"    write " + dir + ", " + home + "/cache",
 		"    hide  " + home + "/.ssh, " + home + "/.netrc, " + filepath.Join(dir, "secrets") + " (does not exist: nothing is hidden there)",
 		`  turn 1:   "free" (timeout 10m0s, expect end_turn)`,
-		`  turn 2:   "bounded" (timeout 10m0s, expect end_turn, budget maxCost 0.5)`,
+		`  turn 2:   "bounded" (timeout 10m0s, expect end_turn, budget maxCost 0.5 USD)`,
 		"  judge:    /nonexistent/turn-judge (after turn 1, timeout 1m0s; in the sandbox, the workspace read-only)",
 		"  judge:    /nonexistent/judge --acp (after the last turn, timeout 5m0s; in the sandbox, the workspace read-only)",
 	}

@@ -418,7 +418,7 @@ turns:
 			continue
 		}
 		want := []string{
-			"turn 1: s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 USD, over the scenario's budget of 0.25; acprun stopped the scenario there",
+			"turn 1: s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 USD, over the scenario's budget of 0.25 USD; acprun stopped the scenario there",
 			"turn 2: s.yaml:8:5: not run: turn 1 passed a budget",
 		}
 		if diff := cmp.Diff(want, r.Failures); diff != "" {

@@ -110,7 +110,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	lim := p.Limits
 	w.printf("  timeouts: scenario %s, turn %s, idle %s, cancelGrace %s, killGrace %s\n",
 		orNone(lim.Scenario), lim.Turn, orNone(lim.Idle), lim.CancelGrace, lim.KillGrace)
-	if b := budget(p.Budget); b != "" {
+	if b := budget(p.Budget, p.Currency); b != "" {
 		w.printf("  budget:   %s (for the whole scenario; the turn that passes it is cancelled)\n", b)
 	}
 	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, printableJoin(p.Roots, ","))
@@ -136,7 +136,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", termtext.Printable(s.StateFile), s.Key)
 	}
 	for j, t := range p.Turns {
-		b := budget(t.Budget)
+		b := budget(t.Budget, p.Currency)
 		if b != "" {
 			b = ", budget " + b
 		}
@@ -251,15 +251,19 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 	}
 }
 
-// budget writes a budget as "maxCost 2.5, maxTotalTokens 200000,
-// maxRequests 3"; "" for none.
-func budget(b *scenario.UsageExpect) string {
+// budget writes a budget as "maxCost 2.5 USD, maxTotalTokens 200000,
+// maxRequests 3", its maxCost in currency; "" for none.
+func budget(b *scenario.UsageExpect, currency string) string {
 	if b == nil {
 		return ""
 	}
 	var parts []string
 	if b.MaxCost != nil {
-		parts = append(parts, "maxCost "+strconv.FormatFloat(*b.MaxCost, 'f', -1, 64))
+		maxCost := "maxCost " + strconv.FormatFloat(*b.MaxCost, 'f', -1, 64)
+		if currency != "" {
+			maxCost += " " + currency
+		}
+		parts = append(parts, maxCost)
 	}
 	if b.MaxTotalTokens != nil {
 		parts = append(parts, "maxTotalTokens "+strconv.FormatInt(*b.MaxTotalTokens, 10))

@@ -98,6 +98,7 @@ func TestPlan(t *testing.T) {
 				}
 				cost, tokens, turnCost := 2.5, int64(200000), 0.5
 				p.Budget = &scenario.UsageExpect{MaxCost: &cost, MaxTotalTokens: &tokens}
+				p.Currency = "EUR"
 				p.Sandbox = &runner.SandboxPlan{Write: []string{"/w", "/h/.claude"}, Hide: []string{"/h/.ssh", "/h/.aws"}, HideMissing: []string{"/w/secret"},
 					Network: true, Ports: []int{443, 8080}, Level: "required"}
 				p.Turns = append(p.Turns, runner.TurnPlan{Prompt: strings.Repeat("é", 61), Timeout: time.Second,
@@ -118,7 +119,7 @@ func TestPlan(t *testing.T) {
   mcp:      files (stdio), docs (http)
   env:      A, TOKEN (values hidden)
   timeouts: scenario 1h0m0s, turn 10m0s, idle 30s, cancelGrace 10s, killGrace 5s
-  budget:   maxCost 2.5, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)
+  budget:   maxCost 2.5 EUR, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)
   client:   fs=false terminal=true readOnly=true roots=/w,/tmp/x
   sandbox:  level required, network on, ports 443,8080 (whether this host can enforce it is checked when the scenario starts)
     write /w, /h/.claude
@@ -128,7 +129,7 @@ func TestPlan(t *testing.T) {
     allow s.yaml:9 kind=read|search
     allow s.yaml:10 command=go test *|make input.a=~^y input.b=~x always
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
-  turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled, budget maxCost 0.5)
+  turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled, budget maxCost 0.5 EUR)
   judge:    judge --acp (after turn 2, timeout 1m0s; in the sandbox, the workspace read-only)
   judge:    claude-agent-acp (after the last turn, timeout 5m0s)
 `,

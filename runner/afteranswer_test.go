@@ -139,7 +139,7 @@ budget: {maxCost: 1}
 turns:
   - prompt: one
 `
-	const over = "s.yaml:4:19: budget.maxCost: the agent reported a session cost of 5 USD after the answer of turn 1, over the scenario's budget of 1"
+	const over = "s.yaml:4:19: budget.maxCost: the agent reported a session cost of 5 USD after the answer of turn 1, over the scenario's budget of 1 USD"
 	tests := []struct {
 		name, turns string
 		prompts     int

@@ -83,10 +83,10 @@ func (t *turnState) spend(u *acp.UsageUpdate) {
 	switch {
 	case b.scenario != nil && b.scenario.MaxCost != nil && roundCost(total) > *b.scenario.MaxCost:
 		b.passed = fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s, over the scenario's budget of %s; acprun stopped the scenario there",
-			cmp.Or(b.scenario.MaxCostPos, b.scenario.Pos), formatCost(total, u.Cost.Currency), formatCost(*b.scenario.MaxCost, ""))
+			cmp.Or(b.scenario.MaxCostPos, b.scenario.Pos), formatCost(total, cmp.Or(u.Cost.Currency, b.currency)), formatCost(*b.scenario.MaxCost, b.currency))
 	case b.turn != nil && b.turn.MaxCost != nil && turnKnown && roundCost(turnCost) > *b.turn.MaxCost:
 		b.passed = fmt.Sprintf("%s: budget.maxCost: the turn cost %s, over its budget of %s; acprun stopped the scenario there",
-			cmp.Or(b.turn.MaxCostPos, b.turn.Pos), formatCost(turnCost, u.Cost.Currency), formatCost(*b.turn.MaxCost, ""))
+			cmp.Or(b.turn.MaxCostPos, b.turn.Pos), formatCost(turnCost, cmp.Or(u.Cost.Currency, b.currency)), formatCost(*b.turn.MaxCost, b.currency))
 	default:
 		return
 	}
@@ -114,7 +114,7 @@ func (r *scenarioRun) sessionOverBudget(through int) string {
 		return "" // a cost in another currency is not compared (unheldBudgets says so)
 	}
 	return fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s after the answer of turn %d, over the scenario's budget of %s",
-		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.agent.amount, c.agent.currency), c.agentTurn, formatCost(*b.MaxCost, ""))
+		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.agent.amount, cmp.Or(c.agent.currency, c.currency)), c.agentTurn, formatCost(*b.MaxCost, c.currency))
 }
 
 // costs tallies the costs of the turns played through index through (from
@@ -198,7 +198,7 @@ func (s *session) budgetFailure(t *turnState, rec *report.TurnResult, sp *gatewa
 	}
 	// As the gateway's admission has them (admitModelRequest): the turn's
 	// requests since it began, the scenario's since the attempt did.
-	return cmp.Or(costPassed(b.turn, "the turn's", *sp, gwStart), costPassed(b.scenario, "the scenario's", *sp, gateway.Spent{}))
+	return cmp.Or(costPassed(b.turn, "the turn's", b.currency, *sp, gwStart), costPassed(b.scenario, "the scenario's", b.currency, *sp, gateway.Spent{}))
 }
 
 // unheldBudgets are the warnings of the budgets that held nothing in the

@@ -41,7 +41,9 @@ const spender = `turns:
 // TestBudget: the turn whose reported spending passes the scenario's or
 // its own budget is cancelled (maxCost, at the usage_update that passes
 // it) or fails once answered (maxTotalTokens), the turns after it do not
-// run, and the scenario fails naming the budget, with no other failure.
+// run, and the scenario fails naming the budget, with no other failure,
+// and costs and maxCost in their currency (the config's, USD by default;
+// a cost the agent sent without one is taken to be in it).
 func TestBudget(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -50,11 +52,14 @@ func TestBudget(t *testing.T) {
 		turn2   string // turn 2's budget, or ""
 		cause   string // turn 2's cancel cause
 		fail    string // turn 2's one failure; "" when the scenario passes
+		bare    bool   // the agent's costs name no currency
 	}{
 		{name: "scenario cost", budgets: "budget: {maxCost: 0.25}\n", cause: "budget",
-			fail: "s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 USD, over the scenario's budget of 0.25; acprun stopped the scenario there"},
+			fail: "s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 USD, over the scenario's budget of 0.25 USD; acprun stopped the scenario there"},
 		{name: "turn cost", turn2: "    budget: {maxCost: 0.15}\n", cause: "budget",
-			fail: "s.yaml:9:23: budget.maxCost: the turn cost 0.2 USD, over its budget of 0.15; acprun stopped the scenario there"},
+			fail: "s.yaml:9:23: budget.maxCost: the turn cost 0.2 USD, over its budget of 0.15 USD; acprun stopped the scenario there"},
+		{name: "cost without a currency", budgets: "budget: {maxCost: 0.25}\n", cause: "budget", bare: true,
+			fail: "s.yaml:4:19: budget.maxCost: the agent reported a session cost of 0.3 USD, over the scenario's budget of 0.25 USD; acprun stopped the scenario there"},
 		{name: "scenario tokens", budgets: "budget: {maxTotalTokens: 1000}\n",
 			fail: "s.yaml:4:26: budget.maxTotalTokens: the turns so far used 1200 tokens, over the scenario's budget of 1000; acprun stopped the scenario there"},
 		{name: "turn tokens", turn2: "    budget: {maxTotalTokens: 500}\n",
@@ -69,6 +74,9 @@ func TestBudget(t *testing.T) {
 				script := spender
 				if tt.cause == "" { // the tokens come with the answer
 					script = strings.Replace(script, "- waitForCancel: true", "- text: on", 1)
+				}
+				if tt.bare { // taken to be in maxCost's currency, and named so
+					script = strings.ReplaceAll(script, ", currency: USD}", "}")
 				}
 				res := playInBubble(t, script, src)
 				t2 := res.Turns[1]
@@ -385,16 +393,16 @@ func TestBudgetFailureGatewayCost(t *testing.T) {
 		want           string
 	}{
 		{"turn", nil, budget(9, 0.5), &gateway.Spent{Requests: 3, Cost: 0.9},
-			"s.yaml:9:23: budget.maxCost: the agent's model requests cost 0.6, over the turn's budget of 0.5; acprun stopped the scenario there"},
+			"s.yaml:9:23: budget.maxCost: the agent's model requests cost 0.6 USD, over the turn's budget of 0.5 USD; acprun stopped the scenario there"},
 		{"turn at its budget", nil, budget(9, 0.5), &gateway.Spent{Requests: 3, Cost: 0.8}, ""},
 		{"scenario", budget(4, 0.7), budget(9, 0.5), &gateway.Spent{Requests: 2, Cost: 0.75},
-			"s.yaml:4:23: budget.maxCost: the agent's model requests cost 0.75, over the scenario's budget of 0.7; acprun stopped the scenario there"},
+			"s.yaml:4:23: budget.maxCost: the agent's model requests cost 0.75 USD, over the scenario's budget of 0.7 USD; acprun stopped the scenario there"},
 		{"scenario at its budget", budget(4, 0.7), nil, &gateway.Spent{Requests: 2, Cost: 0.1 + 0.6}, ""},
 		{"no gateway", budget(4, 0.7), budget(9, 0.5), nil, ""},
 	} {
 		s := &session{}
 		turn := s.startTurn(2, "go", nil, false)
-		s.watch(turn, &budgetWatch{scenario: tc.scenario, turn: tc.turn})
+		s.watch(turn, &budgetWatch{scenario: tc.scenario, turn: tc.turn, currency: scenario.DefaultCurrency})
 		s.watchGateway(turn, func(error) {}, start)
 		if got := s.budgetFailure(turn, &report.TurnResult{}, tc.sp); got != tc.want {
 			t.Errorf("%s: budget failure %q, want %q", tc.name, got, tc.want)

@@ -31,8 +31,8 @@ func TestGatewayUsageMaxCostPerTurn(t *testing.T) {
 		got = append(got, f[strings.Index(f, "s.yaml:"):])
 	}
 	want := []string{
-		"s.yaml:6:60: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002",
-		"s.yaml:4:27: usage.maxCost: the session cost 0.0009 USD, want at most 0.0008",
+		"s.yaml:6:60: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002 USD",
+		"s.yaml:4:27: usage.maxCost: the session cost 0.0009 USD, want at most 0.0008 USD",
 	}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)

@@ -622,9 +622,10 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, spent turnSpe
 		case !scenario.SameCurrency(spent.currency, currency):
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: %s", pos, otherCurrency("the turn's cost", spent.currency, currency, "it did not compare them")))
 		case roundCost(spent.amount) > *e.MaxCost:
-			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, ""))
+			spentIn := cmp.Or(spent.currency, currency) // an agent's cost without a currency is taken to be in maxCost's
+			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(spent.amount, spentIn), formatCost(*e.MaxCost, currency))
 			if spent.grew {
-				msg += fmt.Sprintf(" (the session's cost went from %s to %s)", formatCost(spent.from, ""), formatCost(spent.to, ""))
+				msg += fmt.Sprintf(" (the session's cost went from %s to %s)", formatCost(spent.from, spentIn), formatCost(spent.to, spentIn))
 			}
 			fails = append(fails, msg)
 		}
@@ -708,7 +709,7 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 		case !scenario.SameCurrency(spent.currency, currency):
 			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: %s", pos, otherCurrency("the session's cost", spent.currency, currency, "it did not compare them")))
 		case roundCost(spent.amount) > *e.MaxCost:
-			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(spent.amount, spent.currency), formatCost(*e.MaxCost, "")))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(spent.amount, cmp.Or(spent.currency, currency)), formatCost(*e.MaxCost, currency)))
 		}
 	}
 	return fails

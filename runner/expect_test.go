@@ -441,11 +441,11 @@ func TestCheckTurnUsage(t *testing.T) {
 		{name: "cost delta under", e: cost(0.5), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
 		{name: "cost delta at the bound despite float noise", e: cost(0.42), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
 		{name: "cost delta over", e: cost(0.4), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6,
-			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.42 USD, want at most 0.4 (the session's cost went from 0.6 to 1.02)`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.42 USD, want at most 0.4 USD (the session's cost went from 0.6 USD to 1.02 USD)`}},
 		{name: "first turn's cost", e: cost(0.25), usage: &report.Usage{Cost: 0.3, Currency: "USD"},
-			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.25`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.25 USD`}},
 		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "USD"}, prev: 2,
-			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.2`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.2 USD`}},
 		// acprun converts no currencies: a cost in another than maxCost's
 		// is not compared with it, and the bound fails saying so.
 		{name: "cost in another currency", e: cost(1), usage: &report.Usage{Cost: 0.3, Currency: "EUR"},
@@ -455,11 +455,11 @@ func TestCheckTurnUsage(t *testing.T) {
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn's cost came in EUR, and maxCost is in USD (the config file's currency:, USD when it names none); ` +
 				`acprun converts no currencies, so it did not compare them: set currency: EUR in the config file to count costs in EUR`}},
 		{name: "cost in the config's currency", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "EUR"}, currency: "EUR",
-			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2 EUR`}},
 		{name: "currency in another case", e: cost(0.5), usage: &report.Usage{Cost: 0.3, Currency: "usd"}},
 		{name: "free turn", e: cost(0), usage: &report.Usage{Cost: 0, Currency: "USD"}},
 		{name: "metered cost is the turn's own", e: cost(0.0002), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0003, metered: true,
-			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002`}},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.0003 USD, want at most 0.0002 USD`}},
 		{name: "metered cost under", e: cost(0.0003), usage: &report.Usage{Cost: 0.0003, Currency: "USD"}, prev: 0.0009, metered: true},
 		{name: "no cost", e: cost(1), usage: &report.Usage{TotalTokens: 10},
 			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost; a gateway (gateway: meter, with the config file's prices) counts what its model requests cost`}},
@@ -572,7 +572,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 			turn("end_turn", &report.Usage{TotalTokens: 0}),
 		}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens in all turns, want at most 50000`,
-			`s.yaml:21:10: usage.maxCost: the session cost 1.2 USD, want at most 1`,
+			`s.yaml:21:10: usage.maxCost: the session cost 1.2 USD, want at most 1 USD`,
 		}},
 		{name: "nothing reported", turns: []report.TurnResult{turn("end_turn", nil)}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage; a gateway (gateway: meter) counts the tokens of its model requests`,
@@ -604,7 +604,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 		}},
 		{name: "over in the config's currency", spent: costValue{1.5, "EUR", true}, currency: "EUR", turns: []report.TurnResult{
 			turn("end_turn", &report.Usage{TotalTokens: 100, Cost: 1.5, Currency: "EUR"}),
-		}, want: []string{`s.yaml:21:10: usage.maxCost: the session cost 1.5 EUR, want at most 1`}},
+		}, want: []string{`s.yaml:21:10: usage.maxCost: the session cost 1.5 EUR, want at most 1 EUR`}},
 		{name: "a cancelled turn with tokens", spent: costValue{0.1, "USD", true}, turns: []report.TurnResult{
 			{Index: 1, StopReason: "cancelled", Usage: &report.Usage{TotalTokens: 40}},
 			{Index: 2, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 100, Cost: 0.1, Currency: "USD"}},

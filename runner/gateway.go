@@ -480,19 +480,19 @@ func (r *scenarioRun) admitModelRequest(sp gateway.Spent) string {
 	if t = s.current(); t != nil && t.late() {
 		t = nil // between turns: only the scenario's budget applies
 	}
-	if msg := overBudget(r.sc.Budget, "the scenario's", sp, gateway.Spent{}); msg != "" {
+	if msg := overBudget(r.sc.Budget, "the scenario's", r.sc.CostCurrency(), sp, gateway.Spent{}); msg != "" {
 		return msg
 	}
 	if t != nil {
-		return overBudget(r.sc.Turns[t.rec.Index-1].Budget, "the turn's", sp, t.gwStart)
+		return overBudget(r.sc.Turns[t.rec.Index-1].Budget, "the turn's", r.sc.CostCurrency(), sp, t.gwStart)
 	}
 	return ""
 }
 
 // overBudget says how spending sp, of which before was spent before the
-// budget's span began, leaves no room for another request in budget b;
-// "" when it does.
-func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent) string {
+// budget's span began, leaves no room for another request in budget b,
+// whose maxCost and the requests' cost are in currency; "" when it does.
+func overBudget(b *scenario.UsageExpect, whose, currency string, sp, before gateway.Spent) string {
 	if b == nil {
 		return ""
 	}
@@ -508,7 +508,7 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 			cmp.Or(b.MaxTokensPos, b.Pos), tokens, whose, *b.MaxTotalTokens)
 	case b.MaxCost != nil && roundCost(cost) >= *b.MaxCost: // the priced requests' cost: unpriced ones are told at the end (unpricedWarning)
 		return fmt.Sprintf("%s: budget.maxCost: the agent's model requests cost %s, %s budget is %s; acprun refused the next one at the gateway and stopped the scenario there",
-			cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, ""), whose, formatCost(*b.MaxCost, ""))
+			cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, currency), whose, formatCost(*b.MaxCost, currency))
 	}
 	return ""
 }
@@ -516,9 +516,9 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 // costPassed says how the priced cost of the agent's model requests, sp of
 // which before was spent before the budget's span began, passed budget
 // b's maxCost once they were answered: what the last request admitted
-// (overBudget) spent is judged here, at the turn's end. "" when it did
-// not, or b has no maxCost.
-func costPassed(b *scenario.UsageExpect, whose string, sp, before gateway.Spent) string {
+// (overBudget) spent is judged here, at the turn's end. Both are in
+// currency. "" when it did not, or b has no maxCost.
+func costPassed(b *scenario.UsageExpect, whose, currency string, sp, before gateway.Spent) string {
 	if b == nil || b.MaxCost == nil {
 		return ""
 	}
@@ -527,7 +527,7 @@ func costPassed(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 		return ""
 	}
 	return fmt.Sprintf("%s: budget.maxCost: the agent's model requests cost %s, over %s budget of %s; acprun stopped the scenario there",
-		cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, ""), whose, formatCost(*b.MaxCost, ""))
+		cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, currency), whose, formatCost(*b.MaxCost, currency))
 }
 
 // gatewayEvent is the gateway's OnEvent: a refused request passes the

@@ -560,7 +560,7 @@ func TestGatewayMaxCostUnpriced(t *testing.T) {
 	if served.Load() != 4 || r.Status != report.StatusFailed || r.Turns[0].CancelCause != report.CauseBudget {
 		t.Fatalf("upstream served %d, %s, cancelCause %q, failures %q; want 4 served, the fifth refused", served.Load(), r.Status, r.Turns[0].CancelCause, r.Failures)
 	}
-	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "budget.maxCost: the agent's model requests cost 0.0006, the scenario's budget is 0.0005") {
+	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "budget.maxCost: the agent's model requests cost 0.0006 USD, the scenario's budget is 0.0005 USD") {
 		t.Errorf("failures %q, want maxCost named with the priced cost", r.Turns[0].Failures)
 	}
 	if u := r.Turns[0].Usage; u == nil || u.Cost != 0.0006 || u.Currency != "USD" || u.TotalTokens != 4*130 {
@@ -612,7 +612,7 @@ func TestGatewayMaxCostPassedByLastRequest(t *testing.T) {
 	if r.Status != report.StatusFailed || served.Load() != 2 || len(r.Turns) != 3 {
 		t.Fatalf("%s, upstream served %d, %d turns, failures %q; want failed, 2 served", r.Status, served.Load(), len(r.Turns), r.Failures)
 	}
-	want := "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.0006, over the scenario's budget of 0.0005; acprun stopped the scenario there"
+	want := "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.0006 USD, over the scenario's budget of 0.0005 USD; acprun stopped the scenario there"
 	if f := r.Turns[1].Failures; len(f) != 1 || !strings.HasSuffix(f[0], "/"+want) {
 		t.Errorf("turn 2 failures %q, want only %q", f, want)
 	}

@@ -43,6 +43,9 @@ type ScenarioPlan struct {
 	// Budget bounds what the agent may spend in the whole scenario; nil
 	// for none. Each turn's is in its TurnPlan.
 	Budget *scenario.UsageExpect
+	// Currency is what the budgets' maxCost are in: the config's
+	// currency, else scenario.DefaultCurrency (Scenario.CostCurrency).
+	Currency string
 	// Commands are the setup, verify and teardown commands, in that order.
 	Commands []CommandPlan
 	Auth     string // the auth method to use; "" for none
@@ -194,6 +197,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Roots:    servedRoots(sc.Agent.Cwd, sc.Client.Roots),
 		Policy:   policyOf(sc, opts),
 		Budget:   sc.Budget,
+		Currency: sc.CostCurrency(),
 		Gateway:  sc.Gateway,
 	}
 	if sc.Agent.Reuse || opts.ReuseAgents {

@@ -88,6 +88,7 @@ func TestDryRun(t *testing.T) {
 			want := base
 			want.Policy = tt.policy
 			want.NoReuse = tt.noReuse
+			want.Currency = scenario.DefaultCurrency
 			want.Limits = Limits{Turn: tt.turn, Turns: tt.turns, Idle: tt.idle, CancelGrace: DefaultCancelGrace, KillGrace: DefaultKillGrace}
 			want.Turns = []TurnPlan{base.Turns[0], base.Turns[1]}
 			for i := range want.Turns {
@@ -132,6 +133,9 @@ func TestDryRunBudgetAndSandbox(t *testing.T) {
 	p := plans[0]
 	if p.Budget != sc.Budget || p.Turns[0].Budget != nil || p.Turns[1].Budget != sc.Turns[1].Budget {
 		t.Errorf("budgets: scenario %v, turns %v and %v; want the scenario's and turn 2's", p.Budget, p.Turns[0].Budget, p.Turns[1].Budget)
+	}
+	if p.Currency != scenario.DefaultCurrency {
+		t.Errorf("currency %q, want %s: no config names one", p.Currency, scenario.DefaultCurrency)
 	}
 	want := &SandboxPlan{
 		Write:       []string{w, agentHome + "/.claude", agentHome + "/.claude.json", "/cache"},
