@@ -224,7 +224,7 @@ func (c *runCmd) warnBeforeRun(g *globals, scs []*scenario.Scenario) {
 	if c.policy() == nil {
 		printWarnings(g, scs, scenario.NoPermissionsWarnings(scs))
 	}
-	printWarnings(g, scs, scenario.UnusedPricesWarnings(g.cfg, scs))
+	printWarnings(g, scs, scenario.UnusedPricesWarnings(g.cfg, scs, "of this run"))
 }
 
 // files returns the run's output files that are set, in the order they

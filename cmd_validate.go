@@ -93,7 +93,7 @@ func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	// run that selects their scenarios stops on them), unless --strict
 	// makes them errors.
 	warnings = append(warnings, scenario.NoPermissionsWarnings(scs)...)
-	warnings = append(warnings, scenario.UnusedPricesWarnings(cfg, scs)...)
+	warnings = append(warnings, scenario.UnusedPricesWarnings(cfg, scs, "in the files validated")...)
 	if !c.Strict {
 		warnings = append(warnings, scenario.UnsetWarnings(scs)...)
 	}

@@ -378,8 +378,9 @@ func TestValidateInterrupted(t *testing.T) {
 
 // TestValidateWarnsUnusedPrices: the config's prices, which no scenario's
 // gateway applies, are warned about by validate as by run (and run
-// --dry-run), once, at prices:; not when --gateway gives every scenario
-// a gateway.
+// --dry-run), once, at prices:, naming the scenarios as validate sees
+// them (in the files validated, not of a run); not when --gateway gives
+// every scenario a gateway.
 func TestValidateWarnsUnusedPrices(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, map[string]string{
@@ -389,7 +390,7 @@ func TestValidateWarnsUnusedPrices(t *testing.T) {
 			"---\nname: b\nagent: {command: [acprun, mock-agent, m.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 	})
 	t.Chdir(dir)
-	const warning = "acprun.yaml:2:3: warning: prices: no scenario of this run has a gateway, so the prices price nothing"
+	const warning = "acprun.yaml:2:3: warning: prices: no scenario in the files validated has a gateway, so the prices price nothing"
 	for _, tt := range []struct {
 		args []string
 		want int // how many times the warning is printed
@@ -399,7 +400,7 @@ func TestValidateWarnsUnusedPrices(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
-		if code != exitOK || strings.Count(stderr.String(), warning) != tt.want {
+		if code != exitOK || strings.Count(stderr.String(), warning) != tt.want || strings.Count(stderr.String(), "prices: no scenario") != tt.want {
 			t.Errorf("%q: exit %d, stderr:\n%s\nwant 0 and the warning %d times: %s", tt.args, code, stderr.String(), tt.want, warning)
 		}
 	}

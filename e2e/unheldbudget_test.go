@@ -63,8 +63,10 @@ func TestPricesWithoutGateway(t *testing.T) {
 
 // TestValidatePricesWithoutGateway: validate and run --dry-run warn about
 // the config's prices that no scenario's gateway applies as run does,
-// once, at prices:, and still exit 0; with --gateway meter, which gives
-// every scenario a gateway, neither does.
+// once, at prices:, and still exit 0, each naming the scenarios as it
+// sees them (validate: "in the files validated", not "of this run");
+// with --gateway meter, which gives every scenario a gateway, neither
+// does.
 func TestValidatePricesWithoutGateway(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -74,19 +76,21 @@ func TestValidatePricesWithoutGateway(t *testing.T) {
 		"acprun.yaml":     "prices:\n  gpt-5: {input: 1, output: 2}\n",
 		"s.yaml":          fmt.Sprintf(scenario, "a") + "---\n" + fmt.Sprintf(scenario, "b"),
 	})
-	const warning = "acprun.yaml:2:3: warning: prices: no scenario of this run has a gateway, so the prices price nothing; " +
+	const warning = "acprun.yaml:2:3: warning: prices: no scenario %s has a gateway, so the prices price nothing; " +
 		"a gateway counts what the agents' model requests cost (gateway: meter, in a scenario or the config's defaults, or run --gateway meter)\n"
 	for _, tt := range []struct {
-		args []string
-		want int // how many times the warning is printed
+		args  []string
+		which string // how the warning names the scenarios
+		want  int    // how many times the warning is printed
 	}{
-		{[]string{"validate", "s.yaml"}, 1},
-		{[]string{"run", "--dry-run", "s.yaml"}, 1},
-		{[]string{"validate", "--gateway", "meter", "s.yaml"}, 0},
-		{[]string{"run", "--dry-run", "--gateway", "meter", "s.yaml"}, 0},
+		{[]string{"validate", "s.yaml"}, "in the files validated", 1},
+		{[]string{"run", "--dry-run", "s.yaml"}, "of this run", 1},
+		{[]string{"validate", "--gateway", "meter", "s.yaml"}, "in the files validated", 0},
+		{[]string{"run", "--dry-run", "--gateway", "meter", "s.yaml"}, "of this run", 0},
 	} {
 		res := acprun(t, dir, tt.args...)
-		if res.code != exitOK || strings.Count(res.stderr, warning) != tt.want {
+		warning := fmt.Sprintf(warning, tt.which)
+		if res.code != exitOK || strings.Count(res.stderr, warning) != tt.want || strings.Count(res.stderr, "prices: no scenario") != tt.want {
 			t.Errorf("acprun %s: exit %d, stderr:\n%s\nwant 0 and %d times:\n%s", strings.Join(tt.args, " "), res.code, res.stderr, tt.want, warning)
 		}
 	}

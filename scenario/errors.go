@@ -120,12 +120,14 @@ func NoPermissionsWarnings(scs []*Scenario) []Warning {
 // UnusedPricesWarnings returns a warning at the prices of cfg (nil for
 // no config) when it has some and no scenario of scs has a gateway: only
 // a gateway prices what an agent spends, so the prices price nothing in
-// a run of scs. A command gives it for the scenarios it will run.
-func UnusedPricesWarnings(cfg *Config, scs []*Scenario) []Warning {
+// a run of scs. A command gives it for the scenarios it will run, or
+// checks, which names as the warning says them ("of this run", "in the
+// files validated").
+func UnusedPricesWarnings(cfg *Config, scs []*Scenario, which string) []Warning {
 	if cfg == nil || len(cfg.Prices) == 0 || slices.ContainsFunc(scs, func(s *Scenario) bool { return s.Gateway != nil }) {
 		return nil
 	}
-	return []Warning{{Pos: cfg.PricesPos, Msg: "prices: no scenario of this run has a gateway, so the prices price nothing; " +
+	return []Warning{{Pos: cfg.PricesPos, Msg: "prices: no scenario " + which + " has a gateway, so the prices price nothing; " +
 		"a gateway counts what the agents' model requests cost (gateway: meter, in a scenario or the config's defaults, or run --gateway meter)"}}
 }
 

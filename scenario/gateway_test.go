@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -457,7 +458,8 @@ currency: ""
 
 // TestUnusedPricesWarnings: the config's prices, which only a gateway
 // applies, get one warning at prices: when no scenario of a run has a
-// gateway, however many scenarios it runs; none when one has, or the
+// gateway, however many scenarios it runs, naming them as its command
+// says (of this run, in the files validated); none when one has, or the
 // config has no prices, or there is no config.
 func TestUnusedPricesWarnings(t *testing.T) {
 	cfg, err := scenario.LoadConfigBytes("c.yaml", []byte("currency: EUR\nprices:\n  gpt-5: {input: 1, output: 2}\n"), opts)
@@ -465,23 +467,25 @@ func TestUnusedPricesWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, metered := &scenario.Scenario{}, &scenario.Scenario{Gateway: &scenario.Gateway{}}
-	const want = "c.yaml:3:3: prices: no scenario of this run has a gateway, so the prices price nothing; " +
+	const want = "c.yaml:3:3: prices: no scenario %s has a gateway, so the prices price nothing; " +
 		"a gateway counts what the agents' model requests cost (gateway: meter, in a scenario or the config's defaults, or run --gateway meter)"
-	var got []string
-	for _, w := range scenario.UnusedPricesWarnings(cfg, []*scenario.Scenario{plain, plain}) {
-		got = append(got, w.String())
-	}
-	if diff := cmp.Diff([]string{want}, got); diff != "" {
-		t.Errorf("UnusedPricesWarnings (-want +got):\n%s", diff)
+	for _, which := range []string{"of this run", "in the files validated"} {
+		var got []string
+		for _, w := range scenario.UnusedPricesWarnings(cfg, []*scenario.Scenario{plain, plain}, which) {
+			got = append(got, w.String())
+		}
+		if diff := cmp.Diff([]string{fmt.Sprintf(want, which)}, got); diff != "" {
+			t.Errorf("UnusedPricesWarnings %s (-want +got):\n%s", which, diff)
+		}
 	}
 	noPrices, err := scenario.LoadConfigBytes("c.yaml", []byte("currency: EUR\n"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, ws := range map[string][]scenario.Warning{
-		"a scenario with a gateway": scenario.UnusedPricesWarnings(cfg, []*scenario.Scenario{plain, metered}),
-		"no prices":                 scenario.UnusedPricesWarnings(noPrices, []*scenario.Scenario{plain}),
-		"no config":                 scenario.UnusedPricesWarnings(nil, []*scenario.Scenario{plain}),
+		"a scenario with a gateway": scenario.UnusedPricesWarnings(cfg, []*scenario.Scenario{plain, metered}, "of this run"),
+		"no prices":                 scenario.UnusedPricesWarnings(noPrices, []*scenario.Scenario{plain}, "of this run"),
+		"no config":                 scenario.UnusedPricesWarnings(nil, []*scenario.Scenario{plain}, "of this run"),
 	} {
 		if len(ws) != 0 {
 			t.Errorf("%s: warnings %v, want none", name, ws)
