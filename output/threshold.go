@@ -48,8 +48,7 @@ func isSample(r report.Result) bool {
 // the pass rate's and the minimum's.
 func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 	first := rs[0]
-	first.Attempt = 0 // the scenario's label, not its first attempt's
-	tc := junitTestCase{Name: first.Label(), Classname: suiteName(first.File), File: first.File, Line: first.Line}
+	tc := junitTestCase{Name: rateCaseName(first), Classname: suiteName(first.File), File: first.File, Line: first.Line}
 	var total float64
 	var b strings.Builder
 	for _, r := range rs {
@@ -86,8 +85,7 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 // 0: its attempts' testcases hold theirs.
 func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
 	first := rs[0]
-	first.Attempt = 0 // the scenario's label, not its first attempt's
-	tc := junitTestCase{Name: first.Label(), Classname: suiteName(first.File), File: first.File, Line: first.Line, Time: seconds(0)}
+	tc := junitTestCase{Name: rateCaseName(first), Classname: suiteName(first.File), File: first.File, Line: first.Line, Time: seconds(0)}
 	var b strings.Builder
 	for _, r := range rs {
 		why := r.Error
@@ -116,6 +114,17 @@ func noVerdictMessage(p report.PassRate) string {
 	}
 	_, minimum := p.Percents()
 	return fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(counts, ", "), minimum)
+}
+
+// rateCaseName is the name of the testcase of the pass rate of r's
+// scenario against its agent: its label, without r's attempt, then "(pass
+// rate)" ("login [claude] (pass rate)"), so that it is not the name of its
+// first attempt's testcase ("login [claude]", as in the lines), which it
+// stands beside when that attempt is no sample or its agent could not
+// start: a dashboard that merges testcases of one name would drop one.
+func rateCaseName(r report.Result) string {
+	r.Attempt = 0 // the scenario's label, not its first attempt's
+	return r.Label() + " (pass rate)"
 }
 
 // attemptName names r's attempt in a pass rate's testcase: "attempt 2",
