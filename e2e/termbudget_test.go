@@ -31,7 +31,7 @@ turns:
 	sc := out.Scenarios[0]
 	tr := sc.Turns[0]
 	refusal := func(limit string) string {
-		return "the session's terminals may hold 64 MiB of output (a running command its outputByteLimit, a finished one the output it kept); " +
+		return "the session's terminals may hold 64 MiB of output (each its outputByteLimit, until its exit was reported by terminal/wait_for_exit or terminal/output, then the output it kept); " +
 			"this one's output limit of " + limit + " (outputByteLimit, 4 MiB by default) would take them past 64 MiB, the most acprun keeps for them: " +
 			"release the terminals no longer needed (terminal/release), or ask for a smaller outputByteLimit"
 	}
@@ -61,5 +61,46 @@ turns:
 		"the most acprun keeps for a session's terminals; later terminals past it are refused too, without a warning"
 	if diff := cmp.Diff([]string{warning}, tr.Warnings); diff != "" {
 		t.Errorf("turn warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestTerminalOutputBudgetUntilReported: a terminal counts in the 64 MiB
+// for its outputByteLimit until the agent was told its command ended,
+// whether it has ended or not: after eight commands of 8 MiB the agent
+// never waited for, a ninth is refused, every run, however fast they
+// ended. Waited for (terminal/wait_for_exit), they count for the output
+// they kept, and the ninth runs.
+func TestTerminalOutputBudgetUntilReported(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, wait string
+		want       string // the ninth terminal/create, as the agent was told
+	}{
+		{"not waited for", "", "error: terminal/create: the session's terminals may hold 64 MiB of output"},
+		{"waited for", ", waitForExit: true", "terminal: term-9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			step := "      - terminal: {command: \"true\", outputByteLimit: 8388608" + tc.wait + "}\n"
+			res, out, _ := runOne(t, "turns:\n  - steps:\n"+strings.Repeat(step, 8)+
+				"      - terminal: {command: \"true\", outputByteLimit: 8388608}\n", `name: budget
+agent: {name: mock, args: [agent.mock.yaml]}
+client: {terminal: true}
+permissions: {default: allow}
+turns:
+  - prompt: hi
+`)
+			if res.code != exitOK {
+				t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+			}
+			text := out.Scenarios[0].Turns[0].Text
+			_, ninth, _ := strings.Cut(text, "terminal: term-8")
+			if tc.wait != "" {
+				ninth = strings.TrimPrefix(ninth, "exit: 0")
+			}
+			if !strings.HasPrefix(ninth, tc.want) {
+				t.Errorf("the agent was told %q; want the ninth terminal/create to say %q", text, tc.want)
+			}
+		})
 	}
 }

@@ -122,12 +122,18 @@ func (a *Attachments) serve(path string) (data []byte, given bool, err error) {
 // it is to fit a terminal's outputByteLimit.
 const maxAnswer = 8 << 20
 
-// terminalBudget bounds the output a session's terminals hold in memory:
-// the outputByteLimit of each running command (its output may grow to
-// it) and what each finished one holds, until the agent releases them. A
-// terminal/create that could take them past it is refused, and the agent
-// told to release terminals or ask for a smaller outputByteLimit: an agent
-// that runs chatty commands without end cannot take acprun's memory.
+// terminalBudget bounds the output a session's terminals hold in memory,
+// until the agent releases them: each counts for its outputByteLimit (its
+// output may grow to it) until its exit was reported to the agent (a
+// terminal/wait_for_exit answered, a terminal/output whose answer carries
+// the exit status), then for the output it kept. A terminal/create that
+// could take them past it is refused, and the agent told to release
+// terminals or ask for a smaller outputByteLimit: an agent that runs
+// chatty commands without end cannot take acprun's memory. Whether a
+// terminal/create is refused depends on the agent's messages only, not on
+// how fast the commands run: a command that ended unreported counts as
+// one running (an agent that sends terminal/create once it has read the
+// answer that reported an exit sees it counted so, every run).
 const terminalBudget = 64 << 20
 
 // readChunk is the buffer fs/read_text_file reads a file through: longer
@@ -613,7 +619,7 @@ func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *
 // overBudget refuses a terminal/create past terminalBudget, and warns of
 // the first such refusal of the session.
 func (c *clientServer) overBudget(rec *report.ClientRequest, over *terminal.BudgetError) error {
-	err := refuse(rec, acp.CodeInvalidParams, "the session's terminals may hold %s of output (a running command its outputByteLimit, a finished one the output it kept); "+
+	err := refuse(rec, acp.CodeInvalidParams, "the session's terminals may hold %s of output (each its outputByteLimit, until its exit was reported by terminal/wait_for_exit or terminal/output, then the output it kept); "+
 		"this one's output limit of %s (outputByteLimit, %s by default) would take them past %s, the most acprun keeps for them: "+
 		"release the terminals no longer needed (terminal/release), or ask for a smaller outputByteLimit",
 		byteSize(over.Held), byteSize(over.Limit), byteSize(terminal.DefaultOutputLimit), byteSize(over.Budget))
@@ -773,6 +779,7 @@ func (c *clientServer) terminalOutput(ctx context.Context, req *acp.Request, rec
 	if st != nil {
 		code, sig := recordExit(rec, *st)
 		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: code, Signal: sig}
+		t.MarkReported() // before the answer is written: see terminalBudget
 	}
 	return resp, nil
 }
@@ -857,6 +864,7 @@ func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *r
 		return nil, fail(rec, acp.CodeRequestCancelled, "%s", unanswered(ctx))
 	}
 	code, sig := recordExit(rec, st)
+	t.MarkReported() // before the answer is written: see terminalBudget
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
 }
 

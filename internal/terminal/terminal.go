@@ -15,7 +15,9 @@
 //
 // A Manager hands out terminals by id and kills them all on request. It
 // holds their output within a budget: a terminal is refused that could
-// take its terminals past it.
+// take its terminals past it, each counted at its limit until its exit
+// was reported (MarkReported), so that whether one is refused does not
+// depend on how fast the commands before it ran.
 package terminal
 
 import (
@@ -29,6 +31,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/proc"
@@ -75,8 +78,9 @@ type ExitStatus struct {
 // Kill, Done, …) and its output.
 type Terminal struct {
 	*proc.Process
-	out   *proc.Output
-	limit int // the most output bytes kept
+	out      *proc.Output
+	limit    int         // the most output bytes kept
+	reported atomic.Bool // see MarkReported
 }
 
 // Argv returns the argv Start runs for cfg: the command and its arguments,
@@ -194,11 +198,19 @@ func validTail(s string, limit int) (tail string, cut bool) {
 	return s, cut
 }
 
-// held is how many bytes of memory the terminal's output may take: its
-// limit while the command runs, what it holds once it has exited and its
-// output was drained.
+// MarkReported records that whoever runs the terminal was told its
+// command ended (given the exit status Wait or Output returned): from then
+// on the terminal counts in its Manager's budget for the output it holds,
+// no longer for its limit.
+func (t *Terminal) MarkReported() { t.reported.Store(true) }
+
+// held is how many bytes of output the terminal counts for in its
+// Manager's budget: its limit, which its output may grow to, until its
+// exit was reported (MarkReported), then what it holds. A command that
+// has ended unreported still counts at its limit: when it ended is the
+// command's own timing, which a refusal must not depend on.
 func (t *Terminal) held() int {
-	if isClosed(t.Done()) {
+	if t.reported.Load() && isClosed(t.Done()) {
 		return t.out.Held()
 	}
 	return t.limit
@@ -257,16 +269,16 @@ var ErrUnknown = errors.New("unknown terminal")
 var ErrClosed = errors.New("terminals closed")
 
 // BudgetError is returned by Manager.Create for a terminal whose output
-// limit would take the output its terminals may hold past the Manager's
+// limit would take the output its terminals count for past the Manager's
 // budget.
 type BudgetError struct {
-	Held   int // what the terminals may hold: see Manager.Held
+	Held   int // what the terminals count for: see Manager.Held
 	Limit  int // the output limit of the terminal refused
 	Budget int
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("the terminals may hold %d bytes of output; %d more would pass their budget of %d", e.Held, e.Limit, e.Budget)
+	return fmt.Sprintf("the terminals count for %d bytes of output; %d more would pass their budget of %d", e.Held, e.Limit, e.Budget)
 }
 
 // Manager tracks terminals by id. Its methods may be called from many
@@ -287,7 +299,7 @@ func NewManager(budget int) *Manager {
 
 // Create starts a command and returns its new id ("term-1", "term-2", …).
 // It refuses, with a *BudgetError, a command whose output limit would
-// take what the terminals may hold (Held) past the budget: the agent must
+// take what the terminals count for (Held) past the budget: the agent must
 // release terminals first, or ask for a smaller limit.
 func (m *Manager) Create(cfg Config) (string, *Terminal, error) {
 	m.mu.Lock()
@@ -354,8 +366,8 @@ func (m *Manager) KillAll() (running []string) {
 }
 
 // Held is how many bytes of output the terminals, released ones left
-// out, may hold: a running command's limit, since its output may grow to
-// it, and what a finished one holds.
+// out, count for in the budget: each its limit, which its output may grow
+// to, until its exit was reported (MarkReported), then what it holds.
 func (m *Manager) Held() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -470,9 +470,9 @@ func TestManagerRunning(t *testing.T) {
 }
 
 // TestManagerBudget: a terminal whose output limit would take what the
-// terminals may hold past the budget is refused, a running command
-// counted at its limit, a finished one at what it holds, a released one
-// not at all.
+// terminals count for past the budget is refused, a running command
+// counted at its limit, a finished one too until its exit was reported,
+// then at what it holds, a released one not at all.
 func TestManagerBudget(t *testing.T) {
 	const budget = 10 << 10
 	m := terminal.NewManager(budget)
@@ -489,6 +489,10 @@ func TestManagerBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait(t, done)
+	if got := m.Held(); got != 8<<10 {
+		t.Fatalf("Held = %d with a command ended unreported; want %d: both at their limits", got, 8<<10)
+	}
+	done.MarkReported()
 	held := 4<<10 + 512 // the finished one holds what its first write took
 	if got := m.Held(); got != held {
 		t.Fatalf("Held = %d; want %d", got, held)
@@ -527,6 +531,7 @@ func TestTerminalHoldsAtMostItsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait(t, term)
+	term.MarkReported()
 	if got := m.Held(); got > limit {
 		t.Errorf("the terminal holds %d bytes; want at most its limit, %d", got, limit)
 	}
