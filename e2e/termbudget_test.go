@@ -104,3 +104,27 @@ turns:
 		})
 	}
 }
+
+// TestTerminalOutputBudgetOutputKept: a terminal whose exit was reported
+// counts in the 64 MiB for the output it kept, to the byte, however
+// acprun's reads cut it: 3 MiB kept, with seven more terminals of 8 MiB,
+// leave room for exactly 5 MiB.
+func TestTerminalOutputBudgetOutputKept(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, "turns:\n  - steps:\n"+
+		"      - terminal: {command: head -c 3145728 /dev/zero, outputByteLimit: 8388608, waitForExit: true}\n"+
+		strings.Repeat("      - terminal: {command: \"true\", outputByteLimit: 8388608}\n", 7)+
+		"      - terminal: {command: \"true\", outputByteLimit: 5242880}\n", `name: budget
+agent: {name: mock, args: [agent.mock.yaml]}
+client: {terminal: true}
+permissions: {default: allow}
+turns:
+  - prompt: hi
+`)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	if text := out.Scenarios[0].Turns[0].Text; !strings.HasSuffix(text, "terminal: term-8terminal: term-9") {
+		t.Errorf("the agent was told %q; want the ninth terminal, of 5 MiB, created", text)
+	}
+}

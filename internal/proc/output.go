@@ -13,7 +13,8 @@ import (
 )
 
 // Output is a pipe a process writes to, read into a Tail until its end,
-// or until it is stopped (see Config.Readers).
+// or until it is stopped (see Config.Readers). Once reading has stopped,
+// the tail holds in memory just the bytes it kept.
 type Output struct {
 	r, w *os.File
 	done chan struct{} // reading stopped
@@ -72,6 +73,7 @@ func (o *Output) Unread() int { return PipeUnread(o.r) }
 // read reads the pipe into the tail until its end, or until StopReading.
 func (o *Output) read() {
 	defer close(o.done)
+	defer o.compact()
 	defer o.r.Close()
 	rc, err := o.r.SyscallConn()
 	if err != nil {
@@ -95,6 +97,17 @@ func (o *Output) read() {
 		if err != nil {
 			return // stopped
 		}
+	}
+}
+
+// compact has the tail, once reading has stopped, hold just the bytes it
+// kept: what it holds (Held) is then what was written, however the reads
+// cut it, which is their timing.
+func (o *Output) compact() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if cap(o.tail.buf) > len(o.tail.buf) {
+		o.tail = o.tail.clone()
 	}
 }
 

@@ -170,6 +170,42 @@ func TestOutputTake(t *testing.T) {
 	}
 }
 
+// TestOutputHeldOnceRead: once reading has stopped, the tail holds just
+// the bytes kept, however the reads cut what was written: 600 bytes read
+// in two reads of 300 (the buffer grown to 512, then doubled) leave 600
+// held, as one read of 600 would.
+func TestOutputHeldOnceRead(t *testing.T) {
+	reads := make(chan int, 2)
+	out, err := proc.NewOutputTo(1<<20, readSizes(reads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := strings.Repeat("x", 300)
+	for range 2 {
+		if _, err := out.File().WriteString(half); err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < len(half); n += <-reads { // read before the next write
+		}
+	}
+	out.File().Close()
+	await(t, out.ReadDone(), "the end of the output")
+	if got := out.Held(); got != 2*len(half) {
+		t.Errorf("Held() = %d once reading stopped; want %d, the bytes kept", got, 2*len(half))
+	}
+	if got := string(out.Tail().Bytes()); got != half+half {
+		t.Errorf("output %q; want %q", got, half+half)
+	}
+}
+
+// readSizes is an io.Writer that sends the size of each write.
+type readSizes chan<- int
+
+func (r readSizes) Write(p []byte) (int, error) {
+	r <- len(p)
+	return len(p), nil
+}
+
 // stubbornReader is a Reader whose pipe never ends: it stops only when
 // told to.
 type stubbornReader struct {

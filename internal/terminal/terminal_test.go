@@ -493,7 +493,7 @@ func TestManagerBudget(t *testing.T) {
 		t.Fatalf("Held = %d with a command ended unreported; want %d: both at their limits", got, 8<<10)
 	}
 	done.MarkReported()
-	held := 4<<10 + 512 // the finished one holds what its first write took
+	held := 4<<10 + len("abc") // the finished one holds its output
 	if got := m.Held(); got != held {
 		t.Fatalf("Held = %d; want %d", got, held)
 	}
