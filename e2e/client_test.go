@@ -405,6 +405,29 @@ turns:
 	}
 }
 
+// TestTerminalOutputAfterKill: terminal/kill is answered once the command
+// has ended, so the terminal/output an agent's timeout sends after it
+// (kill, then output) says how it ended, every run.
+func TestTerminalOutputAfterKill(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `turns:
+  - steps:
+      - terminal: {command: sleep 1000, kill: true, killFirst: true, output: true, release: true}
+`, `name: kill
+agent: {name: mock, args: [agent.mock.yaml]}
+permissions: {allow: [{kind: execute, command: "sleep *"}]}
+turns:
+  - prompt: hi
+`)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	if want := "terminal: term-1kill: okoutput, exit signal SIGKILL: release: ok"; tr.Text != want {
+		t.Errorf("the agent was told %q; want %q", tr.Text, want)
+	}
+}
+
 // TestTerminalOutputLimitInvalidBytes: output bytes that are no
 // character go to the agent as U+FFFD (3 bytes each), and terminal/output
 // still answers at most outputByteLimit bytes, cut at a character.

@@ -194,6 +194,8 @@ Steps (a mapping with exactly one of these keys)
                                 "exit signal <name>"); "output (truncated)"
                                 when the client cut the output short
     kill: true                  says "kill: ok"
+    killFirst: true             with kill: kill before output, as an agent's
+                                timeout does
     release: true               says "release: ok"
                               create says "terminal: <id>". Any failed call
                               says "error: <method>: <message> (<code>)".

@@ -181,6 +181,11 @@ load:
 			want: []string{`s.yaml:1:1: script: authRequired needs at least one authMethods entry that authenticate accepts`},
 		},
 		{
+			name: "killFirst without kill",
+			src:  "turns:\n  - steps:\n      - terminal: {command: ls, killFirst: true}\n",
+			want: []string{"s.yaml:3:19: terminal: killFirst orders the kill: add kill: true"},
+		},
+		{
 			// A key given with a wrong value is that value's error
 			// alone, not also "is required".
 			name: "wrong values are not missing keys",

@@ -21,6 +21,7 @@ type terminalStep struct {
 	waitForExit     bool
 	output          bool
 	kill            bool
+	killFirst       bool // kill before output, as an agent's timeout does
 	release         bool
 }
 
@@ -42,15 +43,19 @@ func (st *terminalStep) parse(p *parser, a action) {
 		"waitForExit":     set(&st.waitForExit, p.bool, "terminal.waitForExit"),
 		"output":          set(&st.output, p.bool, "terminal.output"),
 		"kill":            set(&st.kill, p.bool, "terminal.kill"),
+		"killFirst":       set(&st.killFirst, p.bool, "terminal.killFirst"),
 		"release":         set(&st.release, p.bool, "terminal.release"),
 	})
 	if !given["command"] {
 		p.Errorf(yamlnode.Deref(a.V), "terminal: command is required")
 	}
+	if st.killFirst && !st.kill {
+		p.Errorf(yamlnode.Deref(a.V), "terminal: killFirst orders the kill: add kill: true")
+	}
 }
 
 // play plays a terminal step: create, then wait_for_exit, output, kill
-// and release as asked. A cancel while waiting for the exit kills and
+// (before output with killFirst) and release as asked. A cancel while waiting for the exit kills and
 // releases the terminal.
 func (st *terminalStep) play(pl *player) *ending {
 	var created acp.CreateTerminalResponse
@@ -115,6 +120,11 @@ func (st *terminalStep) play(pl *player) *ending {
 			return end
 		}
 	}
+	if st.kill && st.killFirst {
+		if end := simple(acp.MethodTerminalKill, "kill"); end != nil {
+			return end
+		}
+	}
 	if st.output {
 		var res acp.TerminalOutputResponse
 		err := pl.call(pl.a.ctx, acp.MethodTerminalOutput, ref, &res)
@@ -131,7 +141,7 @@ func (st *terminalStep) play(pl *player) *ending {
 			return end
 		}
 	}
-	if st.kill {
+	if st.kill && !st.killFirst {
 		if end := simple(acp.MethodTerminalKill, "kill"); end != nil {
 			return end
 		}

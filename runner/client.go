@@ -884,10 +884,11 @@ func (c *clientServer) killTerminal(ctx context.Context, req *acp.Request, rec *
 		return nil, err
 	}
 	// Answered after the waits of the terminal sent before it, once the
-	// command ended.
+	// command ended and its output was drained, as a release is: a
+	// terminal/output sent after it says the command ended, every run.
 	prev, out := c.exitPlace(rec.TerminalID, false)
 	defer answerInPlace(ctx, prev, out)
-	t.Kill()
+	t.Close()
 	return acp.KillTerminalResponse{}, nil
 }
 

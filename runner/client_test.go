@@ -659,6 +659,27 @@ func TestClientTerminalPolicy(t *testing.T) {
 	}
 }
 
+// TestClientKillAnsweredOnceEnded: terminal/kill is answered once the
+// command has ended and its output was drained: the terminal/output sent
+// after it (an agent's timeout: kill, then output) says how it ended,
+// every run.
+func TestClientKillAnsweredOnceEnded(t *testing.T) {
+	t.Parallel()
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
+	if _, _, err := clientCall(t, c, acp.MethodTerminalKill, termRef(id)); err != nil {
+		t.Fatal(err)
+	}
+	res, rec, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := res["exitStatus"].(map[string]any); st["signal"] != "SIGKILL" || rec.Signal != "SIGKILL" {
+		t.Errorf("terminal/output after terminal/kill = %v, record %+v; want the exit status, signal SIGKILL", res, rec)
+	}
+}
+
 func TestClientKillAllAndClose(t *testing.T) {
 	t.Parallel()
 	root, _ := clientTree(t)
