@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -425,6 +426,43 @@ turns:
 	tr := out.Scenarios[0].Turns[0]
 	if want := "terminal: term-1kill: okoutput, exit signal SIGKILL: release: ok"; tr.Text != want {
 		t.Errorf("the agent was told %q; want %q", tr.Text, want)
+	}
+}
+
+// TestTerminalOutputAfterCancel: a turn's cancel kills its running
+// commands, and a terminal/output the agent sends once it has read the
+// cancel says the command was killed, every run: it is served once the
+// kill is done and the command has ended.
+func TestTerminalOutputAfterCancel(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `onCancel: ignore
+turns:
+  - steps:
+      - terminal: {command: sleep 1000}
+      - usage_update: {used: 1, size: 10, cost: {amount: 5, currency: USD}}
+      - waitForCancel: true
+      - garbage: '{"jsonrpc":"2.0","id":"o1","method":"terminal/output","params":{"sessionId":"mock-session-1","terminalId":"term-1"}}'
+      - garbage: '{"jsonrpc":"2.0","id":"r1","method":"terminal/release","params":{"sessionId":"mock-session-1","terminalId":"term-1"}}'
+      - text: done
+`, `name: cancel
+agent: {name: mock, args: [agent.mock.yaml]}
+client: {terminal: true}
+permissions: {allow: [{kind: execute, command: "sleep *"}]}
+turns:
+  - prompt: hi
+    budget: {maxCost: 1}
+`)
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d (the budget passed)\nstderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	var got []string
+	for _, r := range tr.ClientRequests {
+		got = append(got, r.Method+" "+r.Signal)
+	}
+	want := []string{"terminal/create ", "terminal/output SIGKILL", "terminal/release SIGKILL"}
+	if tr.CancelCause != "budget" || !slices.Equal(got, want) {
+		t.Errorf("turn cancelled for %q, client requests %q; want budget, %q", tr.CancelCause, got, want)
 	}
 }
 

@@ -906,19 +906,32 @@ func (c *clientServer) releaseTerminal(ctx context.Context, req *acp.Request, re
 	return acp.ReleaseTerminalResponse{}, nil
 }
 
-// killAll kills every running terminal (the turn was cancelled). The
-// waits of the commands it kills, which it wakes at once, are answered in
-// the order they came, every run: each after the one before it; and so
-// are the waits for these commands that come later, after them.
-func (c *clientServer) killAll() {
+// killAll kills every running terminal (the turn was cancelled) and
+// returns the ids of those it killed. The waits of the commands it kills,
+// which it wakes at once, are answered in the order they came, every run:
+// each after the one before it; and so are the waits for these commands
+// that come later, after them.
+func (c *clientServer) killAll() []string {
 	c.exitsMu.Lock()
 	defer c.exitsMu.Unlock()
-	for _, id := range c.terms.KillAll() {
+	killed := c.terms.KillAll()
+	for _, id := range killed {
 		c.killed[id] = true
 	}
 	for _, w := range c.waits {
 		if c.killed[w.id] && !w.chained {
 			w.after, w.chained, c.killTail = c.killTail, true, w.out
+		}
+	}
+	return killed
+}
+
+// killAllEnded is killAll, returning once the commands it killed have
+// ended and their output was drained (those released meanwhile too).
+func (c *clientServer) killAllEnded() {
+	for _, id := range c.killAll() {
+		if t, err := c.terms.Get(id); err == nil {
+			<-t.Done()
 		}
 	}
 }

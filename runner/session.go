@@ -215,6 +215,9 @@ type turnState struct {
 	cancelOnce   sync.Once
 	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
 	sentOnce     sync.Once
+	// killDone, once the cancel's kill took its place in the line (see
+	// killInLineLocked), is closed when it is done; guarded by session.mu.
+	killDone chan struct{}
 	// answeredFirst: the prompt's answer had been read before
 	// session/cancel was written (set before cancelSent is closed).
 	answeredFirst bool
@@ -303,9 +306,10 @@ func (s *session) holdRequests(t *turnState) (release func()) {
 
 var _ acp.Handler = (*session)(nil)
 
-// lineLocked takes the place of an fs/* or terminal/* request, in arrival
-// order, in the line in which they are served: it returns prev, closed once
-// the request before it is done, and done, to close once this one is (see
+// lineLocked takes the place of an fs/* or terminal/* request (or of a
+// cancel's kill of the terminals, see killInLineLocked), in arrival order,
+// in the line in which they are served: it returns prev, closed once the
+// request before it is done, and done, to close once this one is (see
 // served). The caller holds s.mu. Served one at a time, pipelined writes
 // to a file end as the last one asked and a read reads a whole file, every
 // run; and of the answers (up to 8 MiB each) only one is built and
@@ -771,6 +775,9 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	switch {
 	case t != nil:
 		t.record(&n.Update, s.red)
+		if isClosed(t.cancelled) { // by the update (a budget passed, see spend): in its place in the stream
+			s.killInLineLocked(t)
+		}
 		if w := s.modeSwitched(&n.Update); w != "" {
 			t.warnings = append(t.warnings, w)
 		}
@@ -1291,11 +1298,48 @@ func (s *session) turnState(index int) *turnState {
 
 // cancelTurn marks the turn cancelled: permission requests from now on are
 // answered cancelled, and unfinished tool calls are marked cancelled. The
-// terminals are killed once session/cancel is out (see sentCancel).
+// terminals are killed once session/cancel is out (see killInLineLocked).
 func (s *session) cancelTurn(t *turnState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t.markCancelled()
+	s.killInLineLocked(t)
+}
+
+// killInLineLocked takes, once for the turn t that was just marked
+// cancelled, the place in the line of the agent's fs/* and terminal/*
+// requests (see lineLocked) of the kill of the running terminals that the
+// cancel brings: the requests that came before are served first; the
+// terminals are killed once session/cancel is out (sentCancel); and the
+// requests that come after are served once the killed commands have
+// ended. So a request the agent sends once it has read the cancel (a
+// terminal/output) finds its commands ended, every run, not still dying.
+// A turn that ends first (a request before still unanswered, its answer
+// not read) kills them then, and its end (finish) waits for the kill. The
+// caller holds s.mu.
+func (s *session) killInLineLocked(t *turnState) {
+	if s.client == nil || t.killDone != nil {
+		return
+	}
+	killDone := make(chan struct{})
+	t.killDone = killDone
+	prev, done := s.lineLocked()
+	go func() {
+		defer close(done)
+		select {
+		case <-prev:
+		case <-t.ended:
+		}
+		select {
+		case <-t.cancelSent:
+		case <-t.ended: // a cancel written is so before the end
+		}
+		if isClosed(t.cancelSent) {
+			s.client.killAllEnded()
+		}
+		close(killDone)
+		<-prev
+	}()
 }
 
 // markCancelled marks the turn cancelled, once: the requests handled from
@@ -1317,16 +1361,13 @@ func (t *turnState) markCancelled() {
 
 // sentCancel records that session/cancel was written (or could not be):
 // the turn's pending permission requests may now be answered cancelled,
-// and its terminals are killed. Both come after the cancel, every time: an
-// agent waiting for a command's exit that read the exit first would take it
-// for the command's own end and could finish its turn end_turn, so the
-// verdict would hang on which line won the race to the pipe.
-// answeredFirst says that the prompt's answer had been read before the
-// cancel was written: the agent answered without it.
+// and its terminals are killed (see killInLineLocked). Both come after the
+// cancel, every time: an agent waiting for a command's exit that read the
+// exit first would take it for the command's own end and could finish its
+// turn end_turn, so the verdict would hang on which line won the race to
+// the pipe. answeredFirst says that the prompt's answer had been read
+// before the cancel was written: the agent answered without it.
 func (s *session) sentCancel(t *turnState, answeredFirst bool) {
-	if s.client != nil {
-		s.client.killAll()
-	}
 	t.sentOnce.Do(func() {
 		s.mu.Lock()
 		t.answeredFirst = answeredFirst
@@ -1349,7 +1390,11 @@ func (s *session) finish(ctx context.Context, t *turnState, out turnOutcome) rep
 	// wait: every Add happened before this, so Wait is safe.
 	s.mu.Lock()
 	t.answered = true
+	killDone := t.killDone
 	s.mu.Unlock()
+	if killDone != nil {
+		<-killDone // a cancel's kill of the terminals: done by the turn's end, as it was sent
+	}
 	answered := make(chan struct{})
 	go func() {
 		t.inflight.Wait()

@@ -304,3 +304,50 @@ func TestWaitLookedUpAfterCancelInOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputAfterCancelFindsTheKill: a cancel's kill of the running
+// commands takes its place among the agent's terminal requests where the
+// turn was cancelled (here at a usage_update that passes the turn's
+// budget): a terminal/output the agent sends after it says the command
+// was killed, every run, not that it still runs.
+func TestOutputAfterCancelFindsTheKill(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		script := `onCancel: ignore
+turns:
+  - steps:
+      - terminal: {command: sleep, args: ["1000"]}
+      - usage_update: {used: 1, size: 10, cost: {amount: 5, currency: USD}}
+      - garbage: '{"jsonrpc":"2.0","id":"o1","method":"terminal/output","params":{"sessionId":"mock-session-1","terminalId":"term-1"}}'
+      - waitForCancel: true
+      - garbage: '{"jsonrpc":"2.0","id":"r1","method":"terminal/release","params":{"sessionId":"mock-session-1","terminalId":"term-1"}}'
+      - text: done
+`
+		b := startScriptInBubble(t, script, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturns: [{prompt: go, budget: {maxCost: 1}}]\n", nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait()
+		res := b.finish(t, false)
+		if tr := res.Turns[0]; tr.CancelCause != "budget" {
+			t.Fatalf("turn %+v; want it cancelled for its budget", tr)
+		}
+		var answered bool
+		for _, l := range b.sentLines() {
+			var m struct {
+				ID     string          `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(l, &m) == nil && m.ID == "o1" {
+				answered = true
+				if !strings.Contains(string(m.Result), `"exitStatus":{"signal":"SIGKILL"}`) {
+					t.Errorf("terminal/output after the cancel answered %s; want the command killed", l)
+				}
+			}
+		}
+		if !answered {
+			t.Error("terminal/output not answered")
+		}
+	})
+}
