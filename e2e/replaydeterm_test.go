@@ -89,14 +89,19 @@ func TestReplayOfAnAgentThatExitedBetweenTurns(t *testing.T) {
 	if d := cmp.Diff(replayComparable(t, rec, recDir, rdir), replayComparable(t, got)); d != "" {
 		t.Errorf("replay results differ from the recording (-recorded +replayed):\n%s", d)
 	}
-	if s := tail; strings.Contains(s, "diverged") || !strings.Contains(s, "the recorded agent exited with code 5 here") {
-		t.Errorf("stderr = %q, want the replay saying it ends where the agent did", s)
+	// Whether turn 2's prompt reached the agent before it exited is the
+	// agent's own timing: the recording ends after turn 1's answer
+	// ("here") or in turn 2's prompt ("there"); either way the replay says
+	// how the agent exited, and the results are the recorded ones.
+	if s := tail; strings.Contains(s, "diverged") || !strings.Contains(s, "the recorded agent exited with code 5 here") && !strings.Contains(s, "the recorded agent exited with code 5 there") {
+		t.Errorf("stderr = %q, want the replay saying it ends where the agent did, and how", s)
 	}
 	cmd := exec.Command(acprunFor(t), "replay", "rec/fix.jsonl")
 	cmd.Dir = rdir
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
 {"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/x","mcpServers":[]}}
 {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"mock-session-1","prompt":[{"type":"text","text":"one"}]}}
+{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"mock-session-1","prompt":[{"type":"text","text":"two"}]}}
 `)
 	if r, _ := runCommand(t, cmd); r.code != 5 || !strings.Contains(r.stdout, `"stopReason":"end_turn"`) {
 		t.Errorf("acprun replay: exit %d, want the recorded 5 after the answer\n%s\n%s", r.code, r.stdout, r.stderr)

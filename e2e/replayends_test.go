@@ -69,7 +69,7 @@ turns:
 		t.Errorf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
 	}
 	sc := got.Scenarios[0]
-	if !strings.Contains(sc.StderrTail, "rec/fix.jsonl:8: the recording ends in turn 2, session/prompt not answered nor cancelled: the recorded agent exited (or closed its output) there, and so does the replay") {
+	if !strings.Contains(sc.StderrTail, "rec/fix.jsonl:8: the recording ends in turn 2, session/prompt not answered nor cancelled: the recorded agent exited with code 3 there, and so does the replay") {
 		t.Errorf("stderr = %q, want a line saying where the recording ends", sc.StderrTail)
 	}
 	got.Scenarios[0].StderrTail = ""

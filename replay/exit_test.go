@@ -63,7 +63,7 @@ func TestRunExitCodeOfACrash(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != nil || ae.Signal != "SIGSEGV" {
 		t.Errorf("Run = %v, want an *AgentExit by SIGSEGV", err)
 	}
-	if got := c.stderr.String(); !strings.Contains(got, "the recorded agent exited (or closed its output) there") {
+	if got := c.stderr.String(); !strings.Contains(got, "rec.jsonl:5: the recording ends in turn 1, session/prompt not answered nor cancelled: the recorded agent was killed by SIGSEGV there, and so does the replay") {
 		t.Errorf("stderr = %q", got)
 	}
 }

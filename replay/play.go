@@ -355,12 +355,17 @@ func (p *player) handle(in *incoming) error {
 		// The recording ends in this request, which acprun neither had
 		// answered nor cancelled: the recorded agent exited, or closed
 		// its output, there (acprun records no more of a session whose
-		// agent has gone). So does the replay.
+		// agent has gone), as its exit line says when there is one. So
+		// does the replay.
 		where := what(in.method, turn)
 		if turn > 0 {
 			where = fmt.Sprintf("turn %d, session/prompt", turn)
 		}
-		p.note(ex.line, "the recording ends in %s not answered nor cancelled: the recorded agent exited (or closed its output) there, and so does the replay", where)
+		how := "exited (or closed its output)"
+		if e, _ := p.rec.Exit(); e != nil {
+			how = e.how() // the transcript's last line says how
+		}
+		p.note(ex.line, "the recording ends in %s not answered nor cancelled: the recorded agent %s there, and so does the replay", where, how)
 		return p.ended()
 	case ex.answer == nil:
 		what := what(in.method, turn)
