@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/report"
 )
 
@@ -929,7 +931,7 @@ func TestResumeOneShotAfterOneThatDidNot(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", res.code, res.stderr)
 	}
 	want := `session: no session is recorded for "prompt @ m" in ` + filepath.Join(dir, ".acprun", "state.json") +
-		" yet; started a new session, recorded for the next run to continue"
+		" yet; started a new session"
 	res, out := runResults(t, dir, "--agent", "m", "--prompt", "two", "--resume")
 	if res.code != 0 || !strings.Contains(res.stderr, want) || out.Scenarios[0].Session.Resumed {
 		t.Errorf("--resume after a run without it: exit %d, session %+v, stderr:\n%s\nwant 0 and:\n%s", res.code, out.Scenarios[0].Session, res.stderr, want)
@@ -937,5 +939,34 @@ func TestResumeOneShotAfterOneThatDidNot(t *testing.T) {
 	res, out = runResults(t, dir, "--agent", "m", "--prompt", "three", "--resume")
 	if res.code != 0 || strings.Contains(res.stderr, "no session is recorded") || !out.Scenarios[0].Session.Resumed {
 		t.Errorf("--resume again: exit %d, session %+v, stderr:\n%s", res.code, out.Scenarios[0].Session, res.stderr)
+	}
+}
+
+// TestResumeNothingRecordedSaysWhatHappened: the warning of a scenario
+// that continues its session with none recorded yet says what the run
+// did, never more: nothing when the agent opened no session (it wanted
+// authentication), and no promise that the session is recorded for the
+// next run when another warning says it is not (its id holds a secret).
+func TestResumeNothingRecordedSaysWhatHappened(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"auth.mock.yaml":   "agentCapabilities: {loadSession: true}\nauthRequired: true\nauthMethods: [{id: key, name: Key}]\n",
+		"secret.mock.yaml": "agentCapabilities: {loadSession: true}\nsessionId: sess-hunter2222\n",
+		"auth.yaml":        "name: auth\nagent: {command: [acprun, mock-agent, auth.mock.yaml]}\npermissions: {}\nsession: {resume: true}\nturns: [{prompt: hi}]\n",
+		"secret.yaml":      "name: secret\nagent: {command: [acprun, mock-agent, secret.mock.yaml], env: {TOKEN: hunter2222}}\npermissions: {}\nsession: {resume: true}\nturns: [{prompt: hi}]\n",
+	})
+	state := filepath.Join(dir, ".acprun", "state.json")
+	res, out := runResults(t, dir, "auth.yaml")
+	if res.code != 3 || slices.ContainsFunc(out.Scenarios[0].Warnings, func(w string) bool { return strings.HasPrefix(w, "session:") }) {
+		t.Errorf("no session opened: exit %d, warnings %q; want 3 and no session: warning", res.code, out.Scenarios[0].Warnings)
+	}
+	res, out = runResults(t, dir, "secret.yaml")
+	want := []string{
+		`session: no session is recorded for "secret @ acprun mock-agent secret.mock.yaml" in ` + state + " yet; started a new session",
+		"session: the agent's session id holds a secret, so it is not recorded in the state file (an output, redacted as the others); the next run will start a new session",
+	}
+	if diff := cmp.Diff(want, out.Scenarios[0].Warnings); res.code != 0 || diff != "" {
+		t.Errorf("a session id not saved: exit %d, warnings (-want +got):\n%s", res.code, diff)
 	}
 }

@@ -287,9 +287,9 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 	e, ok := f.Get(key)
 	if !ok {
 		// A first run, or the runs before did not continue theirs (a
-		// one-shot run without --resume records none): said, lest a run
-		// seem to have continued a conversation it did not.
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: no session is recorded for %q in %s yet; started a new session, recorded for the next run to continue", key, path))
+		// one-shot run without --resume records none): said by
+		// noteOpened, once a session is opened.
+		r.noneRecorded = true
 		return nil, nil
 	}
 	r.res.Session.Recorded = e.SessionID
@@ -332,6 +332,11 @@ func (r *scenarioRun) noteOpened(got handshakeResult) {
 		s.Method = got.method
 	case got.session.SessionID != "":
 		s.Method = acp.MethodSessionNew
+	}
+	if r.noneRecorded && s.Method != "" {
+		// Said lest a run seem to have continued a conversation it did
+		// not; whether the new session is saved, saveSession says.
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: no session is recorded for %q in %s yet; started a new session", s.Key, s.StateFile))
 	}
 }
 

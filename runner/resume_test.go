@@ -417,6 +417,57 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestNothingRecordedSaysWhatHappened: the warning that no session was
+// recorded to continue says only what the run did: none when the agent
+// opened no session, and no promise that the new one is recorded when it
+// is not (its id holds a secret), which another warning says.
+func TestNothingRecordedSaysWhatHappened(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"auth.mock.yaml":   "agentCapabilities: {loadSession: true}\nauthRequired: true\nauthMethods: [{id: key, name: Key}]\n",
+		"secret.mock.yaml": "agentCapabilities: {loadSession: true}\nsessionId: sess-hunter2222\n",
+		"auth.yaml":        "name: auth\nagent: {command: [acprun, mock-agent, auth.mock.yaml]}\npermissions: {}\nsession: {resume: true}\nturns: [{prompt: hi}]\n",
+		"secret.yaml":      "name: secret\nagent: {command: [acprun, mock-agent, secret.mock.yaml], env: {TOKEN: hunter2222}}\npermissions: {}\nsession: {resume: true}\nturns: [{prompt: hi}]\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "auth.yaml"), filepath.Join(dir, "secret.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Self: agentBin(t)}
+	states, err := OpenStates(t.Context(), opts, scs, sessionstate.Wait, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, f := range states {
+			f.Close()
+		}
+	}()
+	opts.States = states
+	rep, err := Run(t.Context(), opts, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, secret := rep.Scenarios[0], rep.Scenarios[1]
+	if auth.Status != report.StatusError || len(auth.Warnings) != 0 {
+		t.Errorf("no session opened: status %s, warnings %q; want error and none", auth.Status, auth.Warnings)
+	}
+	state := filepath.Join(dir, ".acprun", "state.json")
+	want := []string{
+		`session: no session is recorded for "secret @ acprun mock-agent secret.mock.yaml" in ` + state + " yet; started a new session",
+		"session: " + errSecretSessionID.Error() + "; the next run will start a new session",
+	}
+	if diff := cmp.Diff(want, secret.Warnings); diff != "" {
+		t.Errorf("a session id not saved: warnings (-want +got):\n%s", diff)
+	}
+}
+
 // TestNothingRecordedSaysSo: a scenario that continues its session, with
 // none recorded for it yet (a first run, or the runs before did not
 // continue theirs), starts a new one and says so in a warning, which names
@@ -457,7 +508,7 @@ func TestNothingRecordedSaysSo(t *testing.T) {
 		return rep.Scenarios[0]
 	}
 	state := filepath.Join(dir, ".acprun", "state.json")
-	want := fmt.Sprintf(`session: no session is recorded for "nightly @ acprun mock-agent agent.mock.yaml" in %s yet; started a new session, recorded for the next run to continue`, state)
+	want := fmt.Sprintf(`session: no session is recorded for "nightly @ acprun mock-agent agent.mock.yaml" in %s yet; started a new session`, state)
 	first := run()
 	if first.Status != report.StatusPassed || first.Session == nil || first.Session.Resumed || !slices.Contains(first.Warnings, want) {
 		t.Errorf("first run: status %s, session %+v, warnings %q; want a new session and %q", first.Status, first.Session, first.Warnings, want)

@@ -754,6 +754,9 @@ type scenarioRun struct {
 	// releaseHold lets the next attempt of the same session in; nil when
 	// nothing is held.
 	releaseHold func()
+	// noneRecorded says the state file had no session for the scenario
+	// to continue: once a session is opened, a warning says it is new.
+	noneRecorded bool
 	// proc is the process of agent: its binding, its pool.
 	proc *proc
 	// opened is set once the session was opened and set up: the turns run.
