@@ -256,7 +256,7 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 		if c.Quiet {
 			quiet = "-q"
 		}
-		return fmt.Errorf("-v (--verbose) streams what the agents do on stderr, and %s prints nothing there but the totals: leave one of them out", quiet)
+		return fmt.Errorf("-v (--verbose) streams what the agents do on stderr, and %s prints nothing there but the summary: leave one of them out", quiet)
 	}
 	return outfile.CheckTargets(g.Stdout, c.files())
 }

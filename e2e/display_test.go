@@ -168,7 +168,7 @@ func TestQuietVerboseRefused(t *testing.T) {
 		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
 	})
 	res := acprun(t, dir, "run", "s.yaml", "-q", "-v", "-o", "out.json")
-	want := "acprun: -v (--verbose) streams what the agents do on stderr, and -q prints nothing there but the totals: leave one of them out\n"
+	want := "acprun: -v (--verbose) streams what the agents do on stderr, and -q prints nothing there but the summary: leave one of them out\n"
 	if res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", res.code, res.stderr, exitUsage, want)
 	}
