@@ -89,7 +89,26 @@ func selfAgentProblem(argv []string) (int, string) {
 	if cmd == nil {
 		return i, msg + " (" + agents + ")"
 	}
+	if w := argv[i]; i == len(argv)-1 && len(cmd.Positional) > 0 && strings.HasPrefix(w, "-") && w != "--" &&
+		!slices.Contains(argv[:i], "--") && !knownFlag(kctx, w) {
+		// Most likely the script or transcript, whose name starts with
+		// a minus: kong would suggest a flag (-h).
+		return i, fmt.Sprintf("%s: %s is not a flag of %s: the agent would exit before answering initialize; a %s whose name starts with - follows --: write %s -- %s",
+			shown, w, shown, cmd.Positional[0].Summary(), strings.Join(argv[:i], " "), w)
+	}
 	return i, fmt.Sprintf("%s: the agent would exit before answering initialize; write %s", msg, usage(cmd))
+}
+
+// knownFlag says whether word, up to an "=", names a flag of the
+// commands kctx selected: --name, -s or an alias.
+func knownFlag(kctx *kong.Context, word string) bool {
+	name, _, _ := strings.Cut(word, "=")
+	for _, f := range kctx.Flags() {
+		if name == "--"+f.Name || (f.Short != 0 && name == "-"+string(f.Short)) || slices.ContainsFunc(f.Aliases, func(a string) bool { return name == aliasName(a) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // usage is how cmd, a command of acprun's, is written: acprun replay

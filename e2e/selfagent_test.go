@@ -271,3 +271,21 @@ func TestMockScriptAfterDoubleDash(t *testing.T) {
 		t.Errorf("probe of a missing transcript: exit %d, stderr:\n%s\nwant 2 and the transcript named, before the agent starts", res.code, res.stderr)
 	}
 }
+
+// TestMockScriptLikeAFlag: a mock agent script whose name starts with "-"
+// given without "--" is taken for a flag; validate and run say so at its
+// word and show the command with "--", rather than suggest -h.
+func TestMockScriptLikeAFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := "name: d\nagent: {command: [acprun, mock-agent, -x.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{"s.yaml": s, "-x.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	col := strings.Index(s, "-x") - strings.Index(s, "agent:") + 1
+	want := fmt.Sprintf("s.yaml:2:%d: agent: acprun mock-agent: -x.mock.yaml is not a flag of acprun mock-agent: the agent would exit before answering initialize; "+
+		"a <script> whose name starts with - follows --: write acprun mock-agent -- -x.mock.yaml\n", col)
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		if res := acprun(t, dir, args...); res.code != exitUsage || !strings.HasPrefix(res.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 2 and %q first", strings.Join(args, " "), res.code, res.stderr, want)
+		}
+	}
+}
