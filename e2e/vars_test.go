@@ -256,6 +256,42 @@ turns:
 	}
 }
 
+// TestVarsBadTemplateOfATypedValue: a duration or a number written as a
+// template that names no variable, or that is malformed, is that error
+// alone for validate and run: not also a duration or a number that its
+// text is not.
+func TestVarsBadTemplateOfATypedValue(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"t.yaml": `name: t
+vars: {level: [1, 2]}
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {}
+turnTimeout: "{{.lvl}}"
+retries: "{{ level }}"
+turns: [{prompt: hi}]
+`,
+	})
+	want := []string{
+		`t.yaml:5:15: {{.lvl}}: vars has no lvl (did you mean level?)`,
+		`t.yaml:6:11: bad template {{ level }}: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`,
+	}
+	for _, args := range [][]string{{"validate", "t.yaml"}, {"run", "t.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		var got []string
+		for _, l := range strings.Split(res.stderr, "\n") {
+			if strings.HasPrefix(l, "t.yaml:") {
+				got = append(got, l)
+			}
+		}
+		if res.code != exitUsage || !slices.Equal(got, want) {
+			t.Errorf("%s: exit %d, errors\n%s\nwant exit 2 and\n%s", strings.Join(args, " "), res.code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
 // TestVarsValueWithControlCharacter: a value of vars is in the expanded
 // scenario's name, so a tab, a line break or an escape in it is an error
 // at the value for validate, list and run, as in a written name, and

@@ -488,11 +488,13 @@ func (p *fileParser) checkTemplates(root *yaml.Node, names []string, vars string
 		ts, probs := templates(n.Value)
 		for _, pr := range probs {
 			p.errorAt(p.posIn(n, pr.off), "%s", pr.msg)
+			p.Reported(n) // not also a value its text is not
 		}
 		for _, t := range ts {
 			if t.name == "" || names == nil || slices.Contains(names, t.name) { // nil: vars is wrong, and was reported
 				continue
 			}
+			p.Reported(n)
 			hint := "vars has " + strings.Join(names, ", ")
 			if s, ok := suggest(t.name, names); ok {
 				hint = "did you mean " + s + "?"

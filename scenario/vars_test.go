@@ -178,6 +178,22 @@ turns:
 			},
 		},
 		{
+			// A value whose template is wrong is that error alone: it is
+			// not also a duration or a number that its text is not.
+			name: "templates of typed values",
+			src: `name: x
+vars: {lang: [go, rust]}
+agent: {command: [a]}
+turnTimeout: "{{.lnag}}"
+retries: "{{ lang }}"
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:4:15: {{.lnag}}: vars has no lnag (did you mean lang?)`,
+				`bad.yaml:5:11: bad template {{ lang }}: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`,
+			},
+		},
+		{
 			name: "values",
 			src: `name: x
 vars: {lang: [], 2x: a, mode: [a, {b: c}], opt: ~}

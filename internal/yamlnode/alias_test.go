@@ -155,6 +155,27 @@ func TestSource(t *testing.T) {
 	}
 }
 
+// TestReported: a problem at a node Reported marked, or at a copy made of
+// it, is not recorded, in the Reader that marked it and in those Again
+// made before or after; other nodes' problems are.
+func TestReported(t *testing.T) {
+	r, root := read(t, "a: \"{{.nope}}\"\nb: 5q\n")
+	n := root.Content[1]
+	before := r.Again()
+	r.Reported(n)
+	after := r.Again()
+	c := *n
+	before.Copied(&c, n)
+	for name, rd := range map[string]*yamlnode.Reader{"r": r, "before": &before, "after": &after} {
+		rd.Errorf(n, "bad duration")
+		rd.Errorf(&c, "bad duration")
+		rd.Errorf(root.Content[3], "bad duration")
+		if len(rd.Errs) != 1 || rd.Errs[0].Line != 2 {
+			t.Errorf("%s: errors %v, want the one at line 2 alone", name, rd.Errs)
+		}
+	}
+}
+
 // TestAgain: a Reader made to read a file's nodes again knows where the
 // copies in them are written, without the problems found before.
 func TestAgain(t *testing.T) {

@@ -55,6 +55,9 @@ type Reader struct {
 	// copies holds the node each copy that Copied recorded was made of;
 	// r and the Readers Again makes of it share it.
 	copies map[*yaml.Node]*yaml.Node
+	// reported holds the nodes Reported marked; r and the Readers Again
+	// makes of it share it.
+	reported map[*yaml.Node]bool
 }
 
 // Again returns a Reader of the same file without its problems, for
@@ -65,7 +68,22 @@ func (r *Reader) Again() Reader {
 	if r.copies == nil {
 		r.copies = map[*yaml.Node]*yaml.Node{}
 	}
-	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, text: r.text, starts: r.starts, origins: r.origins, copied: r.copied, copies: r.copies}
+	if r.reported == nil {
+		r.reported = map[*yaml.Node]bool{}
+	}
+	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, text: r.text, starts: r.starts, origins: r.origins, copied: r.copied, copies: r.copies,
+		reported: r.reported}
+}
+
+// Reported marks n, a scalar whose value is wrong as written (a template
+// that cannot be rendered), as reported: a problem Errorf finds later in
+// it, or in a copy made of it (see Copied), follows from that one and is
+// not recorded.
+func (r *Reader) Reported(n *yaml.Node) {
+	if r.reported == nil {
+		r.reported = map[*yaml.Node]bool{}
+	}
+	r.reported[Deref(n)] = true
 }
 
 // Errorf records a problem at node n (nil: the whole file); at a copy of
@@ -77,6 +95,9 @@ func (r *Reader) Errorf(n *yaml.Node, format string, args ...any) {
 // record is Errorf without the hint, for the problems the Reader finds
 // itself.
 func (r *Reader) record(n *yaml.Node, msg string) {
+	if n != nil && r.reported[r.Source(n)] {
+		return
+	}
 	line, col := 0, 0
 	if n != nil {
 		line, col = n.Line, n.Column
