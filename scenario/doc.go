@@ -187,13 +187,15 @@
 //
 // setup, verify and teardown commands are shell lines, run by /bin/sh -c
 // in the workspace (or the session cwd), each in its own process group,
-// with the agent's environment: a string, or a mapping with run, timeout
-// and, for verify only, expect (default: exit code 0). An empty list means
-// none. A setup command that fails ends the attempt as an error; verify
-// commands run after the last turn and are expectations; teardown commands
-// run last whatever happened, once the workspace exists (not when it could
-// not be made), and one that fails gives a warning. ACPRUN_WORKSPACE names
-// the attempt's copy.
+// with acprun's environment and the agent's env: a string, or a mapping
+// with run, timeout and, for verify only, expect (default: exit code 0).
+// An empty list means none. A setup command that fails ends the attempt as
+// an error; verify commands run after the last turn and are expectations;
+// teardown commands run last whatever happened, once the workspace exists
+// (not when it could not be made), and one that fails gives a warning.
+// ACPRUN_WORKSPACE names the attempt's copy (when there is a workspace).
+// What a command starts in the background is killed when it exits (see
+// package internal/hook), so a setup cannot start a server for the agent.
 //
 // sandbox puts the agent, everything it starts, the terminals acprun runs
 // for it, the judges and with verify: true the verify commands (never

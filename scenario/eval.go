@@ -50,7 +50,8 @@ func (w Workspace) Source() string {
 
 // Command is one setup, verify or teardown command: a shell line run by
 // /bin/sh -c in the workspace (or the session cwd), in its own process
-// group, with the agent's environment.
+// group, with acprun's environment, the agent's env and ACPRUN_WORKSPACE
+// (see the package doc).
 type Command struct {
 	Pos Pos
 	Run string
