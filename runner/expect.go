@@ -20,6 +20,7 @@ import (
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -721,7 +722,9 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 // known is false when the changes are unknown (no workspace, or they could
 // not be listed): unchanged then fails rather than passing unchecked. An
 // empty changed that is known is an agent that changed nothing, which
-// every unchanged glob accepts.
+// every unchanged glob accepts. leftOut are the files of the workspace's
+// source its copy left out (workspace.Workspace.LeftOut): a path of
+// exists that is one of them fails saying so.
 //
 // The agent is untrusted and may have planted symlinks: paths are resolved
 // inside root by package jail and files are opened through its os.Root, so
@@ -730,7 +733,7 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult, spen
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), of any size, as a stream (see checkContents),
 // until ctx ends.
-func checkFiles(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
+func checkFiles(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpect, root string, hidden []string, leftOut []workspace.LeftOut, changed []string, known bool, in inputs) []string {
 	if e == nil {
 		return nil
 	}
@@ -738,6 +741,7 @@ func checkFiles(ctx context.Context, red *redact.Redactor, e *scenario.FilesExpe
 	if ws, err := openWorkspace(root, hidden); err != nil {
 		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
+		ws.leftOut = leftOut
 		fails = ws.check(ctx, red, e, in)
 		ws.close()
 	}
@@ -782,6 +786,7 @@ type workspaceFiles struct {
 	root     *os.Root   // on resolved
 	paths    []string   // see list; nil until listed
 	listErr  error
+	leftOut  []workspace.LeftOut // what the copy left out of the source (see checkFiles)
 }
 
 // openWorkspace opens dir for the files expectations, hidden (the paths
@@ -916,8 +921,20 @@ func (w *workspaceFiles) exists(rel string) string {
 		if fi, lerr := w.lstat(rel); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return "does not exist (it is a dangling symlink)"
 		}
+		if l, ok := w.leftOutAt(rel); ok {
+			return fmt.Sprintf("does not exist: the workspace's source has it, but as %s, which a copy leaves out", l.What())
+		}
 	}
 	return w.problem(rel, err)
+}
+
+// leftOutAt finds rel among the files the copy left out.
+func (w *workspaceFiles) leftOutAt(rel string) (workspace.LeftOut, bool) {
+	i := slices.IndexFunc(w.leftOut, func(l workspace.LeftOut) bool { return l.Path == path.Clean(rel) })
+	if i < 0 {
+		return workspace.LeftOut{}, false
+	}
+	return w.leftOut[i], true
 }
 
 // matchFile reports whether the workspace path p (relative, with slashes)
@@ -992,7 +1009,13 @@ func (w *workspaceFiles) existsGlob(pattern string) string {
 	case err != nil:
 		return "cannot be checked: " + innerError(err).Error()
 	case len(m) == 0:
-		return "matches no path of the workspace (a glob is relative to its root: ** for any directories)"
+		const none = "matches no path of the workspace"
+		for _, l := range w.leftOut {
+			if matchFile(pattern, l.Path) {
+				return fmt.Sprintf("%s: the workspace's source has %s, but as %s, which a copy leaves out", none, termtext.OneLine(l.Path), l.What())
+			}
+		}
+		return none + " (a glob is relative to its root: ** for any directories)"
 	}
 	problem := ""
 	for _, p := range m {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -772,7 +773,7 @@ func TestCheckFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.e
-			got := checkFiles(t.Context(), nil, &e, root, nil, tt.changed, !tt.unknown, nil)
+			got := checkFiles(t.Context(), nil, &e, root, nil, nil, tt.changed, !tt.unknown, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -801,8 +802,35 @@ func TestFileGlobsLeaveHiddenOut(t *testing.T) {
 		`s.yaml:30:5: files.exists: "secrets/*" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
 		`s.yaml:41:5: files.absent: "**/HEAD" matches 1 path: src/HEAD`,
 	}
-	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, []string{filepath.Join(root, "secrets")}, nil, nil, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+}
+
+// TestFilesLeftOutOfTheCopy: a path of files.exists that the workspace's
+// copy left out (a FIFO, a socket or a device of its source) fails saying
+// so, by its name or by a glob that matches it, rather than only that it
+// does not exist; another missing path fails as before.
+func TestFilesLeftOutOfTheCopy(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a.txt"), "a\n")
+	leftOut := []workspace.LeftOut{{Path: "run/fifo", Type: fs.ModeNamedPipe}, {Path: "agent.sock", Type: fs.ModeSocket}}
+	e := &scenario.FilesExpect{
+		Exists:   []scenario.Located{loc(30, 5, "run/fifo"), loc(31, 5, "*.sock"), loc(32, 5, "gone.txt"), loc(33, 5, "a.txt")},
+		Contains: []scenario.FileText{{Pos: at(34, 5), Path: "./run/fifo", Text: "x"}},
+	}
+	want := []string{
+		`s.yaml:30:5: files.exists: "run/fifo" does not exist: the workspace's source has it, but as a FIFO, which a copy leaves out`,
+		`s.yaml:31:5: files.exists: "*.sock" matches no path of the workspace: the workspace's source has agent.sock, but as a socket, which a copy leaves out`,
+		`s.yaml:32:5: files.exists: "gone.txt" does not exist`,
+	}
+	got := checkFiles(t.Context(), nil, e, root, nil, leftOut, nil, true, nil)
+	if diff := cmp.Diff(want, got[:min(len(got), len(want))]); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if len(got) != 4 || !strings.Contains(got[3], "run/fifo") || !strings.HasSuffix(got[3], "does not exist: the workspace's source has it, but as a FIFO, which a copy leaves out") {
+		t.Errorf("failures = %q; want a fourth, for files.contains, that says the copy left the FIFO out", got)
 	}
 }
 
@@ -812,12 +840,12 @@ func TestCheckFilesWithoutWorkspace(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
-	got := checkFiles(t.Context(), nil, e, dir, nil, []string{"src/a.go"}, true, nil)
+	got := checkFiles(t.Context(), nil, e, dir, nil, nil, []string{"src/a.go"}, true, nil)
 	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
 		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
 		t.Errorf("failures: %q", got)
 	}
-	if got := checkFiles(t.Context(), nil, nil, dir, nil, nil, false, nil); got != nil {
+	if got := checkFiles(t.Context(), nil, nil, dir, nil, nil, nil, false, nil); got != nil {
 		t.Errorf("nil expectation: %q", got)
 	}
 }
@@ -923,7 +951,7 @@ func TestAgentChosenOnOneLine(t *testing.T) {
 		`s.yaml:31:5: files.absent: "*.txt" matches 1 path: bad\x0a::error::forged.txt`,
 		`s.yaml:32:5: files.unchanged: 1 path matching "*.txt" was changed: bad\x0a::error::forged.txt`,
 	}
-	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, nil, []string{name}, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(t.Context(), nil, e, root, nil, nil, []string{name}, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 	turn := &report.TurnResult{StopReason: "end\nL2"}
@@ -992,7 +1020,7 @@ func TestCheckFilesLarge(t *testing.T) {
 		`s.yaml:83:7: files.golden: "long.txt" differs from ` + lastByte + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…` + a + `a", golden "…` + a + `b"`,
 		`s.yaml:84:7: files.golden: "long-secret.txt" differs from ` + lastSecret + `: 17825792 bytes, golden 17825792 bytes; first difference at byte 17825792, line 1: "…[REDACTED]` + a[:16] + `a", golden "…[REDACTED]` + a[:16] + `b"`,
 	}
-	got := checkFiles(t.Context(), redact.New(secret), e, root, nil, nil, true, nil)
+	got := checkFiles(t.Context(), redact.New(secret), e, root, nil, nil, nil, true, nil)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
@@ -1103,10 +1131,10 @@ func TestCheckFilesStopsWhenDone(t *testing.T) {
 	cancel()
 	e := &scenario.FilesExpect{Pos: at(5, 3), Contains: []scenario.FileText{{Pos: at(6, 5), Path: "big.txt", Text: "needle"}}}
 	want := []string{`s.yaml:6:5: files.contains: "big.txt" cannot be read: acprun was stopped at once (second interrupt) before it was read to its end`}
-	if diff := cmp.Diff(want, checkFiles(ctx, nil, e, root, nil, nil, true, nil)); diff != "" {
+	if diff := cmp.Diff(want, checkFiles(ctx, nil, e, root, nil, nil, nil, true, nil)); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
-	if got := checkFiles(t.Context(), nil, e, root, nil, nil, true, nil); got != nil {
+	if got := checkFiles(t.Context(), nil, e, root, nil, nil, nil, true, nil); got != nil {
 		t.Errorf("failures %q; want none before ctx ends", got)
 	}
 }

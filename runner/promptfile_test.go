@@ -117,7 +117,7 @@ func TestInputsPlantedLink(t *testing.T) {
 	if len(blocks) != 1 || blocks[0].Type != "resource_link" || len(warnings) != 1 || warnings[0] != want {
 		t.Errorf("blocks %+v, warnings %q; want a link and %q", blocks, warnings, want)
 	}
-	fails := checkFiles(t.Context(), nil, files, dir, nil, nil, false, in)
+	fails := checkFiles(t.Context(), nil, files, dir, nil, nil, nil, false, in)
 	wantFail := "s.yaml:3:7: files.golden: cannot read the golden file: " + golden + ": replaced by a symbolic link"
 	if len(fails) != 1 || !strings.HasPrefix(fails[0], wantFail) || strings.Contains(fails[0], "SECRET") {
 		t.Errorf("files.golden: %q; want %q…", fails, wantFail)

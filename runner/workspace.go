@@ -213,7 +213,11 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 			r.warnNoFile("files.unchanged", e.Unchanged, slices.Concat(r.ws.Files(), created), " before the run, nor one created by it")
 		}
 	}
-	return append(fails, checkFiles(ctx, r.red, e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
+	var leftOut []workspace.LeftOut
+	if r.ws != nil {
+		leftOut = r.ws.LeftOut
+	}
+	return append(fails, checkFiles(ctx, r.red, e, r.workDir(), r.hidden, leftOut, changed, known, r.opts.inputs)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a

@@ -26,7 +26,7 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Kind: KindCopy, Shared: shared}
-	if w.Pointers, err = copyTree(ctx, src, filepath.Clean(from), dir); err != nil {
+	if w.Pointers, w.LeftOut, err = copyTree(ctx, src, filepath.Clean(from), dir); err != nil {
 		_ = w.remove()
 		return nil, placeError(fmt.Errorf("workspace: copy %s: %w", from, err), shared)
 	}
@@ -45,7 +45,8 @@ var copying func(rel string)
 // copyTree copies the tree at src (symlinks resolved; given is the path it
 // was given by, cleaned) into the existing, empty directory dst, and
 // returns the pointers it copied, as Pointers lists them (found as it
-// goes: the source is walked once). dst itself keeps its mode. A
+// goes: the source is walked once), and what it left out (see
+// Workspace.LeftOut). dst itself keeps its mode. A
 // symbolic link that leads into the source leads into the copy (see
 // copyLink). The source is read through an os.Root and each file
 // checked once open to be the one listed: an agent that can
@@ -53,10 +54,10 @@ var copying func(rel string)
 // this one) and swaps a directory or file for a symlink while it is
 // copied (to ~/.ssh) cannot have acprun copy what the link leads to into
 // the workspace: the copy fails instead.
-func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, error) {
+func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, []LeftOut, error) {
 	root, err := os.OpenRoot(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer root.Close()
 	type dirTimes struct {
@@ -66,6 +67,7 @@ func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, error) {
 	}
 	var dirs []dirTimes // in walk order: parents before their children
 	var pointers []Pointer
+	var leftOut []LeftOut
 	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -107,6 +109,7 @@ func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, error) {
 		default:
 			// Sockets, FIFOs and devices: nothing a fixture needs, and
 			// opening a FIFO would block.
+			leftOut = append(leftOut, LeftOut{Path: rel, Type: info.Mode().Type()})
 		}
 		if p, ok := pointerAt(root, src, given, rel, info.Mode().Type(), link); ok {
 			pointers = append(pointers, p)
@@ -114,18 +117,41 @@ func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
 		if err := os.Chtimes(d.path, time.Time{}, d.mtime); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := os.Chmod(d.path, d.mode); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return pointers, nil
+	return pointers, leftOut, nil
+}
+
+// LeftOut is a file of a copy's source that the copy leaves out: a
+// socket, FIFO or device.
+type LeftOut struct {
+	Path string      // relative to the source, with slashes
+	Type fs.FileMode // its type bits (fs.ModeNamedPipe, fs.ModeSocket, fs.ModeDevice…)
+}
+
+// What says what the file is, for messages: "a FIFO", "a socket", "a
+// character device", "a block device".
+func (l LeftOut) What() string {
+	switch {
+	case l.Type&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case l.Type&fs.ModeSocket != 0:
+		return "a socket"
+	case l.Type&fs.ModeCharDevice != 0:
+		return "a character device"
+	case l.Type&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 // copyFile copies the regular file rel of root, whose information is

@@ -45,7 +45,7 @@ func TestCopySwapped(t *testing.T) {
 				}
 			}
 			defer func() { copying = nil }()
-			if _, err := copyTree(t.Context(), src, src, dst); err == nil {
+			if _, _, err := copyTree(t.Context(), src, src, dst); err == nil {
 				t.Error("the copy of a source swapped while it was copied succeeded")
 			}
 			filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {

@@ -18,7 +18,8 @@
 // The source is read through an os.Root, each file checked once open to be
 // the one listed: a file or directory swapped for a symlink while it is
 // copied (by an agent writing in the source) fails the copy.
-// Sockets, FIFOs and devices are skipped without an error; hard links become
+// Sockets, FIFOs and devices are skipped without an error (Workspace.LeftOut
+// lists them, for the checks to say why one is missing); hard links become
 // separate files. A .git directory or file in the source is copied too. The
 // workspace's root directory keeps the private mode os.MkdirTemp gives it
 // (0700), whatever the source root's mode.

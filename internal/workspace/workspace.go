@@ -68,6 +68,10 @@ type Workspace struct {
 	// Pointers lists them for its source: found as it was copied, in the
 	// order of a walk. None for git workspaces.
 	Pointers []Pointer
+	// LeftOut, for a copy, are the files of its source it did not copy
+	// (sockets, FIFOs and devices), in the order of a walk: a check that
+	// finds one missing can say why. None for git workspaces.
+	LeftOut []LeftOut
 	// Shared is the directory Dir is made in, inside the parent given to
 	// Create: the same for every workspace made there, by this run and
 	// others, earlier or at the same time, so that hiding it from an

@@ -193,6 +193,15 @@ func TestCopyPreservesTree(t *testing.T) {
 	if got := changesOf(t, w); !cmp.Equal(got, none) {
 		t.Errorf("Changes() right after Create = %+v; want none", got)
 	}
+	wantLeftOut := []workspace.LeftOut{{Path: "fifo", Type: fs.ModeNamedPipe}}
+	if diff := cmp.Diff(wantLeftOut, w.LeftOut); diff != "" {
+		t.Errorf("LeftOut differs (-want +got):\n%s", diff)
+	}
+	for _, l := range w.LeftOut {
+		if got := l.What(); got != "a FIFO" {
+			t.Errorf("LeftOut %s: What() = %q; want %q", l.Path, got, "a FIFO")
+		}
+	}
 }
 
 func TestCopiesAreIndependent(t *testing.T) {
