@@ -69,7 +69,7 @@ type Summary struct {
 // summary.
 type Results struct {
 	SchemaVersion  int                  `json:"schemaVersion"`
-	StartedAt      string               `json:"startedAt"`
+	StartedAt      string               `json:"startedAt,omitempty"` // "" when not known (see NewResults)
 	DurationMs     int64                `json:"durationMs"`
 	Interrupted    bool                 `json:"interrupted,omitempty"`
 	PolicyOverride string               `json:"policyOverride,omitempty"`
@@ -85,7 +85,7 @@ type Results struct {
 func NewResults(rep Report) Results {
 	res := Results{
 		SchemaVersion:  SchemaVersion,
-		StartedAt:      rep.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		StartedAt:      startedAt(rep.StartedAt),
 		DurationMs:     rep.Duration.Milliseconds(),
 		Interrupted:    rep.Interrupted,
 		PolicyOverride: rep.PolicyOverride,
@@ -321,6 +321,16 @@ func upgradeV1(res *Results) {
 		}
 	}
 	res.Summary = Summarize(res.Report())
+}
+
+// startedAt is how the results write the time a run started: "" for the
+// zero time, a start not known (results written by hand, with no
+// startedAt, or merged from such), rather than year 1.
+func startedAt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 // Report turns results back into the report they were made from, as far as

@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +256,41 @@ func TestStartedAtIsUTC(t *testing.T) {
 	rep := report.Report{StartedAt: time.Date(2026, 3, 14, 18, 26, 53, 589e6, tokyo)}
 	if got, want := report.NewResults(rep).StartedAt, "2026-03-14T09:26:53.589Z"; got != want {
 		t.Errorf("startedAt %q, want %q", got, want)
+	}
+}
+
+// TestUnknownStartedAtIsLeftOut: results with no startedAt (written by
+// hand), read and written again (merge, report), have none either, rather
+// than year 1; merged with a shard that has one, they have its.
+func TestUnknownStartedAtIsLeftOut(t *testing.T) {
+	const hand = `{"schemaVersion": 3, "scenarios": [{"name": "a", "status": "passed", "file": "s.yaml", "line": 1}]}`
+	res, err := report.Read(strings.NewReader(hand))
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := report.Write(&buf, res.Report()); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, "startedAt") {
+		t.Errorf("written again, the results hold a startedAt:\n%s", got)
+	}
+	if got := report.NewResults(report.Report{}).StartedAt; got != "" {
+		t.Errorf("NewResults of a report with no start: startedAt %q, want none", got)
+	}
+	dir := t.TempDir()
+	handPath := filepath.Join(dir, "hand.json")
+	if err := os.WriteFile(handPath, []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 14, 9, 26, 53, 589e6, time.UTC)
+	other := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: start,
+		Scenarios: []report.Result{{Name: "b", Status: report.StatusPassed, File: "s.yaml", Line: 2}}}
+	rep, err := report.MergeFiles([]string{handPath, writeJSON(t, dir, "other.json", other)})
+	if err != nil {
+		t.Fatalf("MergeFiles: %v", err)
+	}
+	if got, want := report.NewResults(rep).StartedAt, "2026-03-14T09:26:53.589Z"; got != want {
+		t.Errorf("merged startedAt %q, want the other shard's %q", got, want)
 	}
 }
