@@ -38,3 +38,25 @@ func TestHandMadeResultsWithoutStart(t *testing.T) {
 		t.Errorf("the report shows a start the results did not have")
 	}
 }
+
+// TestHandMadeResultsWithoutStopReason: merge of results written by hand
+// whose turn has no stopReason says so in its summary ("no stop reason"),
+// on the scenario's line and in the totals, rather than "PASS a (, 0s)".
+func TestHandMadeResultsWithoutStopReason(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"hand.json": `{"schemaVersion": 3, "startedAt": "2026-03-14T09:26:53.589Z", "scenarios": [
+  {"name": "a", "status": "failed", "file": "s.yaml", "line": 1, "failures": ["s.yaml:3:5: it failed"],
+   "turns": [{"index": 1, "prompt": "hi"}]}]}`,
+	})
+	res := acprun(t, dir, "merge", "hand.json", "-o", "merged.json", "--color", "never")
+	if res.code != exitFailed {
+		t.Fatalf("merge: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	for _, want := range []string{"FAIL a (no stop reason, 0s)", "; turns: no stop reason 1"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, res.stderr)
+		}
+	}
+}

@@ -359,7 +359,7 @@ func problemBody(r report.Result) string {
 		fmt.Fprintf(&b, "setup: %s\n", r.SetupCancel)
 	}
 	for _, t := range r.Turns {
-		fmt.Fprintf(&b, "turn %d: %s", t.Index, t.StopReason)
+		fmt.Fprintf(&b, "turn %d: %s", t.Index, cmp.Or(t.StopReason, noStopReason))
 		if t.CancelCause != "" {
 			fmt.Fprintf(&b, " after %s", t.CancelCause)
 		}

@@ -206,12 +206,25 @@ func stopReasons(sc report.Result) string {
 	}
 	rs := make([]string, len(sc.Turns))
 	for i, t := range sc.Turns {
-		rs[i] = excerptLine(t.StopReason)
+		rs[i] = stopReasonText(t.StopReason)
 		if t.CancelCause != "" {
 			rs[i] += " after " + printable(t.CancelCause)
 		}
 	}
 	return strings.Join(rs, ", ")
+}
+
+// noStopReason stands for the stop reason of a turn that has none (in
+// results written by hand: acprun records one for every turn).
+const noStopReason = "no stop reason"
+
+// stopReasonText is a stop reason as a line of the summary shows it:
+// printable and cut (excerptLine), or noStopReason when there is none.
+func stopReasonText(reason string) string {
+	if reason == "" {
+		return noStopReason
+	}
+	return excerptLine(reason)
 }
 
 func Duration(d time.Duration) string {
@@ -257,7 +270,7 @@ func totals(s report.Summary) string {
 	if len(s.Turns) > 0 {
 		var turns []string
 		for _, k := range slices.Sorted(maps.Keys(s.Turns)) {
-			turns = append(turns, fmt.Sprintf("%s %d", excerptLine(k), s.Turns[k]))
+			turns = append(turns, fmt.Sprintf("%s %d", stopReasonText(k), s.Turns[k]))
 		}
 		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
 	}

@@ -153,6 +153,34 @@ func TestLongStopReasonCut(t *testing.T) {
 	}
 }
 
+// TestNoStopReason: a turn with no stop reason (results written by hand)
+// says so on its scenario's line, in the summary's totals and in JUnit,
+// rather than leaving a gap ("PASS a (, 0s)", "turns:  1").
+func TestNoStopReason(t *testing.T) {
+	noColor(t)
+	r := reporttest.Complete(report.Result{Name: "a", Status: report.StatusPassed, Duration: ms(5),
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi"}, {Index: 2, Prompt: "more", StopReason: "end_turn"}}})
+	if got, want := output.Line(r), "PASS a (no stop reason, end_turn, 5ms)"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{r}}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, "; turns: no stop reason 1, end_turn 1") {
+		t.Errorf("summary totals do not say a turn had no stop reason:\n%s", got)
+	}
+	buf.Reset()
+	r.Status, r.Failures = report.StatusFailed, []string{"s.yaml:3:5: a failure"}
+	if err := output.JUnit(&buf, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, "turn 1: no stop reason\n") {
+		t.Errorf("JUnit does not say turn 1 had no stop reason:\n%s", got)
+	}
+}
+
 // TestTextPlurals: "1 error", "2 errors", "1 warning"; passes and
 // failures are always counted, errors and warnings only when there are
 // some; a passing scenario's warnings are listed under its name.

@@ -338,8 +338,8 @@ func bars(turns map[string]int) ([]bar, int) {
 	var out []bar
 	most := 0
 	for reason, n := range turns {
-		label := reason
-		if r := []rune(reason); len(r) > 22 {
+		label := cmp.Or(reason, "no stop reason") // results written by hand may have none
+		if r := []rune(label); len(r) > 22 {
 			label = string(r[:21]) + "…"
 		}
 		out = append(out, bar{Reason: reason, Label: label, Count: n, Class: reasonClass(reason)})

@@ -242,6 +242,25 @@ func TestScenarioDetails(t *testing.T) {
 	}
 }
 
+// TestNoStopReason: a turn with no stop reason (results written by hand)
+// is said to have none, in the chart and on the turn, rather than shown
+// as a blank.
+func TestNoStopReason(t *testing.T) {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
+		Name: "a", File: "a.yaml", Line: 1, Status: report.StatusPassed,
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi"}},
+	}}}
+	page := render(t, rep, htmlreport.Options{})
+	for _, want := range []string{
+		`<title>no stop reason: 1 turn</title><text x="0" y="0" dy="16">no stop reason</text>`,
+		`turn 1 · <span class="stop ">no stop reason</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
 // TestPassRatesOnlyToCompare: the pass-rate table is there for scenarios
 // that ran more than once or against more than one agent, not for a
 // scenario that names its one agent.
