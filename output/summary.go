@@ -69,6 +69,12 @@ func Text(w io.Writer, rep report.Report) error {
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), printable(rep.PolicyOverride))
 	}
+	if s.NotRun > 0 && !rep.Interrupted {
+		// What stopped a run that was not interrupted (--fail-fast,
+		// --max-failures, --timeout) is said once, as JUnit and the step
+		// summary say it for each of them; an interrupt is said below.
+		fmt.Fprintf(&b, "%s\n", warn(notRunWhy(rep, s.NotRun)))
+	}
 	if rep.Interrupted {
 		msg := "interrupted: results are partial"
 		if s.Interrupted == 0 {
@@ -83,6 +89,24 @@ func Text(w io.Writer, rep report.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// notRunWhy says that n scenarios did not run, and why, as their results
+// say it, each reason once: "2 scenarios did not run: the run stopped at
+// its first failed scenario (--fail-fast)".
+func notRunWhy(rep report.Report, n int) string {
+	var whys []string
+	for _, sc := range rep.Scenarios {
+		why := printable(strings.TrimPrefix(sc.Error, "not run: "))
+		if sc.NotRun && why != "" && !slices.Contains(whys, why) {
+			whys = append(whys, why)
+		}
+	}
+	msg := fmt.Sprintf("%d %s did not run", n, plural(n, "scenario", "scenarios"))
+	if len(whys) > 0 {
+		msg += ": " + strings.Join(whys, "; ")
+	}
+	return msg
 }
 
 // Counts is what the totals line of Text says of the scenarios of s,

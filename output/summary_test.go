@@ -153,6 +153,45 @@ func TestLongStopReasonCut(t *testing.T) {
 	}
 }
 
+// TestTextSaysWhyNotRun: the summary of a run that --fail-fast,
+// --max-failures or --timeout stopped (not interrupted) says once why its
+// scenarios did not run, as their results (JUnit, the step summary) say
+// it; an interrupted run says it is interrupted, and no more.
+func TestTextSaysWhyNotRun(t *testing.T) {
+	noColor(t)
+	stopped := notRunReport()
+	stopped.Interrupted = false
+	stopped.Scenarios = stopped.Scenarios[:1]
+	for _, name := range []string{"later", "last"} {
+		stopped.Scenarios = append(stopped.Scenarios, report.Result{Name: name, File: "s.yaml", Line: 11, Status: report.StatusInterrupted, NotRun: true,
+			Error: "not run: the run stopped after 2 failed scenarios (--max-failures 2)",
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: report.OutcomeSkipped}}})
+	}
+	tests := []struct {
+		name string
+		rep  report.Report
+		want string
+	}{
+		{"stopped", stopped, "\n2 scenarios did not run: the run stopped after 2 failed scenarios (--max-failures 2)\n"},
+		{"interrupted", notRunReport(), "\ninterrupted: results are partial; 2 scenarios did not run\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := output.Text(&buf, tt.rep); err != nil {
+				t.Fatal(err)
+			}
+			got := buf.String()
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("summary lacks %q:\n%s", tt.want, got)
+			}
+			if n := strings.Count(got, "did not run"); n != 1 {
+				t.Errorf("summary says %d times that scenarios did not run, want once:\n%s", n, got)
+			}
+		})
+	}
+}
+
 // TestNoStopReason: a turn with no stop reason (results written by hand)
 // says so on its scenario's line, in the summary's totals and in JUnit,
 // rather than leaving a gap ("PASS a (, 0s)", "turns:  1").
