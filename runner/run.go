@@ -573,7 +573,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 				if i >= len(jobs) || runCtx.Err() != nil || stop.stopped() {
 					return // interrupted, out of time or stopped: start nothing new
 				}
-				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped, &cutJob)
+				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop, &cutJob)
 				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
 					cancelRun(errFailFast)
 				}
@@ -591,12 +591,13 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 // runTries runs job j, and runs it again while it errors or is invalid,
 // up to its scenario's retries, unless ctx has ended: one result per try,
 // in order. Each try but the last is marked Retried; a passing last try
-// after others is Flaky. No retry starts once stopped reports true (the run
-// stopped at Options.MaxFailures). names are the transcript names of the
+// after others is Flaky. No retry starts once stop has stopped the run (at
+// Options.MaxFailures) or ctx has ended: a try that would have been
+// retried then says so in a warning. names are the transcript names of the
 // tries (nil for none). cut is set when the last try ended after the run's
 // end (an interrupt, its --timeout) had ended ctx (endedByRun), before
 // the observer is told it finished.
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stopped func() bool, cut *atomic.Bool) []report.Result {
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []tryTranscripts, stop *failureStop, cut *atomic.Bool) []report.Result {
 	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
@@ -609,12 +610,22 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		// An attempt that failed is the agent's verdict: only one that
 		// errored or measured nothing (invalid) runs again, and not one
 		// that errored after a failure of its own (failedBeforeError).
-		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries
 		if again && r.Status == report.StatusError {
 			if n := failedBeforeError(j.sc, r); n > 0 {
 				again = false
 				r.Warnings = append(r.Warnings, fmt.Sprintf("not retried: turn %d failed before the error, and a failure is the agent's verdict", n))
 			}
+		}
+		if again && (stop.stopped() || ctx.Err() != nil) {
+			// The retries it had left are not spent: say why, lest they
+			// seem forgotten.
+			why := stop.reason()
+			if !stop.stopped() {
+				why = stopReason(ctx)
+			}
+			again = false
+			r.Warnings = append(r.Warnings, "not retried: "+why)
 		}
 		r.Retry = try
 		r.Retried = again

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -464,6 +465,69 @@ turns:
 	want := []string{"limited r0 invalid retried", "limited r1 passed flaky", "failing r0 failed"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tries (-want +got):\n%s", diff)
+	}
+}
+
+// stoppedRunScenarios are three scenarios run side by side (-j 3) with
+// --fail-fast=cancel, ordered by FIFOs so that b-crashes errors, a-fails
+// fails while b-crashes is in its teardown, and the teardown ends only
+// once the run has stopped (c-waits, cancelled by the stop, releases it):
+// b-crashes would be retried, but the run has stopped.
+const stoppedRunScenarios = `name: a-fails
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+    expect: {text: {contains: "yes"}}
+---
+name: b-crashes
+agent: {command: [acprun, mock-agent, crash.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+teardown: ['cat c.fifo; echo > a.fifo; cat b.fifo']
+turns:
+  - prompt: hi
+---
+name: c-waits
+agent: {command: [acprun, mock-agent, c.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`
+
+// stoppedRunFiles are the files of stoppedRunScenarios but for its FIFOs
+// (a.fifo, b.fifo, c.fifo).
+var stoppedRunFiles = map[string]string{
+	"s.yaml":          stoppedRunScenarios,
+	"a.mock.yaml":     "turns: [{steps: [{waitFor: a.fifo}, {text: \"no\"}]}]\n",
+	"crash.mock.yaml": "turns: [{steps: [{exit: 3}]}]\n",
+	"c.mock.yaml": "turns: [{onCancel: ignore, steps: [{writeFile: {path: c.fifo, content: in turn}}, {waitForCancel: true}, " +
+		"{writeFile: {path: b.fifo, content: stopped}}]}]\n",
+}
+
+// TestNoRetryOnceStopped: an attempt that errored once the run had
+// stopped (--fail-fast) is not retried, and says so rather than leaving
+// its retries unspent in silence.
+func TestNoRetryOnceStopped(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, stoppedRunFiles)
+	for _, name := range []string{"a.fifo", "b.fifo", "c.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := runDir(t, dir, Options{Parallel: 3, MaxFailures: 1, CancelOnFailure: true})
+	var got []string
+	for _, r := range rep.Scenarios {
+		got = append(got, tryLine(r))
+	}
+	want := []string{"a-fails r0 failed", "b-crashes r0 error", "c-waits r0 interrupted"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tries (-want +got):\n%s", diff)
+	}
+	const warning = "not retried: the run stopped at its first failed scenario (--fail-fast)"
+	if len(rep.Scenarios) == 3 && !slices.Contains(rep.Scenarios[1].Warnings, warning) {
+		t.Errorf("b-crashes warnings %q, want %q", rep.Scenarios[1].Warnings, warning)
 	}
 }
 
