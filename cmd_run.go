@@ -960,6 +960,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 
 		MaxFailures:     c.MaxFailures.n,
 		CancelOnFailure: c.FailFast.mode == failFastCancel,
+		FailFast:        c.FailFast.mode != "",
 
 		KeepWorkspaces: c.KeepWorkspaces,
 

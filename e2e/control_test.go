@@ -75,6 +75,8 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 			"s1-error:error", "s2-pass:interrupted (" + ff + ")"}},
 		{"max-failures", []string{"fail", "pass", "error", "fail", "pass"}, []string{"--max-failures", "2"}, []string{
 			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:interrupted (" + mf + ")", "s5-pass:interrupted (" + mf + ")"}},
+		{"max-failures 1 is not --fail-fast", []string{"fail", "pass"}, []string{"--max-failures", "1"}, []string{
+			"s1-fail:failed", "s2-pass:interrupted (not run: the run stopped at its first failed scenario (--max-failures 1))"}},
 		{"max-failures not reached", []string{"fail", "pass", "fail"}, []string{"--max-failures", "3"}, []string{
 			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}},
 		{"repeat: each attempt counts", []string{"fail", "pass"}, []string{"--fail-fast", "--repeat", "2"}, []string{

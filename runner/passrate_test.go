@@ -48,3 +48,21 @@ func TestFailFastMinPassRate(t *testing.T) {
 		t.Error("an errored attempt of c (min 0.2 of 5, 4 may fail) stopped the run")
 	}
 }
+
+// TestFailureStopReason: the jobs a stopped run did not start name the
+// flag the user gave: --max-failures 1 is not --fail-fast.
+func TestFailureStopReason(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		stop *failureStop
+		want string
+	}{
+		{&failureStop{max: 1, failFast: true}, "the run stopped at its first failed scenario (--fail-fast)"},
+		{&failureStop{max: 1}, "the run stopped at its first failed scenario (--max-failures 1)"},
+		{&failureStop{max: 3, failFast: true}, "the run stopped after 3 failed scenarios (--max-failures 3)"},
+	} {
+		if got := tt.stop.reason(); got != tt.want {
+			t.Errorf("reason() of max %d, failFast %t = %q, want %q", tt.stop.max, tt.stop.failFast, got, tt.want)
+		}
+	}
+}

@@ -121,6 +121,10 @@ type Options struct {
 	// running when it is reached (session/cancel, cancelCause failFast);
 	// without it they finish.
 	CancelOnFailure bool
+	// FailFast says that a MaxFailures of 1 came from --fail-fast, for
+	// messages: the run is said to stop at --fail-fast, else at
+	// --max-failures 1.
+	FailFast bool
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
@@ -260,7 +264,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	opts.procs.pickTellers(jobs, opts.ReuseAgents)
 	names := transcriptNames(jobs)
 	opts.cassettes = pinCassettes(pins, jobs)
-	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
+	stop := &failureStop{max: opts.MaxFailures, failFast: opts.FailFast, repeat: opts.Repeat}
 	results, cut := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
@@ -644,8 +648,9 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 // failureStop counts the jobs that failed, errored or were invalid and
 // stops the run at its max (Options.MaxFailures; 0 for no max).
 type failureStop struct {
-	max    int
-	failed atomic.Int64
+	max      int
+	failFast bool // Options.FailFast
+	failed   atomic.Int64
 	// repeat is Options.Repeat, and below counts the failed attempts of
 	// each scenario with a minimum pass rate (see belowRate).
 	repeat int
@@ -689,8 +694,11 @@ func (s *failureStop) stopped() bool { return s.max > 0 && s.failed.Load() >= in
 
 // reason says why the run stopped, for the jobs it did not start.
 func (s *failureStop) reason() string {
-	if s.max == 1 {
+	switch {
+	case s.max == 1 && s.failFast:
 		return "the run stopped at its first failed scenario (--fail-fast)"
+	case s.max == 1:
+		return "the run stopped at its first failed scenario (--max-failures 1)"
 	}
 	return fmt.Sprintf("the run stopped after %d failed scenarios (--max-failures %d)", s.max, s.max)
 }

@@ -516,7 +516,7 @@ func TestNoRetryOnceStopped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := runDir(t, dir, Options{Parallel: 3, MaxFailures: 1, CancelOnFailure: true})
+	rep := runDir(t, dir, Options{Parallel: 3, MaxFailures: 1, CancelOnFailure: true, FailFast: true})
 	var got []string
 	for _, r := range rep.Scenarios {
 		got = append(got, tryLine(r))
