@@ -546,7 +546,8 @@ type ClientRequest struct {
 	Rule string `json:"rule,omitempty"`
 	// Reason explains Decision, naming the rule or the default.
 	Reason string `json:"reason,omitempty"`
-	// Error is a failure while serving an allowed request.
+	// Error is a failure while serving an allowed request, or says that a
+	// terminal/wait_for_exit was not answered by its turn's end.
 	Error string `json:"error,omitempty"`
 	// Late is set when the request came after the prompt's answer.
 	Late bool `json:"late,omitempty"`

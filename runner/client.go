@@ -845,6 +845,17 @@ func (c *clientServer) stopWait(w *waiting) <-chan struct{} {
 	return w.after
 }
 
+// exitOf returns how the command of the terminal id ended; false while it
+// runs, or for an unknown id.
+func (c *clientServer) exitOf(id string) (terminal.ExitStatus, bool) {
+	t, err := c.terms.Get(id)
+	if err != nil || !isClosed(t.Done()) {
+		return terminal.ExitStatus{}, false
+	}
+	code, sig := t.ExitStatus()
+	return terminal.ExitStatus{Code: code, Signal: sig}, true
+}
+
 func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {

@@ -95,7 +95,7 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 		recs, warnings, log = &t.elicitations, &t.warnings, &t.requestLog
 		if !rec.Late {
 			t.inflight.Add(1)
-			a.waits = &t.inflight
+			a.waits = t.inflight.Done
 		}
 	}
 	defer a.answered(ctx)

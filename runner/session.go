@@ -161,7 +161,7 @@ type arrival struct {
 	request *slot[report.ClientRequest]
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
-	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
+	waits   func()                        // ends the turn's wait for it (once); nil when the turn does not wait
 	hold    <-chan struct{}               // what a client request waits for (see holdRequests); nil for nothing
 	seq     int                           // a permission request's place among the answers told (permTold)
 	prev    <-chan struct{}               // a client request's place in the line (see lineLocked): closed when the one before is done
@@ -358,9 +358,9 @@ func lookedUp(ctx context.Context) {
 
 // arrive attributes a permission or client request to the running turn
 // (or the setup) in arrival order, reserves its record and, for a request
-// of the running turn, makes the turn's end wait for its answer.
-// terminal/wait_for_exit is not waited for: it may last as long as the
-// command.
+// of the running turn, makes the turn's end wait for its answer; for
+// terminal/wait_for_exit, which may last as long as the command, only
+// until it has found its terminal (see pendingWaits).
 func (s *session) arrive(req *acp.Request) *arrival {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -400,11 +400,47 @@ func (s *session) arriveLocked(req *acp.Request) *arrival {
 		log.requests = append(log.requests, a.request)
 		a.prev, a.done = s.lineLocked()
 	}
-	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
+	if a.turn != nil && !a.late {
 		a.turn.inflight.Add(1)
-		a.waits = &a.turn.inflight
+		a.waits = sync.OnceFunc(a.turn.inflight.Done)
+		if req.Method == acp.MethodTerminalWaitForExit {
+			// Waited for until it has looked its terminal up (see
+			// lookedUp): one still waiting for its command then is
+			// recorded so at the turn's end (see pendingWaits).
+			a.request.rec = report.ClientRequest{Method: req.Method, TerminalID: waitedTerminal(req)}
+		}
 	}
 	return a
+}
+
+// waitedTerminal is the terminalId a terminal/wait_for_exit names; "" when
+// its params do not decode (its handler refuses it then).
+func waitedTerminal(req *acp.Request) string {
+	var p acp.WaitForTerminalExitRequest
+	if req.DecodeParams(&p) != nil {
+		return ""
+	}
+	return p.TerminalID
+}
+
+// pendingWaits records the turn's terminal/wait_for_exit requests whose
+// answers were not made by its end as they were then: with the exit status
+// of a command that had ended (killed by the turn's cancel, say), which is
+// the answer, else not answered. Their answers made later are not
+// recorded: the turn's record does not depend on when the commands end
+// after it. Called with s.mu held.
+func (s *session) pendingWaits(t *turnState) {
+	for _, sl := range t.requests {
+		if sl.filled || sl.rec.Method != acp.MethodTerminalWaitForExit {
+			continue
+		}
+		if st, ok := s.client.exitOf(sl.rec.TerminalID); ok {
+			recordExit(&sl.rec, st)
+		} else {
+			sl.rec.Error = "not answered: the command was still running when the turn ended"
+		}
+		sl.filled = true
+	}
 }
 
 // paramViolation is a protocol violation of a request's params: msg, as
@@ -452,8 +488,8 @@ func sharedOptionID(opts []acp.PermissionOption) (int, string) {
 // the cancelled ones of a cancel included. It is called as the handler
 // returns; without a Conn's handler (a test's call) the wait ends then.
 func (a *arrival) answered(ctx context.Context) {
-	if a.waits != nil && !acp.AfterAnswer(ctx, func(error) { a.waits.Done() }) {
-		a.waits.Done()
+	if a.waits != nil && !acp.AfterAnswer(ctx, func(error) { a.waits() }) {
+		a.waits()
 	}
 }
 
@@ -508,7 +544,11 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	free := sync.OnceFunc(func() { close(done) })
 	defer served(ctx, free)
 	if req.Method == acp.MethodTerminalWaitForExit {
-		ctx = context.WithValue(ctx, lookedUpKey{}, free)
+		lookup := free
+		if a.waits != nil {
+			lookup = func() { free(); a.waits() } // the turn's end waits for its lookup alone
+		}
+		ctx = context.WithValue(ctx, lookedUpKey{}, lookup)
 	}
 	waitFor(ctx, prev)
 	acp.Async(ctx)
@@ -518,7 +558,9 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	result, rec, err := s.client.handle(ctx, req)
 	rec.Late = a.late
 	s.mu.Lock()
-	a.request.rec, a.request.filled = rec, true
+	if !a.request.filled { // else pending when its turn ended: recorded so (see pendingWaits)
+		a.request.rec, a.request.filled = rec, true
+	}
 	if w := (*warnedError)(nil); errors.As(err, &w) {
 		if a.turn != nil {
 			a.turn.warnings = append(a.turn.warnings, w.warning)
@@ -1402,6 +1444,7 @@ func (s *session) finish(ctx context.Context, t *turnState, out turnOutcome) rep
 	}()
 	waitFor(ctx, answered)
 	s.mu.Lock()
+	s.pendingWaits(t)
 	if !isClosed(answered) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.warnings = append(t.warnings, "the answers to the agent's requests of the turn were not all written within cancelGrace of its end: the agent may not have received them (it does not read its input)")
 	}
