@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -670,5 +671,32 @@ func TestAgentsWarnsOfWhatARunRefuses(t *testing.T) {
 	}
 	if r := acprun(t, dir, "probe", "v"); r.code != 2 || !strings.Contains(r.stderr, strings.TrimSuffix(strings.Replace(want, "warning: ", "", 1), "\n")) {
 		t.Errorf("probe v: exit %d, stderr %q; want 2 and the same problem", r.code, r.stderr)
+	}
+}
+
+// TestAgentsWarnsOfEachProblem: a config agent with a variable unset here
+// and a cwd that does not exist gets a warning for each from acprun
+// agents, and probe says both; the variable's hid the cwd's. A cwd that
+// the unset variable gives has the variable's problem alone.
+func TestAgentsWarnsOfEachProblem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n" +
+		"  v:\n    command: [\"${ACPRUN_E2E_UNSET_PROG}\", acp]\n    cwd: nodir\n" +
+		"  w:\n    command: [a]\n    cwd: \"${ACPRUN_E2E_UNSET_PROG}/x\"\n"})
+	unset := func(line, col int) string {
+		return fmt.Sprintf("acprun.yaml:%d:%d: warning: environment variable ACPRUN_E2E_UNSET_PROG is not set (write ${ACPRUN_E2E_UNSET_PROG:-default} to give a default)\n", line, col)
+	}
+	cwd := "acprun.yaml:4:10: warning: agent cwd " + filepath.Join(dir, "nodir") + " does not exist: create that directory, or change cwd (a relative cwd is relative to " + dir + ")\n"
+	want := unset(3, 16) + cwd + unset(7, 11)
+	r := acprun(t, dir, "agents")
+	if r.code != 0 || r.stderr != want {
+		t.Errorf("agents: exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
+	}
+	r = acprun(t, dir, "probe", "v")
+	for _, w := range []string{unset(3, 16), cwd} {
+		if w = strings.Replace(w, "warning: ", "", 1); r.code != 2 || !strings.Contains(r.stderr, w) {
+			t.Errorf("probe v: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, w)
+		}
 	}
 }

@@ -200,18 +200,21 @@ func agentNames(c *Config) []string {
 // agent are expanded with opts.LookupEnv. An unknown name is an error that
 // suggests a close one or lists the known names; a problem in the config
 // file is an Errors, and so is a cwd that is not a directory, as a
-// scenario's load reports it, at the cwd value.
+// scenario's load reports it, at the cwd value. An unset variable and a
+// cwd that is not a directory are both in the Errors; a cwd an unset
+// variable gives has that variable's problem alone.
 func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
+	opts.DeferUnset = true // the unset variables, then the cwd
 	na, unset, err := resolveNamed(name, opts)
 	if err != nil {
 		return Agent{}, err
 	}
-	if len(unset) > 0 {
-		return Agent{}, unset
-	}
 	p := &fileParser{}
-	if p.checkCwd(&na.Agent); len(p.Errs) > 0 {
-		return Agent{}, sorted(p.Errs)
+	if len(na.Agent.Unset["cwd"]) == 0 {
+		p.checkCwd(&na.Agent)
+	}
+	if errs := append(unset, p.Errs...); len(errs) > 0 {
+		return Agent{}, sorted(errs)
 	}
 	a := na.Agent
 	if a.McpServers == nil {

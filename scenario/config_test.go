@@ -532,7 +532,8 @@ func TestNamedAgentErrors(t *testing.T) {
 
 func TestResolveAgent(t *testing.T) {
 	dir := t.TempDir()
-	cfg := loadConfig(t, "agents:\n  mine: {command: [a, \"${HOME}\"], cwd: "+dir+"}\n  bad: {command: [\"${UNSET}\"]}\n  nodir: {command: [a], cwd: w}\n")
+	cfg := loadConfig(t, "agents:\n  mine: {command: [a, \"${HOME}\"], cwd: "+dir+"}\n  bad: {command: [\"${UNSET}\"]}\n  nodir: {command: [a], cwd: w}\n"+
+		"  both: {command: [\"${UNSET}\"], cwd: w}\n  varcwd: {command: [\"${UNSET}\"], cwd: \"${UNSET}/w\"}\n")
 	o := opts
 	o.Config = cfg
 	tests := []struct {
@@ -552,6 +553,12 @@ func TestResolveAgent(t *testing.T) {
 		// As a scenario's load says it: probe NAME reported a missing
 		// executable instead.
 		{name: "nodir", opts: o, wantErr: `/cfg/acprun.yaml:4:30: agent cwd /cfg/w does not exist: create that directory, or change cwd (a relative cwd is relative to /cfg)`},
+		// Each problem a run would refuse: the unset variable hid the
+		// cwd's. A cwd an unset variable gives has that problem alone.
+		{name: "both", opts: o, wantErr: "/cfg/acprun.yaml:5:21: environment variable UNSET is not set (write ${UNSET:-default} to give a default)\n" +
+			"/cfg/acprun.yaml:5:38: agent cwd /cfg/w does not exist: create that directory, or change cwd (a relative cwd is relative to /cfg)"},
+		{name: "varcwd", opts: o, wantErr: "/cfg/acprun.yaml:6:23: environment variable UNSET is not set (write ${UNSET:-default} to give a default)\n" +
+			"/cfg/acprun.yaml:6:41: environment variable UNSET is not set (write ${UNSET:-default} to give a default)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
