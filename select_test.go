@@ -65,6 +65,33 @@ func TestConfigNameInAnotherCase(t *testing.T) {
 	}
 }
 
+// TestConfigLinkUnreadable: without --config, an acprun.yaml that is a
+// symbolic link leading nowhere (or in a loop) says what to do about it,
+// not only where it points; one that leads to a config is read.
+func TestConfigLinkUnreadable(t *testing.T) {
+	const hint = "; acprun reads its config from it: point the link at a config file, or remove it"
+	for target, why := range map[string]string{
+		"moved.yaml":  "a symbolic link to moved.yaml, which does not exist",
+		"acprun.yaml": "a symbolic link to acprun.yaml: too many levels of symbolic links",
+	} {
+		t.Chdir(t.TempDir())
+		if err := os.Symlink(target, scenario.ConfigFile); err != nil {
+			t.Fatal(err)
+		}
+		want := "acprun.yaml: " + why + hint
+		if _, err := (configFlag{}).config(&globals{}); err == nil || err.Error() != want {
+			t.Errorf("link to %s: error %v, want %q", target, err, want)
+		}
+	}
+	t.Chdir(t.TempDir())
+	if err := errors.Join(os.WriteFile("real.yaml", []byte("defaults: {timeout: 1m}\n"), 0o644), os.Symlink("real.yaml", scenario.ConfigFile)); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := (configFlag{}).config(&globals{}); err != nil || cfg == nil {
+		t.Errorf("link to a config: %v, %v; want it read", cfg, err)
+	}
+}
+
 // TestLoadOutputsRedacted: the errors and warnings of loading scenarios
 // and the config are redacted as a run's outputs are, whichever command
 // loads them: a path or URL that ${VAR} filled in with a secret-looking

@@ -158,10 +158,10 @@ func TestConfigInWorkingDirectoryNotIgnored(t *testing.T) {
 			}{
 				{"dangling link", func(dir string) error {
 					return os.Symlink("real-config.yaml", filepath.Join(dir, "acprun.yaml"))
-				}, "acprun.yaml: a symbolic link to real-config.yaml, which does not exist\n"},
+				}, "acprun.yaml: a symbolic link to real-config.yaml, which does not exist; acprun reads its config from it: point the link at a config file, or remove it\n"},
 				{"link loop", func(dir string) error {
 					return os.Symlink("acprun.yaml", filepath.Join(dir, "acprun.yaml"))
-				}, "acprun.yaml: a symbolic link to acprun.yaml: too many levels of symbolic links\n"},
+				}, "acprun.yaml: a symbolic link to acprun.yaml: too many levels of symbolic links; acprun reads its config from it: point the link at a config file, or remove it\n"},
 				{"directory", func(dir string) error {
 					return os.Mkdir(filepath.Join(dir, "acprun.yaml"), 0o755)
 				}, "acprun.yaml: not a regular file (a directory): give a file\n"},

@@ -95,11 +95,16 @@ var (
 // read (nil when the file could not be, nothing of it after a YAML
 // syntax error): it is fit for nothing but knowing the secrets it holds,
 // its agents' env values, which the problems' source lines may repeat and
-// the caller redacts from them.
+// the caller redacts from them. A symbolic link that leads nowhere (or in
+// a loop) is said to be pointed at a config file or removed.
 func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 	data, err := inputfile.Read(path, MaxFileBytes)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: bareError(err).Error()}}
+		msg := bareError(err).Error()
+		if isLink(err) {
+			msg += "; acprun reads its config from it: point the link at a config file, or remove it"
+		}
+		return nil, Errors{{File: path, Msg: msg}}
 	}
 	return LoadConfigBytes(path, data, opts)
 }

@@ -394,6 +394,8 @@ func (l *loader) files(paths []string) []string {
 		switch {
 		case err != nil && errors.Is(err, fs.ErrNotExist) && braceHint(path) != "":
 			l.errorf(path, "%v%s", bareError(err), braceHint(path))
+		case errors.Is(err, fs.ErrNotExist) && path != "-" && !isLink(err): // "-" says what to give; a link, where it leads
+			l.errorf(path, "%v: give the path of a scenario file, or of a directory that holds some", bareError(err))
 		case err != nil:
 			l.fileError(path, err)
 		case fi.IsDir():
@@ -412,6 +414,13 @@ func (l *loader) files(paths []string) []string {
 	}
 	slices.Sort(files)
 	return files
+}
+
+// isLink reports whether err, of inputfile, is about a symbolic link
+// that leads nowhere or in a loop (see inputfile.Stat).
+func isLink(err error) bool {
+	e, ok := errors.AsType[*inputfile.Error](err)
+	return ok && e.Link != ""
 }
 
 // fileKey identifies a file however it is named: relative or absolute,

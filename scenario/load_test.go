@@ -475,7 +475,7 @@ func TestLoadPaths(t *testing.T) {
 		{"missing paths", []string{"nope.yaml", "a.yaml", "*.json", "empty", "[x"}, nil, []string{
 			"*.json: no file or directory matches the pattern",
 			"[x: bad pattern: malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [",
-			"nope.yaml: no such file or directory",
+			"nope.yaml: no such file or directory: give the path of a scenario file, or of a directory that holds some",
 		}},
 		// The shell's {a,b}, quoted (as a CI step's YAML may hold it),
 		// reaches acprun as written, which expands no braces.
