@@ -218,10 +218,11 @@ func checkRepeat(n int) error {
 // warnBeforeRun warns, once every flag has been checked, about the
 // scenarios that will run without permissions (--allow-all and --deny-all
 // replace every scenario's permissions, so then there is nothing to warn
-// about), and about the config's prices when none of them has a gateway
-// to price what it spends.
+// about; under --format quiet, which prints just the summary, the
+// summary says it), and about the config's prices when none of them has a
+// gateway to price what it spends.
 func (c *runCmd) warnBeforeRun(g *globals, scs []*scenario.Scenario) {
-	if c.policy() == nil {
+	if c.policy() == nil && (c.DryRun || c.format() != formatQuiet) {
 		printWarnings(g, scs, scenario.NoPermissionsWarnings(scs))
 	}
 	printWarnings(g, scs, scenario.UnusedPricesWarnings(g.cfg, scs, "of this run"))

@@ -439,3 +439,16 @@ func TestPrintInAGitHubStepLog(t *testing.T) {
 		t.Errorf("outside GitHub Actions: exit %d, stdout %q; want 0 and the reply alone, %q", res.code, res.stdout, reply)
 	}
 }
+
+// TestOneShotQuietWarnsOnce: with -q, which prints just the summary, the
+// warning about the permissions a one-shot run has not got is said once,
+// in the summary's WARN block; it was said above the summary too.
+func TestOneShotQuietWarnsOnce(t *testing.T) {
+	t.Parallel()
+	dir := oneShotDir(t, nil)
+	res := acprun(t, dir, "run", "--agent", "mock1", "--prompt", "Say something.", "-q", "-o", "out.json")
+	const want = "    warning: --prompt: no permissions: every permission request and terminal command will be denied"
+	if res.code != exitOK || strings.Count(res.stderr, "no permissions") != 1 || !strings.Contains(res.stderr, "WARN prompt [mock1]\n"+want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and the warning once, in the summary: %q", res.code, res.stderr, want)
+	}
+}
