@@ -188,7 +188,7 @@ func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
 	if diff := cmp.Diff(want, verdicts(out)); diff != "" {
 		t.Fatalf("results (-want +got):\n%s", diff)
 	}
-	if got := out.Scenarios[0].Error; got != "the run stopped at --fail-fast (or --max-failures) during turn 1" {
+	if got := out.Scenarios[0].Error; got != "the run stopped at its first failed scenario (--fail-fast) during turn 1" {
 		t.Errorf("slow's error %q, want what cut it short", got)
 	}
 	if s := out.Summary; s.Failed != 1 || s.Interrupted != 2 || s.NotRun != 1 || s.Errored != 0 {
@@ -517,7 +517,7 @@ turns:
 		t.Fatalf("results (-want +got):\n%s", diff)
 	}
 	sc := out.Scenarios[0]
-	if sc.StartFailed || !strings.HasPrefix(sc.Error, "the run stopped at --fail-fast (or --max-failures) before the session opened (") {
+	if sc.StartFailed || !strings.HasPrefix(sc.Error, "the run stopped at its first failed scenario (--fail-fast) before the session opened (") {
 		t.Errorf("starting: startFailed %v, error %q", sc.StartFailed, sc.Error)
 	}
 }

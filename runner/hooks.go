@@ -93,12 +93,20 @@ const stoppedPrefix = "stopped: "
 // scenario's timeout, which has then not passed.
 const notRunPrefix = "not run: "
 
-// stopReason says why ctx ended, for messages.
-func stopReason(ctx context.Context) string { return causeText(cancelCause(context.Cause(ctx))) }
+// stopReason says why ctx ended, for messages: a stop at --fail-fast or
+// --max-failures names the flag the user gave (failFastCause).
+func stopReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	if c, ok := errors.AsType[*failFastCause](cause); ok {
+		return c.why
+	}
+	return causeText(cancelCause(cause))
+}
 
 // causeText says what ended the run's or the scenario's context, by its
 // cancel cause (report.CauseRunTimeout…), for messages: any cause but a
-// deadline or --fail-fast is an interrupt.
+// deadline or --fail-fast is an interrupt. stopReason, when the context
+// is at hand, says more.
 func causeText(cause string) string {
 	switch cause {
 	case report.CauseScenarioTimeout:

@@ -51,9 +51,16 @@ var (
 	// whole run's deadline (--timeout) passes.
 	ErrRunTimeout error = &stopCause{"run timeout", report.CauseRunTimeout}
 	// errFailFast ends the running scenarios when Options.MaxFailures is
-	// reached with Options.CancelOnFailure.
+	// reached with Options.CancelOnFailure, wrapped in a failFastCause.
 	errFailFast error = &stopCause{"fail fast", report.CauseFailFast}
 )
+
+// failFastCause is errFailFast with why the run stopped (failureStop.reason),
+// so that what it cancels names the flag the user gave (see stopReason).
+type failFastCause struct{ why string }
+
+func (c *failFastCause) Error() string { return errFailFast.Error() }
+func (c *failFastCause) Unwrap() error { return errFailFast }
 
 // Options configures Run. Zero values have the documented defaults.
 type Options struct {
@@ -579,7 +586,7 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]tryTransc
 				}
 				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop, &cutJob)
 				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
-					cancelRun(errFailFast)
+					cancelRun(&failFastCause{why: stop.reason()})
 				}
 			}
 		})

@@ -65,7 +65,7 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 		}
 		return err
 	}
-	te := &setupTimeoutError{rec: report.SetupCancel{Method: method, Cause: cancelCause(context.Cause(ctx))}, grace: w.grace}
+	te := &setupTimeoutError{rec: report.SetupCancel{Method: method, Cause: cancelCause(context.Cause(ctx))}, why: stopReason(ctx), grace: w.grace}
 	if w.held != nil {
 		te.held = w.held()
 	}
@@ -105,6 +105,7 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 // deadline, and how the agent answered the $/cancel_request that followed.
 type setupTimeoutError struct {
 	rec     report.SetupCancel
+	why     string // stopReason of the request's context
 	grace   time.Duration
 	unsent  bool // $/cancel_request could not be written
 	aborted bool // a second interrupt ended the wait for its answer
@@ -121,7 +122,7 @@ func (e *setupTimeoutError) Error() string {
 }
 
 func (e *setupTimeoutError) error() string {
-	deadline := "before " + causeText(e.rec.Cause)
+	deadline := "before " + e.why
 	if e.rec.Cause == report.CauseSetupTimeout {
 		deadline = fmt.Sprintf("within the setup timeout (%s)", setupTimeout)
 	}

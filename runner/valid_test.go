@@ -507,7 +507,8 @@ var stoppedRunFiles = map[string]string{
 
 // TestNoRetryOnceStopped: an attempt that errored once the run had
 // stopped (--fail-fast) is not retried, and says so rather than leaving
-// its retries unspent in silence.
+// its retries unspent in silence; the attempt the stop cancelled says why
+// by the flag given.
 func TestNoRetryOnceStopped(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, stoppedRunFiles)
@@ -528,6 +529,11 @@ func TestNoRetryOnceStopped(t *testing.T) {
 	const warning = "not retried: the run stopped at its first failed scenario (--fail-fast)"
 	if len(rep.Scenarios) == 3 && !slices.Contains(rep.Scenarios[1].Warnings, warning) {
 		t.Errorf("b-crashes warnings %q, want %q", rep.Scenarios[1].Warnings, warning)
+	}
+	// The scenario the stop cancelled names the flag given, as the warning does.
+	const cancelled = "the run stopped at its first failed scenario (--fail-fast) during turn 1"
+	if len(rep.Scenarios) == 3 && rep.Scenarios[2].Error != cancelled {
+		t.Errorf("c-waits error %q, want %q", rep.Scenarios[2].Error, cancelled)
 	}
 }
 
