@@ -569,3 +569,32 @@ func TestRerunFailedOfAMatrixWithoutAgent(t *testing.T) {
 		t.Errorf("with the flag it gives: exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestPassRatesCountNotRun: the pass-rate table counts the attempts that
+// --fail-fast kept from starting as the totals do, "not run" and not
+// "interrupted", and summary.passRates[] counts them in notRun.
+func TestPassRatesCountNotRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("fail", "pass")})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--fail-fast", "--repeat", "2", "--html", "out.html")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{"s1-fail   0/1 (0%), 1 not run\n", "s2-pass   no verdict, 2 not run\n", "1 failed, 3 not run in "} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, res.stderr)
+		}
+	}
+	var got []string
+	for _, p := range out.Summary.PassRates {
+		got = append(got, fmt.Sprintf("%s: %d attempts, %d interrupted, %d not run", p.Scenario, p.Attempts, p.Interrupted, p.NotRun))
+	}
+	want := []string{"s1-fail: 1 attempts, 1 interrupted, 1 not run", "s2-pass: 0 attempts, 2 interrupted, 2 not run"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summary.passRates (-want +got):\n%s", diff)
+	}
+	if html, err := os.ReadFile(filepath.Join(dir, "out.html")); err != nil || !strings.Contains(string(html), "2 not run") {
+		t.Errorf("the HTML report does not say 2 not run (%v)", err)
+	}
+}

@@ -334,6 +334,9 @@ func passRateProperties(p report.PassRate) []junitProperty {
 	if p.Interrupted > 0 {
 		props = append(props, junitProperty{Name: "interrupted", Value: strconv.Itoa(p.Interrupted)})
 	}
+	if p.NotRun > 0 { // of those interrupted, as in the results
+		props = append(props, junitProperty{Name: "notRun", Value: strconv.Itoa(p.NotRun)})
+	}
 	if p.Invalid > 0 {
 		props = append(props, junitProperty{Name: "invalid", Value: strconv.Itoa(p.Invalid)})
 	}

@@ -106,8 +106,8 @@ func commandBase(command []string) string {
 
 // passRateCell is one cell of the pass-rate table: "3/5 (60%)", or "no
 // verdict" when no attempt gave one, for several attempts pass@k and
-// pass^k at k = attempts, the attempts interrupted or invalid, which are
-// not samples, and the rate against its minimum when there is one ("min
+// pass^k at k = attempts, the attempts interrupted, not run or invalid,
+// which are not samples, and the rate against its minimum when there is one ("min
 // 80%: met").
 func passRateCell(p report.PassRate) string {
 	rate, _ := p.Percents()
@@ -118,11 +118,8 @@ func passRateCell(p report.PassRate) string {
 	if n := p.Attempts; n > 1 {
 		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 	}
-	if p.Interrupted > 0 {
-		s += fmt.Sprintf(", %d interrupted", p.Interrupted)
-	}
-	if p.Invalid > 0 {
-		s += fmt.Sprintf(", %d invalid", p.Invalid)
+	for _, n := range p.NoVerdict() {
+		s += ", " + n
 	}
 	if p.Met != nil {
 		s += ", " + minPassRate(p)

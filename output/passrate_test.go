@@ -14,23 +14,24 @@ import (
 )
 
 // TestPassRatesLeaveOutInterrupted: an interrupted attempt is not a
-// sample: it is counted apart, the rates are those of the attempts that
-// ran to their end, and a scenario none of whose attempts did has a row
-// without a rate.
+// sample: it is counted apart (one not run apart from one cut short, as
+// the totals count them), the rates are those of the attempts that ran to
+// their end, and a scenario none of whose attempts did has a row without
+// a rate.
 func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 	rep := report.Report{SchemaVersion: report.SchemaVersion}
 	for i, st := range []report.Status{report.StatusPassed, report.StatusFailed, report.StatusInterrupted, report.StatusPassed} {
 		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "a", File: "a.yaml", Attempt: i + 1, Status: st})
 	}
 	for i := range 2 {
-		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: report.StatusInterrupted, NotRun: i == 1})
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: report.StatusInterrupted, NotRun: i == 1, MinPassRate: 0.5})
 	}
 	got := report.PassRates(rep)
 	if len(got) != 2 {
 		t.Fatalf("pass rates %+v, want a's and b's", got)
 	}
-	if b := got[1]; b.Scenario != "b" || b.Attempts != 0 || b.Interrupted != 2 {
-		t.Errorf("b: %+v; want no attempts, 2 interrupted", b)
+	if b := got[1]; b.Scenario != "b" || b.Attempts != 0 || b.Interrupted != 2 || b.NotRun != 1 {
+		t.Errorf("b: %+v; want no attempts, 2 interrupted of which 1 not run", b)
 	}
 	p := got[0]
 	if p.Scenario != "a" || p.Attempts != 3 || p.Passed != 2 || p.Interrupted != 1 || math.Abs(p.Rate-2.0/3) > 1e-9 || p.PassHatK.At(3) != 0 {
@@ -40,9 +41,20 @@ func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 	if err := output.Text(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2/3 (66.67%) pass@3=1.00 pass^3=0.00, 1 interrupted\n", "b         no verdict, 2 interrupted\n"} {
+	// The table counts the attempts not run apart, as the totals do.
+	for _, want := range []string{"2/3 (66.67%) pass@3=1.00 pass^3=0.00, 1 interrupted\n", "b         no verdict, 1 interrupted, 1 not run, min 50%",
+		"2 interrupted, 1 not run"} {
 		if !strings.Contains(buf.String(), want) {
-			t.Errorf("the table does not say %q:\n%s", want, buf.String())
+			t.Errorf("the text does not say %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<property name="notRun" value="1"></property>`, `message="no attempt gave a verdict (1 interrupted, 1 not run)`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("JUnit does not say %q:\n%s", want, buf.String())
 		}
 	}
 }

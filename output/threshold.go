@@ -105,15 +105,8 @@ func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
 // attempts gave a verdict, is not met: "no attempt gave a verdict (2
 // interrupted): the minimum 50% is not met".
 func noVerdictMessage(p report.PassRate) string {
-	var counts []string
-	if p.Interrupted > 0 {
-		counts = append(counts, fmt.Sprintf("%d interrupted", p.Interrupted))
-	}
-	if p.Invalid > 0 {
-		counts = append(counts, fmt.Sprintf("%d invalid", p.Invalid))
-	}
 	_, minimum := p.Percents()
-	return fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(counts, ", "), minimum)
+	return fmt.Sprintf("no attempt gave a verdict (%s): the minimum %s is not met", strings.Join(p.NoVerdict(), ", "), minimum)
 }
 
 // rateCaseName is the name of the testcase of the pass rate of r's

@@ -38,6 +38,9 @@ type PassRate struct {
 	// Interrupted counts the attempts cut short or not run (status
 	// interrupted), which have no verdict.
 	Interrupted int `json:"interrupted,omitempty"`
+	// NotRun counts the attempts that never started, of those counted in
+	// Interrupted, as Summary.NotRun does.
+	NotRun int `json:"notRun,omitempty"`
 	// Invalid counts the attempts that measured nothing (status invalid),
 	// which have no verdict either.
 	Invalid int `json:"invalid,omitempty"`
@@ -148,6 +151,23 @@ func (p PassRate) Percents() (rate, minimum string) {
 	}
 }
 
+// NoVerdict counts the attempts of p that gave no verdict, for people, as
+// the run's totals count them: those cut short, those not run and those
+// invalid, each when there are some ("1 interrupted", "2 not run").
+func (p PassRate) NoVerdict() []string {
+	var counts []string
+	if n := p.Interrupted - p.NotRun; n > 0 {
+		counts = append(counts, fmt.Sprintf("%d interrupted", n))
+	}
+	if p.NotRun > 0 {
+		counts = append(counts, fmt.Sprintf("%d not run", p.NotRun))
+	}
+	if p.Invalid > 0 {
+		counts = append(counts, fmt.Sprintf("%d invalid", p.Invalid))
+	}
+	return counts
+}
+
 // percent formats the share f as a percentage rounded to d decimals.
 func percent(f float64, d int) string {
 	scale := math.Pow10(d)
@@ -226,6 +246,9 @@ func PassRates(rep Report) []PassRate {
 		switch r.Status {
 		case StatusInterrupted:
 			out[i].Interrupted++
+			if r.NotRun {
+				out[i].NotRun++
+			}
 		case StatusInvalid:
 			out[i].Invalid++
 		case StatusPassed:

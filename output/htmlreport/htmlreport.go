@@ -405,11 +405,8 @@ func passMatrix(rates []report.PassRate) *matrix {
 				if n := p.Attempts; n > 1 {
 					c.Detail = fmt.Sprintf("pass@%d %.2f · pass^%d %.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 				}
-				if p.Interrupted > 0 {
-					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d interrupted", p.Interrupted), " · ")
-				}
-				if p.Invalid > 0 {
-					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d invalid", p.Invalid), " · ")
+				for _, n := range p.NoVerdict() {
+					c.Detail = strings.TrimPrefix(c.Detail+" · "+n, " · ")
 				}
 				switch {
 				case p.Met != nil: // judged by its minimum pass rate
