@@ -63,6 +63,9 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 	t.Parallel()
 	const ff = "not run: the run stopped at its first failed scenario (--fail-fast)"
 	const mf = "not run: the run stopped after 2 failed scenarios (--max-failures 2)"
+	// With --repeat each attempt counts, and is said to.
+	const ffa = "not run: the run stopped at its first failed attempt (--fail-fast)"
+	const mfa = "not run: the run stopped after 2 failed attempts (--max-failures 2)"
 	for _, tc := range []struct {
 		name     string
 		outcomes []string
@@ -80,7 +83,9 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 		{"max-failures not reached", []string{"fail", "pass", "fail"}, []string{"--max-failures", "3"}, []string{
 			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}},
 		{"repeat: each attempt counts", []string{"fail", "pass"}, []string{"--fail-fast", "--repeat", "2"}, []string{
-			"s1-fail:failed", "s1-fail:interrupted (" + ff + ")", "s2-pass:interrupted (" + ff + ")", "s2-pass:interrupted (" + ff + ")"}},
+			"s1-fail:failed", "s1-fail:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")"}},
+		{"repeat: attempts of one scenario", []string{"fail", "pass"}, []string{"--max-failures", "2", "--repeat", "2"}, []string{
+			"s1-fail:failed", "s1-fail:failed", "s2-pass:interrupted (" + mfa + ")", "s2-pass:interrupted (" + mfa + ")"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

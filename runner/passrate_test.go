@@ -50,7 +50,8 @@ func TestFailFastMinPassRate(t *testing.T) {
 }
 
 // TestFailureStopReason: the jobs a stopped run did not start name the
-// flag the user gave: --max-failures 1 is not --fail-fast.
+// flag the user gave (--max-failures 1 is not --fail-fast) and what it
+// counted: scenarios, or with --repeat attempts.
 func TestFailureStopReason(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -60,9 +61,13 @@ func TestFailureStopReason(t *testing.T) {
 		{&failureStop{max: 1, failFast: true}, "the run stopped at its first failed scenario (--fail-fast)"},
 		{&failureStop{max: 1}, "the run stopped at its first failed scenario (--max-failures 1)"},
 		{&failureStop{max: 3, failFast: true}, "the run stopped after 3 failed scenarios (--max-failures 3)"},
+		{&failureStop{max: 3, repeat: 1}, "the run stopped after 3 failed scenarios (--max-failures 3)"},
+		// With --repeat each attempt counts: 3 may be of one scenario.
+		{&failureStop{max: 3, repeat: 3}, "the run stopped after 3 failed attempts (--max-failures 3)"},
+		{&failureStop{max: 1, failFast: true, repeat: 2}, "the run stopped at its first failed attempt (--fail-fast)"},
 	} {
 		if got := tt.stop.reason(); got != tt.want {
-			t.Errorf("reason() of max %d, failFast %t = %q, want %q", tt.stop.max, tt.stop.failFast, got, tt.want)
+			t.Errorf("reason() of max %d, failFast %t, repeat %d = %q, want %q", tt.stop.max, tt.stop.failFast, tt.stop.repeat, got, tt.want)
 		}
 	}
 }

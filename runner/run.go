@@ -699,15 +699,22 @@ func (s *failureStop) belowRate(r report.Result) bool {
 // stopped reports whether the max was reached.
 func (s *failureStop) stopped() bool { return s.max > 0 && s.failed.Load() >= int64(s.max) }
 
-// reason says why the run stopped, for the jobs it did not start.
+// reason says why the run stopped, for the jobs it did not start, by the
+// flag given and by what it counted: scenarios, or with --repeat
+// attempts, of which all may be of one scenario.
 func (s *failureStop) reason() string {
-	switch {
-	case s.max == 1 && s.failFast:
-		return "the run stopped at its first failed scenario (--fail-fast)"
-	case s.max == 1:
-		return "the run stopped at its first failed scenario (--max-failures 1)"
+	what := "scenario"
+	if s.repeat > 1 {
+		what = "attempt"
 	}
-	return fmt.Sprintf("the run stopped after %d failed scenarios (--max-failures %d)", s.max, s.max)
+	flag := fmt.Sprintf("--max-failures %d", s.max)
+	if s.max == 1 && s.failFast {
+		flag = "--fail-fast"
+	}
+	if s.max == 1 {
+		return fmt.Sprintf("the run stopped at its first failed %s (%s)", what, flag)
+	}
+	return fmt.Sprintf("the run stopped after %d failed %ss (%s)", s.max, what, flag)
 }
 
 // loadWarnings are the warnings loading gave about sc, as its results
