@@ -156,9 +156,11 @@ func cdata(text string) string {
 // <error>. One none of whose attempts gave a verdict (interrupted, not
 // run or invalid) has not met its minimum: a failed testcase says so
 // (see junitNoVerdictCase) before its attempts' own testcases. Times come
-// from the report.
+// from the report: a testcase's is the time its attempt took, every try
+// of it (retries:) together, and a suite's that of its testcases.
 func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", junitCounts: junitCounts{Time: seconds(rep.Duration)}}
+	results := verdictsWithTries(rep.Scenarios)
 	rates := map[passRateKey]report.PassRate{}
 	judged := map[passRateKey][]report.Result{}    // by their pass rate: one testcase each
 	noVerdict := map[passRateKey][]report.Result{} // a minimum and no verdict: one failed testcase each
@@ -179,21 +181,18 @@ func JUnit(w io.Writer, rep report.Report) error {
 			judged[k] = []report.Result{}
 		}
 	}
-	for _, r := range rep.Scenarios {
+	for _, r := range results {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
-		if rs, ok := judged[k]; ok && r.Verdict() && isSample(r) {
+		if rs, ok := judged[k]; ok && isSample(r) {
 			judged[k] = append(rs, r)
 		}
-		if rs, ok := noVerdict[k]; ok && r.Verdict() {
+		if rs, ok := noVerdict[k]; ok {
 			noVerdict[k] = append(rs, r)
 		}
 	}
 	index := map[string]int{}
 	var suiteTime []time.Duration
-	for _, r := range rep.Scenarios {
-		if !r.Verdict() {
-			continue // retried: the later try is the test case
-		}
+	for _, r := range results {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		rs, byRate := judged[k]
 		byRate = byRate && isSample(r)
@@ -265,6 +264,35 @@ func JUnit(w io.Writer, rep report.Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// attemptKey tells the attempts of a run apart: the tries of one attempt
+// (retries:) share it.
+type attemptKey struct {
+	file, name, agent     string
+	line, varSet, attempt int
+}
+
+// verdictsWithTries returns the results of rs that are their attempt's
+// verdict (report.Result.Verdict: the tries retried are left out), each
+// with the time of all its attempt's tries as its Duration: a retried
+// attempt took the time of every try, as the results record them.
+func verdictsWithTries(rs []report.Result) []report.Result {
+	keyOf := func(r report.Result) attemptKey {
+		return attemptKey{r.File, r.Name, r.Agent.Name, r.Line, r.VarSet, max(r.Attempt, 1)}
+	}
+	took := map[attemptKey]time.Duration{}
+	for _, r := range rs {
+		took[keyOf(r)] += r.Duration
+	}
+	var out []report.Result
+	for _, r := range rs {
+		if r.Verdict() {
+			r.Duration = took[keyOf(r)]
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // suiteName names the suite of a scenario file; the scenario of a run
