@@ -215,13 +215,23 @@ func checkRepeat(n int) error {
 	return nil
 }
 
-// warnBeforeRun warns, once every flag has been checked, about the
-// scenarios that will run without permissions (--allow-all and --deny-all
-// replace every scenario's permissions, so then there is nothing to warn
-// about; under --format quiet, which prints just the summary, the
-// summary says it), and about the config's prices when none of them has a
-// gateway to price what it spends.
+// sayHeldWarnings prints the warnings of loading that -q held
+// (selection.holdWarnings), less what the summary of running scs says
+// (scenario.WarningsBesides), and forgets them.
+func (c *runCmd) sayHeldWarnings(g *globals, scs []*scenario.Scenario) {
+	printWarnings(g, scs, scenario.WarningsBesides(c.held, g.loaded, scs))
+	c.held = nil
+}
+
+// warnBeforeRun warns, once every flag has been checked, with the
+// warnings of loading that -q held, about the scenarios that will run
+// without permissions (--allow-all and --deny-all replace every
+// scenario's permissions, so then there is nothing to warn about; under
+// --format quiet, which prints just the summary, the summary says it),
+// and about the config's prices when none of them has a gateway to price
+// what it spends.
 func (c *runCmd) warnBeforeRun(g *globals, scs []*scenario.Scenario) {
+	c.sayHeldWarnings(g, scs)
 	if c.policy() == nil && (c.DryRun || c.format() != formatQuiet) {
 		printWarnings(g, scs, scenario.NoPermissionsWarnings(scs))
 	}
@@ -494,6 +504,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	c.selection.gateway = c.gatewayFlags
 	c.selection.turnTimeout = c.TurnTimeout.d
+	// The summary of -q, all it prints, says the warnings of the
+	// scenarios it ran: warnBeforeRun says the others; one that did not
+	// get that far says them all.
+	c.holdWarnings = !c.DryRun && c.format() == formatQuiet
+	defer c.sayHeldWarnings(g, nil)
 	var rerun *report.Rerun
 	if c.RerunFailed != "" {
 		var err error

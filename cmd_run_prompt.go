@@ -53,7 +53,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	if err == nil {
 		loaded = []*scenario.Scenario{sc}
 	}
-	printWarnings(g, loaded, warnings)
+	c.warnLoaded(g, loaded, warnings, err)
 	if err != nil {
 		if agent != "" {
 			err = fmt.Errorf("--agent %s: %w", approve.QuoteArgv([]string{agent}), err)

@@ -45,6 +45,11 @@ type selection struct {
 	// turnTimeout is run's --turn-timeout, set before it loads: loading
 	// warns about the turn timeouts that apply.
 	turnTimeout time.Duration `kong:"-"`
+	// holdWarnings keeps the warnings of loading the scenarios in held,
+	// unprinted, when they load: run -q says them after the selection,
+	// less those its summary says (runCmd.sayHeldWarnings).
+	holdWarnings bool               `kong:"-"`
+	held         []scenario.Warning `kong:"-"`
 }
 
 // words are the words of the values of a list flag, --tag or --agent,
@@ -144,11 +149,21 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 	}
 	opts := s.loadOptions(cfg)
 	scs, warnings, err := loadScenarios(g, paths, opts)
-	printWarnings(g, scs, warnings)
+	s.warnLoaded(g, scs, warnings, err)
 	if err != nil {
 		return nil, opts, usageError(g, nil, err)
 	}
 	return scs, opts, nil
+}
+
+// warnLoaded prints the warnings of loading scs, or keeps them in s.held
+// when s.holdWarnings and loading did not fail (err).
+func (s *selection) warnLoaded(g *globals, scs []*scenario.Scenario, warnings []scenario.Warning, err error) {
+	if s.holdWarnings && err == nil {
+		s.held = append(s.held, warnings...)
+		return
+	}
+	printWarnings(g, scs, warnings)
 }
 
 // loadScenarios loads the scenarios of paths with opts (scenario.Load)

@@ -449,6 +449,38 @@ func TestConfigTurnTimeoutWarned(t *testing.T) {
 	}
 }
 
+// TestQuietRunSaysLoadWarningsOnce: run -q, which prints just the
+// summary, says the warnings of loading the scenarios it runs there
+// alone (it said them above the summary too, a config default's worded
+// differently); above it, what the summary does not say: the warnings
+// about the scenarios that do not run, a config default's naming those.
+// A one-shot --prompt run says its config default's warning once too.
+func TestQuietRunSaysLoadWarningsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const config = "defaults:\n  timeout: 1m\n  turnTimeout: 5m\nagents:\n  mock1: {command: [acprun, mock-agent, agent.mock.yaml]}\n"
+	const own = "name: t\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, timeout: 10m}]\n"
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":     config,
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"t.yaml":          own,
+		"u.yaml":          "name: u\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	cfgAt := posAfter(t, "acprun.yaml", config, "turnTimeout:", "5m")
+	ownAt := posAfter(t, "t.yaml", own, "timeout:", "10m")
+	const cfgMsg, ownMsg = "turn timeout 5m0s is longer than the scenario timeout 1m0s", "turn timeout 10m0s is longer than the scenario timeout 1m0s"
+	res := acprun(t, dir, "run", ".", "--run", "^[st]$", "-q", "-o", "out.json")
+	want := cfgAt + ": warning: " + cfgMsg + ` (scenario "u")` + "\n\nWARN s\n    warning: " + cfgAt + ": " + cfgMsg + "\nWARN t\n    warning: " + ownAt + ": " + ownMsg + "\n"
+	if res.code != exitOK || !strings.HasPrefix(res.stderr, want) || strings.Count(res.stderr, ownMsg) != 1 || strings.Count(res.stderr, cfgMsg) != 3 {
+		t.Errorf("run --run '^[st]$' -q: exit %d, stderr:\n%s\nwant 0 and each warning once, beginning:\n%s", res.code, res.stderr, want)
+	}
+	res = acprun(t, dir, "run", "--agent", "mock1", "--prompt", "Say something.", "-q", "-o", "out.json")
+	if res.code != exitOK || strings.Count(res.stderr, cfgMsg) != 1 || !strings.Contains(res.stderr, "    warning: "+cfgAt+": "+cfgMsg+"\n") {
+		t.Errorf("run --prompt -q: exit %d, stderr:\n%s\nwant 0 and the warning at %s once, in the summary", res.code, res.stderr, cfgAt)
+	}
+}
+
 // TestConfigBesideTheScenariosNotLoaded: an acprun.yaml beside the
 // scenarios run from another directory is not the run's config; its
 // defaults (here a deny rule) do not apply, and the run says so with a

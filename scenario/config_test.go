@@ -1122,3 +1122,42 @@ func TestBuiltinEnv(t *testing.T) {
 		t.Errorf("config claude env %v; want its own %s=true", env, off)
 	}
 }
+
+// TestWarningsBesides: what loading warned about besides the warnings
+// of the scenarios that run (which their results carry, and run -q's
+// summary says) is the warnings about a scenario that does not run, and
+// a config default's warning, given once naming its scenarios, names
+// those of them that do not run; it is left out when they all run.
+func TestWarningsBesides(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  timeout: 1m\n  turnTimeout: 2m\n  agent: {command: [a]}\n  permissions: {default: deny}\n")
+	o := opts
+	o.Config = cfg
+	loaded, warns, err := scenario.LoadBytes("/s/x.yaml", []byte(`{name: a, turns: [{prompt: hi}]}
+--- {name: b, turns: [{prompt: hi}]}
+--- {name: c, turnTimeout: 2m, turns: [{prompt: hi}]}
+`), o)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	cfgAt := scenario.Pos{File: "/cfg/acprun.yaml", Line: 3, Col: 16}
+	cAt := scenario.Pos{File: "/s/x.yaml", Line: 3, Col: 28}
+	const msg = "turn timeout 2m0s is longer than the scenario timeout 1m0s"
+	for _, tt := range []struct {
+		run  []int // of loaded
+		want []scenario.Warning
+	}{
+		{nil, warns},
+		{[]int{0, 1, 2}, nil},
+		{[]int{0}, []scenario.Warning{{Pos: cfgAt, Msg: msg + ` (scenario "b")`}, {Pos: cAt, Msg: msg}}},
+		{[]int{2}, []scenario.Warning{{Pos: cfgAt, Msg: msg + ` (scenarios "a", "b")`}}},
+		{[]int{0, 1}, []scenario.Warning{{Pos: cAt, Msg: msg}}},
+	} {
+		var run []*scenario.Scenario
+		for _, i := range tt.run {
+			run = append(run, loaded[i])
+		}
+		if diff := cmp.Diff(tt.want, scenario.WarningsBesides(warns, loaded, run)); diff != "" {
+			t.Errorf("running %v: warnings (-want +got):\n%s", tt.run, diff)
+		}
+	}
+}

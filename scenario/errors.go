@@ -188,6 +188,55 @@ func scenariosNamed(names []string) string {
 	return s
 }
 
+// WarningsBesides returns what the warnings ws, which Load gave with the
+// scenarios loaded, say besides the warnings of the scenarios of run
+// (Scenario.Warnings, which their results carry): the warnings about a
+// file, or about a scenario that does not run. A warning that Load gave
+// once for several scenarios, naming them (one about the config's
+// defaults), names only those that do not run, and is left out when they
+// all run. run's scenarios are told apart by name, as Load keeps them.
+func WarningsBesides(ws []Warning, loaded, run []*Scenario) []Warning {
+	runs := map[string]bool{}
+	for _, s := range run {
+		runs[s.Name] = true
+	}
+	var out []Warning
+	for _, w := range ws {
+		if w, ok := besides(w, loaded, runs); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// besides is w, a warning Load gave, as WarningsBesides gives it: with
+// false when the scenarios of loaded that carry it all run.
+func besides(w Warning, loaded []*Scenario, runs map[string]bool) (Warning, bool) {
+	carriers := map[string][]string{} // by the message each carries, their names
+	for _, s := range loaded {
+		for _, sw := range s.Warnings {
+			if sw.Pos == w.Pos && strings.HasPrefix(w.Msg, sw.Msg) && !slices.Contains(carriers[sw.Msg], s.Name) {
+				carriers[sw.Msg] = append(carriers[sw.Msg], s.Name)
+			}
+		}
+	}
+	for msg, names := range carriers {
+		named := w.Msg != msg
+		if named && w.Msg != msg+" ("+scenariosNamed(names)+")" {
+			continue
+		}
+		rest := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return runs[n] })
+		switch {
+		case len(rest) == 0:
+			return w, false
+		case named:
+			w.Msg = msg + " (" + scenariosNamed(rest) + ")"
+		}
+		return w, true
+	}
+	return w, true
+}
+
 // SortWarnings sorts ws by position, drops repeats and returns it.
 func SortWarnings(ws []Warning) []Warning {
 	slices.SortStableFunc(ws, func(a, b Warning) int { return a.Pos.compare(b.Pos) })
