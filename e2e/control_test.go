@@ -71,21 +71,24 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 		outcomes []string
 		args     []string
 		want     []string
+		said     string // in the summary, when set
 	}{
 		{"fail-fast", []string{"pass", "fail", "pass", "pass"}, []string{"--fail-fast"}, []string{
-			"s1-pass:passed", "s2-fail:failed", "s3-pass:interrupted (" + ff + ")", "s4-pass:interrupted (" + ff + ")"}},
+			"s1-pass:passed", "s2-fail:failed", "s3-pass:interrupted (" + ff + ")", "s4-pass:interrupted (" + ff + ")"}, ""},
 		{"an error counts", []string{"error", "pass"}, []string{"--fail-fast=finish"}, []string{
-			"s1-error:error", "s2-pass:interrupted (" + ff + ")"}},
+			"s1-error:error", "s2-pass:interrupted (" + ff + ")"}, ""},
 		{"max-failures", []string{"fail", "pass", "error", "fail", "pass"}, []string{"--max-failures", "2"}, []string{
-			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:interrupted (" + mf + ")", "s5-pass:interrupted (" + mf + ")"}},
+			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:interrupted (" + mf + ")", "s5-pass:interrupted (" + mf + ")"}, ""},
 		{"max-failures 1 is not --fail-fast", []string{"fail", "pass"}, []string{"--max-failures", "1"}, []string{
-			"s1-fail:failed", "s2-pass:interrupted (not run: the run stopped at its first failed scenario (--max-failures 1))"}},
+			"s1-fail:failed", "s2-pass:interrupted (not run: the run stopped at its first failed scenario (--max-failures 1))"}, ""},
 		{"max-failures not reached", []string{"fail", "pass", "fail"}, []string{"--max-failures", "3"}, []string{
-			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}},
+			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}, ""},
 		{"repeat: each attempt counts", []string{"fail", "pass"}, []string{"--fail-fast", "--repeat", "2"}, []string{
-			"s1-fail:failed", "s1-fail:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")"}},
+			"s1-fail:failed", "s1-fail:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")", "s2-pass:interrupted (" + ffa + ")"},
+			"\n3 attempts of 2 scenarios did not run: the run stopped at its first failed attempt (--fail-fast)\n"},
 		{"repeat: attempts of one scenario", []string{"fail", "pass"}, []string{"--max-failures", "2", "--repeat", "2"}, []string{
-			"s1-fail:failed", "s1-fail:failed", "s2-pass:interrupted (" + mfa + ")", "s2-pass:interrupted (" + mfa + ")"}},
+			"s1-fail:failed", "s1-fail:failed", "s2-pass:interrupted (" + mfa + ")", "s2-pass:interrupted (" + mfa + ")"},
+			"\n2 attempts of 1 scenario did not run: the run stopped after 2 failed attempts (--max-failures 2)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -99,6 +102,9 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 			}
 			if out.Interrupted {
 				t.Error("results say interrupted")
+			}
+			if !strings.Contains(res.stderr, tc.said) {
+				t.Errorf("the summary does not say %q:\n%s", tc.said, res.stderr)
 			}
 		})
 	}

@@ -83,7 +83,7 @@ func Text(w io.Writer, rep report.Report) error {
 			msg = "interrupted as the run ended: every scenario has its result"
 		}
 		if s.NotRun > 0 {
-			msg += fmt.Sprintf("; %d %s did not run", s.NotRun, plural(s.NotRun, "scenario", "scenarios"))
+			msg += "; " + notRunCount(rep, s.NotRun) + " did not run"
 		}
 		fmt.Fprintf(&b, "%s\n", fail(msg))
 	}
@@ -91,9 +91,9 @@ func Text(w io.Writer, rep report.Report) error {
 	return err
 }
 
-// notRunWhy says that n scenarios did not run, and why, as their results
-// say it, each reason once: "2 scenarios did not run: the run stopped at
-// its first failed scenario (--fail-fast)".
+// notRunWhy says that n scenarios (or attempts, see notRunCount) did not
+// run, and why, as their results say it, each reason once: "2 scenarios
+// did not run: the run stopped at its first failed scenario (--fail-fast)".
 func notRunWhy(rep report.Report, n int) string {
 	var whys []string
 	for _, sc := range rep.Scenarios {
@@ -102,11 +102,34 @@ func notRunWhy(rep report.Report, n int) string {
 			whys = append(whys, why)
 		}
 	}
-	msg := fmt.Sprintf("%d %s did not run", n, plural(n, "scenario", "scenarios"))
+	msg := notRunCount(rep, n) + " did not run"
 	if len(whys) > 0 {
 		msg += ": " + strings.Join(whys, "; ")
 	}
 	return msg
+}
+
+// notRunCount names the n results of rep that did not run by what they
+// are: "2 scenarios", or with --repeat (results with an Attempt) "3
+// attempts of 2 scenarios", since several may be of one scenario.
+func notRunCount(rep report.Report, n int) string {
+	type key struct {
+		dir, file, name, agent string
+		line, varSet           int
+	}
+	scenarios := map[key]bool{}
+	repeated := false
+	for _, sc := range rep.Scenarios {
+		if sc.NotRun {
+			scenarios[key{sc.Dir, sc.File, sc.Name, sc.Agent.Name, sc.Line, sc.VarSet}] = true
+			repeated = repeated || sc.Attempt > 0
+		}
+	}
+	if !repeated {
+		return fmt.Sprintf("%d %s", n, plural(n, "scenario", "scenarios"))
+	}
+	return fmt.Sprintf("%d %s of %d %s", n, plural(n, "attempt", "attempts"),
+		len(scenarios), plural(len(scenarios), "scenario", "scenarios"))
 }
 
 // Counts is what the totals line of Text says of the scenarios of s,

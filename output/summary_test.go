@@ -174,6 +174,10 @@ func TestTextSaysWhyNotRun(t *testing.T) {
 	}{
 		{"stopped", stopped, "\n2 scenarios did not run: the run stopped after 2 failed scenarios (--max-failures 2)\n"},
 		{"interrupted", notRunReport(), "\ninterrupted: results are partial; 2 scenarios did not run\n"},
+		// With --repeat what did not run is attempts, perhaps several of
+		// one scenario, and is counted so.
+		{"stopped, repeated", repeatedNotRun(false), "\n3 attempts of 2 scenarios did not run: the run stopped at its first failed attempt (--fail-fast)\n"},
+		{"interrupted, repeated", repeatedNotRun(true), "\ninterrupted: results are partial; 3 attempts of 2 scenarios did not run\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,6 +194,31 @@ func TestTextSaysWhyNotRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// repeatedNotRun is a run with --repeat 2 of two scenarios that stopped
+// (or, interrupted, was stopped) after the first attempt: three attempts
+// of two scenarios did not run.
+func repeatedNotRun(interrupted bool) report.Report {
+	rep := notRunReport()
+	rep.Interrupted = interrupted
+	why := "not run: the run stopped at its first failed attempt (--fail-fast)"
+	if interrupted {
+		why = "not run: interrupted first"
+	}
+	first := reporttest.Complete(report.Result{Name: "a", File: "s.yaml", Line: 1, Attempt: 1, Status: report.StatusFailed, Duration: ms(300),
+		Failures: []string{"turn 1: no"},
+		Turns:    []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Failures: []string{"no"}}}})
+	rep.Scenarios = []report.Result{first}
+	for _, r := range []struct {
+		name          string
+		line, attempt int
+	}{{"a", 1, 2}, {"b", 6, 1}, {"b", 6, 2}} {
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: r.name, File: "s.yaml", Line: r.line, Attempt: r.attempt,
+			Status: report.StatusInterrupted, NotRun: true, Error: why,
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: report.OutcomeSkipped}}})
+	}
+	return rep
 }
 
 // TestNoStopReason: a turn with no stop reason (results written by hand)
