@@ -58,3 +58,29 @@ func TestHelpShowsFileDefaults(t *testing.T) {
 		t.Errorf("checked %d flags; want at least run -o, merge -o and report -o", checked)
 	}
 }
+
+// TestMaxFailuresHelpSaysAttempts: run --max-failures says that with
+// --repeat each attempt counts, so that N failures may be of one scenario.
+func TestMaxFailuresHelpSaysAttempts(t *testing.T) {
+	g := &globals{Stdout: io.Discard, Stderr: io.Discard}
+	parser, err := newParser(t.Context(), &cli{}, g, io.Discard, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range parser.Model.Leaves(false) {
+		if cmd.Path() != "run" {
+			continue
+		}
+		for _, flags := range cmd.AllFlags(false) {
+			for _, f := range flags {
+				if f.Name == "max-failures" {
+					if !strings.Contains(f.Help, "With --repeat each failed attempt counts") {
+						t.Errorf("run --max-failures: help %q does not say that with --repeat each attempt counts", f.Help)
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Fatal("no run --max-failures")
+}

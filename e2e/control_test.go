@@ -110,6 +110,17 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 	}
 }
 
+// TestMaxFailuresHelpSaysAttempts: run --help says of --max-failures that
+// with --repeat each attempt counts, as the run counts them.
+func TestMaxFailuresHelpSaysAttempts(t *testing.T) {
+	t.Parallel()
+	res := acprunEnv(t, t.TempDir(), []string{"COLUMNS=1000"}, "run", "--help") // one line a flag
+	const want = "With --repeat each failed attempt counts, so the N may be of one scenario"
+	if res.code != 0 || !strings.Contains(res.stdout, want) {
+		t.Errorf("exit %d; run --help does not say %q:\n%s", res.code, want, res.stdout)
+	}
+}
+
 // TestFailFastWithMaxFailuresRefused: --fail-fast alone (stop at the
 // first failure) with --max-failures 3 is a usage error naming both, before
 // any scenario runs, rather than a run where --max-failures silently wins;
