@@ -363,10 +363,10 @@ func TestSelectionUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"run", "sutie/*.yaml"}, "sutie/*.yaml: no file or directory matches the pattern"},
-		{[]string{"run", "s.yaml", "nope/**/*.yaml"}, "nope/**/*.yaml: no file or directory matches the pattern"},
-		{[]string{"list", "*.yml"}, "*.yml: no file or directory matches the pattern"},
-		{[]string{"validate", "*.yml"}, "*.yml: no file or directory matches the pattern"},
+		{[]string{"run", "sutie/*.yaml"}, "sutie/*.yaml: no file or directory matches the pattern: give a pattern that matches scenario files, or directories that hold some\n"},
+		{[]string{"run", "s.yaml", "nope/**/*.yaml"}, "nope/**/*.yaml: no file or directory matches the pattern: give a pattern that matches scenario files, or directories that hold some\n"},
+		{[]string{"list", "*.yml"}, "*.yml: no file or directory matches the pattern: give a pattern that matches scenario files, or directories that hold some\n"},
+		{[]string{"validate", "*.yml"}, "*.yml: no file or directory matches the pattern: give a pattern that matches scenario files, or directories that hold some\n"},
 		{[]string{"run", "nope.yaml"}, "nope.yaml: no such file or directory: give the path of a scenario file, or of a directory that holds some\n"},
 		{[]string{"run", "{s,t}.yaml"}, "{s,t}.yaml: no such file or directory ({a,b} is the shell's, which acprun does not expand: give each path, or a glob of * ? [...] and **)"},
 		{[]string{"list", "[s-.yaml"}, "[s-.yaml: bad pattern: malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal ["},

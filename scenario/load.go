@@ -365,8 +365,12 @@ func (l *loader) files(paths []string) []string {
 			}
 			if len(matches) == 0 {
 				// As a path that does not exist: a typo, or the wrong
-				// working directory.
-				l.errorf(path, "no file or directory matches the pattern%s", braceHint(path))
+				// working directory; the shell's braces have their own hint.
+				hint := braceHint(path)
+				if hint == "" {
+					hint = ": give a pattern that matches scenario files, or directories that hold some"
+				}
+				l.errorf(path, "no file or directory matches the pattern%s", hint)
 				continue
 			}
 			found, errs := 0, len(l.errs)

@@ -473,7 +473,7 @@ func TestLoadPaths(t *testing.T) {
 		{"double star under a directory", []string{"sub/**/*.YAML"}, []string{"sub/deeper/d.YAML"}, nil},
 		{"double star naming testdata", []string{"**/testdata/*.yaml"}, []string{"sub/testdata/g.yaml", "testdata/f.yaml"}, nil},
 		{"missing paths", []string{"nope.yaml", "a.yaml", "*.json", "empty", "[x"}, nil, []string{
-			"*.json: no file or directory matches the pattern",
+			"*.json: no file or directory matches the pattern: give a pattern that matches scenario files, or directories that hold some",
 			"[x: bad pattern: malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [",
 			"nope.yaml: no such file or directory: give the path of a scenario file, or of a directory that holds some",
 		}},
