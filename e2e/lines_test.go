@@ -353,6 +353,34 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 	}
 }
 
+// TestLinesInterruptRepeatedCountsAttempts: with --repeat, what an
+// interrupt kept from starting is attempts, two of one scenario here, and
+// the summary counts them so.
+func TestLinesInterruptRepeatedCountsAttempts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := func(name, script string) string {
+		return fmt.Sprintf("name: %s\nagent: {command: [acprun, mock-agent, %s]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {stopReason: end_turn}}]\n", name, script)
+	}
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml":   "default: {steps: [{text: ok}]}\n",
+		"wait.mock.yaml": "default: {steps: [{text: working}, {waitForCancel: true}]}\n",
+		"s.yaml":         scenario("second", "wait.mock.yaml") + "---\n" + scenario("third", "ok.mock.yaml"),
+	})
+	// second #1 waits; second #2, third #1 and third #2 do not start.
+	run := runFollowingTranscript(t, t.Context(), dir, "second#1", "-j", "1", "--repeat", "2")
+	run.waitFor("the first attempt of second is working", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	out := run.waitInterrupted()
+	const want = "\ninterrupted: results are partial; 3 attempts of 2 scenarios did not run\n"
+	if !strings.Contains(run.stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, run.stderr.String())
+	}
+	if s := out.Summary; s.NotRun != 3 {
+		t.Errorf("summary %+v, want 3 not run", s)
+	}
+}
+
 // TestLinesMerge: acprun merge, whose scenarios ended elsewhere, prints
 // the line of each before the summary.
 func TestLinesMerge(t *testing.T) {
