@@ -59,13 +59,18 @@ func TestHelpShowsFileDefaults(t *testing.T) {
 	}
 }
 
-// TestMaxFailuresHelpSaysAttempts: run --max-failures says that with
-// --repeat each attempt counts, so that N failures may be of one scenario.
+// TestMaxFailuresHelpSaysAttempts: run --max-failures and --fail-fast say
+// that with --repeat each attempt counts, so that N failures may be of one
+// scenario, and the first failed attempt stops a --fail-fast run.
 func TestMaxFailuresHelpSaysAttempts(t *testing.T) {
 	g := &globals{Stdout: io.Discard, Stderr: io.Discard}
 	parser, err := newParser(t.Context(), &cli{}, g, io.Discard, func(int) {})
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := map[string]string{
+		"max-failures": "With --repeat each failed attempt counts",
+		"fail-fast":    "With --repeat the first failed attempt stops the run",
 	}
 	for _, cmd := range parser.Model.Leaves(false) {
 		if cmd.Path() != "run" {
@@ -73,14 +78,16 @@ func TestMaxFailuresHelpSaysAttempts(t *testing.T) {
 		}
 		for _, flags := range cmd.AllFlags(false) {
 			for _, f := range flags {
-				if f.Name == "max-failures" {
-					if !strings.Contains(f.Help, "With --repeat each failed attempt counts") {
-						t.Errorf("run --max-failures: help %q does not say that with --repeat each attempt counts", f.Help)
+				if w, ok := want[f.Name]; ok {
+					if !strings.Contains(f.Help, w) {
+						t.Errorf("run --%s: help %q does not say %q", f.Name, f.Help, w)
 					}
-					return
+					delete(want, f.Name)
 				}
 			}
 		}
 	}
-	t.Fatal("no run --max-failures")
+	for name := range want {
+		t.Errorf("no run --%s", name)
+	}
 }

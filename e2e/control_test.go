@@ -115,9 +115,13 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 func TestMaxFailuresHelpSaysAttempts(t *testing.T) {
 	t.Parallel()
 	res := acprunEnv(t, t.TempDir(), []string{"COLUMNS=1000"}, "run", "--help") // one line a flag
-	const want = "With --repeat each failed attempt counts, so the N may be of one scenario"
-	if res.code != 0 || !strings.Contains(res.stdout, want) {
-		t.Errorf("exit %d; run --help does not say %q:\n%s", res.code, want, res.stdout)
+	for _, want := range []string{
+		"With --repeat each failed attempt counts, so the N may be of one scenario",
+		"With --repeat the first failed attempt stops the run.",
+	} {
+		if res.code != 0 || !strings.Contains(res.stdout, want) {
+			t.Errorf("exit %d; run --help does not say %q:\n%s", res.code, want, res.stdout)
+		}
 	}
 }
 
