@@ -17,6 +17,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/termtext"
@@ -922,7 +923,7 @@ func (w *workspaceFiles) exists(rel string) string {
 			return "does not exist (it is a dangling symlink)"
 		}
 		if l, ok := w.leftOutAt(rel); ok {
-			return fmt.Sprintf("does not exist: the workspace's source has it, but as %s, which a copy leaves out", l.What())
+			return fmt.Sprintf("does not exist: the workspace's source has it, but as %s, which a copy leaves out", inputfile.Kind(l.Type))
 		}
 	}
 	return w.problem(rel, err)
@@ -1012,7 +1013,7 @@ func (w *workspaceFiles) existsGlob(pattern string) string {
 		const none = "matches no path of the workspace"
 		for _, l := range w.leftOut {
 			if matchFile(pattern, l.Path) {
-				return fmt.Sprintf("%s: the workspace's source has %s, but as %s, which a copy leaves out", none, termtext.OneLine(l.Path), l.What())
+				return fmt.Sprintf("%s: the workspace's source has %s, but as %s, which a copy leaves out", none, termtext.OneLine(l.Path), inputfile.Kind(l.Type))
 			}
 		}
 		return none + " (a glob is relative to its root: ** for any directories)"

@@ -132,26 +132,10 @@ func copyTree(ctx context.Context, src, given, dst string) ([]Pointer, []LeftOut
 }
 
 // LeftOut is a file of a copy's source that the copy leaves out: a
-// socket, FIFO or device.
+// socket, FIFO or device (inputfile.Kind says which, for messages).
 type LeftOut struct {
 	Path string      // relative to the source, with slashes
 	Type fs.FileMode // its type bits (fs.ModeNamedPipe, fs.ModeSocket, fs.ModeDevice…)
-}
-
-// What says what the file is, for messages: "a FIFO", "a socket", "a
-// character device", "a block device".
-func (l LeftOut) What() string {
-	switch {
-	case l.Type&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case l.Type&fs.ModeSocket != 0:
-		return "a socket"
-	case l.Type&fs.ModeCharDevice != 0:
-		return "a character device"
-	case l.Type&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
 }
 
 // copyFile copies the regular file rel of root, whose information is

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/google/go-cmp/cmp"
@@ -198,8 +199,8 @@ func TestCopyPreservesTree(t *testing.T) {
 		t.Errorf("LeftOut differs (-want +got):\n%s", diff)
 	}
 	for _, l := range w.LeftOut {
-		if got := l.What(); got != "a FIFO" {
-			t.Errorf("LeftOut %s: What() = %q; want %q", l.Path, got, "a FIFO")
+		if got := inputfile.Kind(l.Type); got != "a FIFO" {
+			t.Errorf("LeftOut %s: inputfile.Kind(Type) = %q; want %q", l.Path, got, "a FIFO")
 		}
 	}
 }
