@@ -126,7 +126,9 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
 	e.LinkFree, _ = sc.Policy.LinkFree(req) // whether run's answer may stand in a cwd that is gone
 	// Redacted as text, as printed, as a run of sc redacts: the request
-	// (made up, or given by --request) may hold a secret in clear.
+	// (made up, or given by --request) may hold a secret in clear, which
+	// its commands and paths may hold split (redact.Redactor.Parted).
+	red = red.Parted(req.Texts()...)
 	var text strings.Builder
 	if err := output.Explain(&text, e); err != nil {
 		return err

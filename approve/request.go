@@ -55,6 +55,16 @@ type Request struct {
 	ModeOptions map[string]string
 }
 
+// Texts returns the texts of r that the policy splits into the commands
+// and paths of its Decision, and quotes in its reason: the title, the
+// tool's name, the rawInput (as JSON), the locations, the diffs' paths,
+// Cwd and Dir.
+func (r Request) Texts() []string {
+	texts := []string{r.Title, r.Tool, string(r.RawInput), r.Cwd, r.Dir}
+	texts = append(texts, r.Locations...)
+	return append(texts, r.DiffPaths...)
+}
+
 // Option is one permission option the agent offers.
 type Option struct {
 	ID   string // optionId, echoed back when selected

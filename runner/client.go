@@ -655,13 +655,15 @@ func byteSize(n int) string {
 // a permission request of kind execute for that command line would be
 // (deny rules, then allow rules, then the default; a nil policy denies),
 // with relative paths in it resolved against the terminal's cwd, and
-// records the decision.
+// records the decision. The decision's reason is redacted of the parts of
+// the secrets the line holds (see splitRedacted).
 func (c *clientServer) decide(line, cwd string, rec *report.ClientRequest) approve.Decision {
 	raw, _ := json.Marshal(map[string]string{"command": line})
 	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, cmp.Or(c.cfg.Cwd, cwd))
 	req.Dir = cwd
 	req.Excerpt = policyExcerpt(c.cfg.Redact)
 	d := c.cfg.Policy.Evaluate(req)
+	d.Commands, d.Paths, d.Reason = splitRedacted(c.cfg.Redact, req, d)
 	rec.Decision, rec.Rule, rec.Reason = string(d.Verdict), d.Rule, decisionReason(c.cfg.Policy, d)
 	return d
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
@@ -129,6 +130,59 @@ turns: [{prompt: hi, expect: {text: {contains: stolen}}}]
 	}
 	if seen := obs.String(); strings.Contains(seen, "ABCDEF") || !strings.Contains(seen, redact.Marker) {
 		t.Errorf("the observer saw %s; want a's secret redacted", seen)
+	}
+}
+
+// TestSecretSplitByTheShellRedacted: a secret written unquoted in a shell
+// line, which the policy splits between commands and paths none of which
+// holds it whole, is redacted in each of them, in a permission's record
+// and in the refusal of a terminal's command, which the agent is sent.
+func TestSecretSplitByTheShellRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "pa55;word|XKEYX2&x"
+	tr := t.TempDir()
+	obs := &recordingObserver{}
+	rep := runFiles(t, t.Context(), map[string]string{
+		"a.mock.yaml": `turns:
+  - steps:
+      - permission: {toolCallId: p1, title: Bash, kind: execute, rawInput: {command: "mysql -ppa55;word|XKEYX2&x db"}}
+      - permission: {toolCallId: p2, title: Bash, kind: execute, rawInput: {command: "echo hi >pa55;word|XKEYX2&x"}}
+      - terminal: {command: "echo pa55;word|XKEYX2&x"}
+`,
+		"s.yaml": `
+name: a
+agent: {command: [acprun, mock-agent, a.mock.yaml], env: {DB_PASSWORD: "` + secret + `"}}
+permissions: {default: deny, allow: [{command: "echo *"}]}
+turns: [{prompt: hi}]
+`,
+	}, Options{Transcripts: tr, Observer: obs})
+	if len(rep.Scenarios) != 1 || len(rep.Scenarios[0].Turns) != 1 {
+		t.Fatalf("scenarios = %+v, want a with one turn", rep.Scenarios)
+	}
+	turn := rep.Scenarios[0].Turns[0]
+	if len(turn.Permissions) != 2 || len(turn.ClientRequests) != 1 {
+		t.Fatalf("permissions %+v, client requests %+v: want 2 and 1", turn.Permissions, turn.ClientRequests)
+	}
+	want := []string{"mysql -p" + redact.Marker, redact.Marker, redact.Marker, "x db"}
+	if diff := cmp.Diff(want, turn.Permissions[0].Commands); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "XKEYX2") {
+		t.Errorf("results hold a part of the secret: %s", b)
+	}
+	data, err := os.ReadFile(filepath.Join(tr, "a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "XKEYX2") {
+		t.Errorf("transcript holds a part of the secret:\n%s", data)
+	}
+	if seen := obs.String(); strings.Contains(seen, "XKEYX2") {
+		t.Errorf("the observer saw a part of the secret: %s", seen)
 	}
 }
 

@@ -1065,7 +1065,9 @@ func isClosed(ch <-chan struct{}) bool {
 // it has been written (see answerWritten).
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
 	seq := a.seq
-	d := s.policy.Decide(s.policyRequest(a))
+	req := s.policyRequest(a)
+	d := s.policy.Decide(req)
+	d.Commands, d.Paths, d.Reason = splitRedacted(s.red, req, d)
 	cancelled := !s.wait(ctx, a.turn)
 	if cancelled && a.turn != nil {
 		// The protocol's order, every time: session/cancel goes out
@@ -1096,6 +1098,19 @@ func (s *session) policyRequest(a *arrival) approve.Request {
 		req.UnaskedModes, req.ModeOptions = s.agent.UnaskedModes(), s.agent.ModeOptions()
 	}
 	return req
+}
+
+// splitRedacted returns the commands, paths and reason of d, the policy's
+// decision on req, redacted of the parts of the secrets that req's texts
+// hold (redact.Redactor.Parted): a secret written unquoted in a shell line
+// is split by the policy between commands or paths, none of which holds it
+// whole.
+func splitRedacted(red *redact.Redactor, req approve.Request, d approve.Decision) (commands, paths []string, reason string) {
+	p := red.Parted(req.Texts()...)
+	if p == red {
+		return d.Commands, d.Paths, d.Reason
+	}
+	return mapped(d.Commands, p.String), mapped(d.Paths, p.String), p.String(d.Reason)
 }
 
 // askedCall merges the tool call of permission request p into the record

@@ -141,3 +141,25 @@ func (r *Redactor) Wrapped(s string, cutStart, cutEnd bool) string {
 func (r *Redactor) Unfinished(s string) int {
 	return r.load().Unfinished(s)
 }
+
+// Parted returns a Redactor of r's secrets and also of the parts of those
+// that texts hold, cut at the shell's blanks, operators, quotes and escapes
+// (see parted): a policy splits a shell line that holds a secret unquoted
+// into commands and paths none of which holds it whole (`mysql
+// -ppa55;word|x` runs mysql -ppa55, word and x), so that String alone
+// finds nothing of it in them. Redact with it what was split out of texts.
+// Parts unfit to be secrets (see New: fewer than 4 characters, among them)
+// are not looked for, as at a cut (see Cut). It returns r itself when
+// texts hold none of its secrets.
+func (r *Redactor) Parted(texts ...string) *Redactor {
+	if r.load().empty() {
+		return r
+	}
+	t := r.load().parted(r.notSecret, texts)
+	if t == nil {
+		return r
+	}
+	p := &Redactor{notSecret: r.notSecret}
+	p.tab.Store(t)
+	return p
+}

@@ -741,3 +741,29 @@ func overlap(s, f string, fail []int) int {
 	}
 	return k
 }
+
+// shellBreaks are the characters at which parted cuts a secret: where a
+// shell splits a line into commands, words and redirections, and the
+// quotes and escapes it drops from a word.
+const shellBreaks = " \t\r\n;|&<>()'\"\\`$"
+
+// parted returns a table of the values of t and of the parts, cut at
+// shellBreaks, of the secrets that texts hold, in one of their forms
+// (decoded when escaped); nil when that adds none (see Redactor.Parted).
+func (t *table) parted(notSecret func(string) bool, texts []string) *table {
+	var parts []string
+	for _, s := range texts {
+		for _, sp := range t.spansIn(s, maxUnescapes) {
+			v := s[sp.start:sp.end]
+			if strings.IndexByte(v, '\\') >= 0 {
+				dec, _ := unescape(nil, v, false)
+				v = string(dec)
+			}
+			parts = append(parts, strings.FieldsFunc(v, func(c rune) bool { return strings.ContainsRune(shellBreaks, c) })...)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return t.with(notSecret, parts)
+}

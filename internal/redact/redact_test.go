@@ -320,6 +320,44 @@ func TestCut(t *testing.T) {
 	}
 }
 
+// TestParted: the parts of a secret that a text holds unquoted in a
+// shell line are redacted from what a policy split out of it, each alone;
+// parts too short to be secrets are left, as at a cut.
+func TestParted(t *testing.T) {
+	r := redact.New("pa55;word|XKEYX2&x", `Q&<é>"\ab-XKEYX-9`, "unused-secret")
+	tests := []struct {
+		texts []string
+		in    []string
+		want  []string
+	}{
+		{[]string{"mysql -ppa55;word|XKEYX2&x db"}, // as written
+			[]string{"mysql -ppa55", "word", "XKEYX2", "x db"},
+			[]string{"mysql -p[REDACTED]", "[REDACTED]", "[REDACTED]", "x db"}},
+		{[]string{`{"command":"echo Q&<\u00e9>\"\\ab-XKEYX-9 && rm -rf /x"}`}, // escaped in JSON
+			[]string{"echo Q", `<é>"\ab-XKEYX-9 && rm -rf /x`, `/w/\ab-XKEYX-9 && rm -rf /x`},
+			[]string{"echo Q", `<é>"\[REDACTED] && rm -rf /x`, `/w/\[REDACTED] && rm -rf /x`}},
+		{[]string{"echo hi", "word"}, // no secret in the texts: nothing more
+			[]string{"word", "XKEYX2"},
+			[]string{"word", "XKEYX2"}},
+	}
+	for _, tt := range tests {
+		p := r.Parted(tt.texts...)
+		var got []string
+		for _, s := range tt.in {
+			got = append(got, p.String(s))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Parted(%q) (-want +got):\n%s", tt.texts, diff)
+		}
+	}
+	if p := r.Parted("no secret here"); p != r {
+		t.Errorf("Parted of texts without a secret = %p, want r itself", p)
+	}
+	if got := (*redact.Redactor)(nil).Parted("x").String("word"); got != "word" {
+		t.Errorf("nil Redactor: Parted.String = %q", got)
+	}
+}
+
 func TestCutEnd(t *testing.T) {
 	r := redact.New("ghp_abcdefghijklmnop1234", `to"ken99`)
 	tests := []struct{ in, want string }{
