@@ -77,7 +77,7 @@ func selfAgentProblem(argv []string) (int, string) {
 	case cmd != nil && !slices.Contains(selfAgents, cmd.Name):
 		return 1, fmt.Sprintf("acprun %s is not an agent: %s", cmd.Name, agents)
 	case err == nil:
-		return 0, ""
+		return emptyWord(argv, shown, kctx)
 	}
 	// The word the parse stopped at: the first it could not take, or,
 	// when it took them all and wants more, the last.
@@ -97,6 +97,22 @@ func selfAgentProblem(argv []string) (int, string) {
 			shown, w, shown, cmd.Positional[0].Summary(), strings.Join(argv[:i], " "), w)
 	}
 	return i, fmt.Sprintf("%s: the agent would exit before answering initialize; write %s", msg, usage(cmd))
+}
+
+// emptyWord is the problem of argv, a command that parsed, that the
+// command line refuses before the command runs (checkFlags: an empty
+// script or transcript, as "${SCRIPT:-}" gives it with SCRIPT unset),
+// at its first empty word (else its last), or "" when there is none.
+func emptyWord(argv []string, shown string, kctx *kong.Context) (int, string) {
+	err := checkFlags(kctx)
+	if err == nil {
+		return 0, ""
+	}
+	i := slices.Index(argv[1:], "") + 1
+	if i == 0 {
+		i = len(argv) - 1
+	}
+	return i, fmt.Sprintf("%s: %v; the agent would exit before answering initialize", shown, err)
 }
 
 // knownFlag says whether word, up to an "=", names a flag of the

@@ -38,6 +38,10 @@ func TestSelfAgentProblem(t *testing.T) {
 			`acprun: expected one of "run", "list", "validate", "schema", "explain", ... (acprun's agents are acprun mock-agent SCRIPT and acprun replay TRANSCRIPT)`},
 		{"not an agent", []string{"acprun", "list", "s.yaml"}, 1,
 			`acprun list is not an agent: acprun's agents are acprun mock-agent SCRIPT and acprun replay TRANSCRIPT`},
+		{"empty script", []string{"acprun", "mock-agent", ""}, 2,
+			`acprun mock-agent: <script> "": the argument is empty (is the variable that gives it unset?): give a path; the agent would exit before answering initialize`},
+		{"empty transcript after --", []string{"acprun", "replay", "--timing", "--", ""}, 4,
+			`acprun replay: <transcript> "": the argument is empty (is the variable that gives it unset?): give a path; the agent would exit before answering initialize`},
 		{"help", []string{"acprun", "mock-agent", "--help"}, 2,
 			`acprun mock-agent prints its help or version and exits: it is not an agent; acprun's agents are acprun mock-agent SCRIPT and acprun replay TRANSCRIPT`},
 	}

@@ -64,6 +64,50 @@ turns: [{prompt: hi}]
 	}
 }
 
+// TestSelfAgentEmptyWord: an empty script or transcript in an agent
+// command of acprun's own ("${SCRIPT:-}" with SCRIPT unset) stops validate
+// and run with exit 2 at that word, saying it is empty, as acprun
+// mock-agent "" itself does; it was said as a script or transcript that
+// is a directory (the scenario's own, or "."), and probe said the same.
+func TestSelfAgentEmptyWord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := `name: script
+agent: {command: [acprun, mock-agent, "${SCRIPT:-}"]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: transcript
+agent: {command: [acprun, replay, "--", ""]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario})
+	empty := `"": the argument is empty (is the variable that gives it unset?): give a path; the agent would exit before answering initialize`
+	want := []string{
+		lineCol("s.yaml", scenario, strings.Index(scenario, `"${`)) + `: agent: acprun mock-agent: <script> ` + empty,
+		lineCol("s.yaml", scenario, strings.Index(scenario, `""`)) + `: agent: acprun replay: <transcript> ` + empty,
+	}
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if res.code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s", args[0], res.code, res.stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(res.stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", args[0], w, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("run wrote results: an agent ran")
+	}
+	res := acprun(t, dir, "probe", "--", "acprun", "mock-agent", "")
+	if w := `acprun: acprun mock-agent: <script> ` + empty; res.code != 2 || !strings.Contains(res.stderr, w) {
+		t.Errorf("probe: exit %d, want 2 and %q:\n%s", res.code, w, res.stderr)
+	}
+}
+
 // TestMockScriptMissing: a mock agent script that the mock agent could not
 // open (missing, or a directory), of a scenario's agent command, of agent:
 // {name: mock, args: [...]}, of a config agent and of a judge, stops
