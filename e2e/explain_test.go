@@ -405,7 +405,10 @@ func TestExplainRedactsSecrets(t *testing.T) {
 // is taken as YAML files take one; a malformed optional field, which a run
 // takes with its default and a protocol violation, is explained that way,
 // with the run's violation as a positioned warning. It was Go's message
-// with no place, and the field was silently dropped.
+// with no place, and the field was silently dropped. A tool call without
+// its toolCallId, which a run takes as a tool call of its own, is
+// explained so too; it was refused as "no toolCall" unless it had a title
+// or a rawInput.
 func TestExplainRequestErrorsPositioned(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -420,6 +423,7 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 		"read.json":   `{"jsonrpc": "2.0", "id": 1, "method": "fs/read_text_file", "params": {"sessionId": "s", "path": "/x"}}`,
 		"update.json": `{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s"}}`,
 		"resp.json":   `{"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "cancelled"}}}`,
+		"noid.json":   `{"toolCall": {"kind": "read"}}`,
 	})
 	for _, tt := range []struct {
 		file   string
@@ -439,6 +443,8 @@ func TestExplainRequestErrorsPositioned(t *testing.T) {
 			"decision: ALLOW"},
 		{"read.json", 2, []string{`read.json:1:39: a "fs/read_text_file" request, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
 		{"update.json", 2, []string{`update.json:1:30: a "session/update" notification, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message`}, ""},
+		{"noid.json", 0, []string{`noid.json:1:14: warning: protocol violation: session/request_permission "": toolCall has no toolCallId, which is required; taken as a tool call of its own`},
+			"decision: ALLOW"},
 		{"resp.json", 2, []string{"resp.json:1:1: a JSON-RPC response, not a session/request_permission; give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 		{"opt.json", 2, []string{"opt.json:1:114: options[1].optionId: want a string, got a number: not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation); give the params of a session/request_permission as JSON, or its whole JSON-RPC message"}, ""},
 	} {

@@ -92,7 +92,11 @@ func RecordedPermissionRequest(data []byte, cwd string) (RecordedRequest, error)
 		return RecordedRequest{}, &RequestProblem{Off: at(path),
 			Msg: why + ": not a valid session/request_permission, which a run answers with an invalid-params error, no rule deciding it, and which fails the scenario (a protocol violation)" + notRequest}
 	}
-	if p.ToolCall.ToolCallID == "" && p.ToolCall.Title == nil && len(p.ToolCall.RawInput) == 0 {
+	var given struct {
+		ToolCall json.RawMessage `json:"toolCall"`
+	}
+	_ = json.Unmarshal(params, &given) // it decoded into p just above
+	if len(given.ToolCall) == 0 || string(given.ToolCall) == "null" {
 		return RecordedRequest{}, &RequestProblem{Off: at(""), Msg: "no toolCall in the request" + notRequest}
 	}
 	rec := RecordedRequest{Request: PermissionRequest(p.ToolCall.ToolCall(), p.Options, cwd)}

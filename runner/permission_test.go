@@ -56,6 +56,7 @@ func TestRecordedPermissionRequest(t *testing.T) {
 		{` [1]`, "[", "want an object, got an array"},
 		{`{"sessionId":"s"}`, "{", "no toolCall in the request"},
 		{`{"params":{"options":[]}}`, `{"options`, "no toolCall in the request"},
+		{`{"toolCall": null}`, "{", "no toolCall in the request"},
 		{`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/x"}}`, `"fs/`, `a "fs/read_text_file" request, not a session/request_permission; give`},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`, `"session/update"`, `a "session/update" notification, not a session/request_permission; give`},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "{", "a JSON-RPC response, not a session/request_permission; give"},
@@ -98,6 +99,8 @@ func TestRecordedPermissionRequestViolations(t *testing.T) {
 			[]string{`session/request_permission t: two options share optionId "a" (of kinds "allow_once" and "reject_once"): each option needs an id of its own`}},
 		{`{"toolCall": {"title": "run"}}`, approve.Request{Title: "run"}, []string{`{"title"`},
 			[]string{`session/request_permission "run": toolCall has no toolCallId, which is required; taken as a tool call of its own`}},
+		{`{"toolCall": {"kind": "read", "locations": [{"path": "a"}]}}`, approve.Request{Kind: "read", Locations: []string{"a"}}, []string{`{"kind"`},
+			[]string{`session/request_permission "": toolCall has no toolCallId, which is required; taken as a tool call of its own`}},
 	} {
 		got, err := RecordedPermissionRequest([]byte(tt.data), "/w")
 		if err != nil {
