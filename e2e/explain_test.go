@@ -757,3 +757,26 @@ func TestExplainEmptyCommandRefused(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant %d and %q", res.code, res.stdout, res.stderr, exitUsage, want)
 	}
 }
+
+// TestExplainManyScenariosListed: explain of a file of a vars matrix
+// without --scenario, or with a name it lacks, lists the first ten names
+// and says how many more there are and how to list them; it printed every
+// name on one line, a thousand for a matrix of that size.
+func TestExplainManyScenariosListed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\nvars: {n: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	const names = "s[n=0], s[n=1], s[n=2], s[n=3], s[n=4], s[n=5], s[n=6], s[n=7], s[n=8], s[n=9] and 5 more: acprun list s.yaml lists them"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "acprun: the file holds 15 scenarios; choose one with --scenario (" + names + ")\n"},
+		{[]string{"--scenario", "s"}, `acprun: no scenario "s" (the file has: ` + names + ")\n"},
+	} {
+		res := acprun(t, dir, append([]string{"explain", "s.yaml", "--kind", "read"}, tt.args...)...)
+		if res.code != exitUsage || res.stderr != tt.want {
+			t.Errorf("explain %q: exit %d, stderr:\n%s\nwant %d and %q", tt.args, res.code, res.stderr, exitUsage, tt.want)
+		}
+	}
+}

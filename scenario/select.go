@@ -354,20 +354,30 @@ func countScenarios(n int) string {
 
 // Pick returns the scenario of scs named name, or the only one when name
 // is "". Its errors name the scenarios there are to choose from, for
-// commands that work on one scenario of a file (--scenario).
+// commands that work on one scenario of a file (--scenario): the first
+// maxPicked of them, a file of a vars matrix holding up to a thousand.
 func Pick(scs []*Scenario, name string) (*Scenario, error) {
-	var names []string
 	for _, sc := range scs {
 		if name != "" && sc.Name == name {
 			return sc, nil
 		}
-		names = append(names, termtext.Printable(sc.Name))
 	}
 	if name == "" && len(scs) == 1 {
 		return scs[0], nil
 	}
-	if name == "" {
-		return nil, fmt.Errorf("the file holds %d scenarios; choose one with --scenario (%s)", len(scs), strings.Join(names, ", "))
+	var names []string
+	for _, sc := range scs[:min(len(scs), maxPicked)] {
+		names = append(names, termtext.Printable(sc.Name))
 	}
-	return nil, fmt.Errorf("no scenario %q (the file has: %s)", name, strings.Join(names, ", "))
+	list := strings.Join(names, ", ")
+	if more := len(scs) - maxPicked; more > 0 {
+		list += fmt.Sprintf(" and %d more: acprun list %s lists them", more, quoteArg(scs[0].File))
+	}
+	if name == "" {
+		return nil, fmt.Errorf("the file holds %d scenarios; choose one with --scenario (%s)", len(scs), list)
+	}
+	return nil, fmt.Errorf("no scenario %q (the file has: %s)", name, list)
 }
+
+// maxPicked is how many names Pick's errors list.
+const maxPicked = 10

@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -215,9 +216,14 @@ func TestSelectLeavesItsInputAlone(t *testing.T) {
 }
 
 // TestPick: a name picks its scenario, no name the only one; otherwise
-// the error lists the names to choose from.
+// the error lists the names to choose from, the first ten of a file of
+// more (a vars matrix may give a thousand).
 func TestPick(t *testing.T) {
 	a, b := &scenario.Scenario{Name: "a"}, &scenario.Scenario{Name: "b"}
+	var many []*scenario.Scenario
+	for i := range 12 {
+		many = append(many, &scenario.Scenario{Name: fmt.Sprintf("s%d", i), File: "m x.yaml"})
+	}
 	tests := []struct {
 		scs     []*scenario.Scenario
 		name    string
@@ -229,6 +235,8 @@ func TestPick(t *testing.T) {
 		{[]*scenario.Scenario{a}, "a", a, ""},
 		{[]*scenario.Scenario{a, b}, "", nil, "the file holds 2 scenarios; choose one with --scenario (a, b)"},
 		{[]*scenario.Scenario{a, b}, "c", nil, `no scenario "c" (the file has: a, b)`},
+		{many, "", nil, "the file holds 12 scenarios; choose one with --scenario (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 2 more: acprun list 'm x.yaml' lists them)"},
+		{many, "s", nil, `no scenario "s" (the file has: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 2 more: acprun list 'm x.yaml' lists them)`},
 	}
 	for _, tt := range tests {
 		got, err := scenario.Pick(tt.scs, tt.name)
