@@ -964,17 +964,27 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 }
 
 // tooLong skips a line too long to decode, of size bytes, whose start is
-// line, as a protocol violation. What its head h said (ok: it said it) is
-// answered: a request is refused with -32600, its handler not called, and
-// an answer to one of our calls fails it, both at once, so that neither
-// side waits for what cannot come; a notification, or a line that did not
-// say, is only skipped.
+// line, as a protocol violation, or answers what its head h said (ok: it
+// said it), as answerHead does, with -32600.
 func (rd *reader) tooLong(line []byte, size int, h head, ok bool) {
 	c := rd.c
 	problem := fmt.Sprintf("line exceeds %d bytes", c.maxLine)
 	tooLong := fmt.Errorf("its line of %d bytes exceeds the limit of %d bytes", size, c.maxLine)
+	if !ok || !rd.answerHead(line, size, h, problem, NewError(CodeInvalidRequest, "invalid request: %v", tooLong), tooLong) {
+		rd.violate(problem+"; skipped", line, size)
+	}
+}
+
+// answerHead answers a line that cannot be decoded, of size bytes, whose
+// start is line, by what its head h says, as a protocol violation, problem:
+// a request is refused with refusal, its handler not called, and an answer
+// to one of our calls fails it, with cause, both at once, so that neither
+// side waits for what cannot come. It reports false, and does nothing,
+// when h says neither.
+func (rd *reader) answerHead(line []byte, size int, h head, problem string, refusal *Error, cause error) bool {
+	c := rd.c
 	switch {
-	case ok && h.method != nil:
+	case h.method != nil:
 		var method string
 		_ = json.Unmarshal(h.method, &method) // "" when not a string
 		id := h.id
@@ -984,21 +994,21 @@ func (rd *reader) tooLong(line []byte, size int, h head, ok bool) {
 		if c.tapReceived(nil, time.Time{}, id) {
 			rd.violate(reuseProblem(method, id), line, size)
 		}
-		rd.violate(fmt.Sprintf("%s; request %q (id %s) answered %d, not handled", problem, method, id, CodeInvalidRequest), line, size)
-		rd.add(inMsg{req: &Request{ID: &ID{raw: id}, Method: method}, err: NewError(CodeInvalidRequest, "invalid request: %v", tooLong)})
-	case ok && h.answer:
-		method, in := rd.attribute(h.id, nil, tooLong, nil, 0)
+		rd.violate(fmt.Sprintf("%s; request %q (id %s) answered %d, not handled", problem, method, id, refusal.Code), line, size)
+		rd.add(inMsg{req: &Request{ID: &ID{raw: id}, Method: method}, err: refusal})
+	case h.answer:
+		method, in := rd.attribute(h.id, nil, cause, nil, 0)
 		if method == "" {
-			rd.violate(problem+"; skipped", line, size)
-			return
+			return false
 		}
 		rd.violate(fmt.Sprintf("%s; the answer to %s (id %s) fails it", problem, method, h.id), line, size)
 		if in.call != nil {
 			rd.add(in)
 		}
 	default:
-		rd.violate(problem+"; skipped", line, size)
+		return false
 	}
+	return true
 }
 
 // add adds the line's message to the batch, with its violations.
@@ -1052,6 +1062,14 @@ func (rd *reader) receive(line []byte, at time.Time) {
 	}
 	if c.tapReceived(line, at, id) {
 		rd.violate(reuseProblem(m.Method, m.ID), line, len(line))
+	}
+	if err != nil && !json.Valid(line) {
+		// Its head may still say what it is: a request to refuse, an
+		// answer that fails its call.
+		h, ok := decodeHead(bytes.NewReader(line))
+		if ok && rd.answerHead(line, len(line), h, "invalid JSON-RPC message: "+err.Error(), NewError(CodeParseError, "parse error: %v", err), err) {
+			return
+		}
 	}
 	if errors.Is(err, errInvalidRequest) {
 		rd.violate(err.Error(), line, len(line))

@@ -53,7 +53,10 @@
 // is replaced by U+FFFD and the line used; a request that is not valid
 // JSON-RPC is answered -32600, with its id or null, and so is one on a
 // line too long, on which an answer fails its call (see
-// Options.MaxLineBytes); with Options.AnswerMalformed, so is a line that
+// Options.MaxLineBytes); a request on a line that is not JSON is answered
+// -32700 with its id, and an answer on one fails its call, when the line
+// says its id and method, result or error before what breaks it; with
+// Options.AnswerMalformed, so is any other line that
 // is no message at all (-32700 when it is not JSON), with id null. To
 // bound the wait for a stream that may not end (an agent's grandchild
 // holding its stdout), wait for ReadDone for a while, then call
