@@ -78,3 +78,30 @@ func TestClientParamsNotAnObject(t *testing.T) {
 		}
 	})
 }
+
+// TestNotificationSentAsRequest: a session/update or an
+// elicitation/complete that the agent sends with an id is answered -32601
+// as before, and is a protocol violation that says so, since what it said
+// is not recorded.
+func TestNotificationSentAsRequest(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		res, sent := playRequests(t, t.TempDir(), []string{
+			`{"jsonrpc":"2.0","id":7,"method":"session/update","params":{"sessionId":"mock-session-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"lost"}}}}`,
+			`{"jsonrpc":"2.0","id":"e","method":"elicitation/complete","params":{"elicitationId":"x"}}`,
+		}, nil)
+		want := []string{
+			`request "session/update" (id 7): session/update is a notification, to be sent without an id; answered -32601, not handled`,
+			`request "elicitation/complete" (id "e"): elicitation/complete is a notification, to be sent without an id; answered -32601, not handled`,
+		}
+		if diff := cmp.Diff(want, res.Violations); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found: session/update"}}`; !strings.Contains(sent, want) {
+			t.Errorf("acprun sent:\n%s\nwant the answer %s", sent, want)
+		}
+		if res.Status != report.StatusPassed || res.Turns[0].Text != "done" {
+			t.Errorf("status %s, text %q; want passed (a warning), and the turn to go on", res.Status, res.Turns[0].Text)
+		}
+	})
+}

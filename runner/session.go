@@ -505,6 +505,12 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		defer s.act.serving()()
 	}
 	if req.Method != acp.MethodElicitationCreate && req.Method != acp.MethodSessionRequestPermission && (s.client == nil || !s.client.serves(req.Method)) {
+		if req.Method == acp.MethodSessionUpdate || req.Method == acp.MethodElicitationComplete {
+			// The agent's notification, sent with an id: what it says
+			// is lost, which the results must say.
+			s.violation(fmt.Sprintf("request %q (id %s): %s is a notification, to be sent without an id; answered %d, not handled",
+				req.Method, req.ID, req.Method, acp.CodeMethodNotFound))
+		}
 		return nil, acp.MethodNotFound(req.Method)
 	}
 	a, err := s.checkSession(ctx, req)
