@@ -76,8 +76,8 @@ func TestRecordedPermissionRequest(t *testing.T) {
 
 // TestRecordedPermissionRequestViolations: a request that a run takes
 // with a protocol violation (a malformed optional field takes its default,
-// an invalid item of a list is left out, options that share an id, no
-// toolCallId) is read as the run reads it, with the run's violations, each
+// an invalid item of a list is left out, options that share an id,
+// options of no kind or of one ACP does not define, no toolCallId) is read as the run reads it, with the run's violations, each
 // at the byte of the value it is about.
 func TestRecordedPermissionRequestViolations(t *testing.T) {
 	t.Parallel()
@@ -97,6 +97,11 @@ func TestRecordedPermissionRequestViolations(t *testing.T) {
 			approve.Request{ToolCallID: "t", Options: []approve.Option{{ID: "a", Name: "A", Kind: "allow_once"}, {ID: "a", Name: "B", Kind: "reject_once"}}},
 			[]string{`{"optionId": "a", "name": "B"`},
 			[]string{`session/request_permission t: two options share optionId "a" (of kinds "allow_once" and "reject_once"): each option needs an id of its own`}},
+		{`{"toolCall": {"toolCallId": "t"}, "options": [{"optionId": "y", "name": "Yes", "kind": "allow"}, {"optionId": "n", "name": "No"}]}`,
+			approve.Request{ToolCallID: "t", Options: []approve.Option{{ID: "y", Name: "Yes", Kind: "allow"}, {ID: "n", Name: "No"}}},
+			[]string{`"allow"`, `{"optionId": "n"`},
+			[]string{`session/request_permission t: option "y" has kind "allow", none of allow_once, allow_always, reject_once, reject_always: it is never chosen`,
+				`session/request_permission t: option "n" has no kind, which is required: it is never chosen`}},
 		{`{"toolCall": {"title": "run"}}`, approve.Request{Title: "run"}, []string{`{"title"`},
 			[]string{`session/request_permission "run": toolCall has no toolCallId, which is required; taken as a tool call of its own`}},
 		{`{"toolCall": {"kind": "read", "locations": [{"path": "a"}]}}`, approve.Request{Kind: "read", Locations: []string{"a"}}, []string{`{"kind"`},

@@ -451,7 +451,8 @@ type paramViolation struct{ path, msg string }
 // permissionViolations are the protocol violations of the permission
 // request p, as it decoded, that a run records and goes on: each field
 // the lenient decoding replaced or left out (p.Malformed), options that
-// share an optionId, and no toolCallId. explain --request says them too.
+// share an optionId, options of a kind ACP does not define (the policy
+// never chooses them), and no toolCallId. explain --request says them too.
 func permissionViolations(p *acp.RequestPermissionRequest) []paramViolation {
 	var out []paramViolation
 	for _, m := range p.Malformed {
@@ -459,6 +460,17 @@ func permissionViolations(p *acp.RequestPermissionRequest) []paramViolation {
 	}
 	if i, m := sharedOptionID(p.Options); m != "" {
 		out = append(out, paramViolation{"options." + strconv.Itoa(i), fmt.Sprintf("session/request_permission %s: %s", termtext.OneLine(p.ToolCall.ToolCallID), m)})
+	}
+	for i, o := range p.Options {
+		if o.Kind.Known() {
+			continue
+		}
+		path, kind := "options."+strconv.Itoa(i)+".kind", fmt.Sprintf("has kind %q, none of allow_once, allow_always, reject_once, reject_always", o.Kind)
+		if o.Kind == "" {
+			path, kind = "options."+strconv.Itoa(i), "has no kind, which is required"
+		}
+		out = append(out, paramViolation{path, fmt.Sprintf(
+			"session/request_permission %s: option %q %s: it is never chosen", termtext.OneLine(p.ToolCall.ToolCallID), o.OptionID, kind)})
 	}
 	if p.ToolCall.ToolCallID == "" {
 		out = append(out, paramViolation{"toolCall", fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title)})
