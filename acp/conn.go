@@ -960,7 +960,7 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 		c.tapReceived(line, time.Now(), nil)
 		return
 	}
-	rd.receive(line, time.Now())
+	rd.receive(line, time.Now(), last)
 }
 
 // tooLong skips a line too long to decode, of size bytes, whose start is
@@ -1049,10 +1049,11 @@ func (rd *reader) repairUTF8(line []byte, size int) []byte {
 }
 
 // receive decodes one line, read at at, taps it and adds it to the
-// batch. An answer to a call of the request handler that holds the line
-// completes it at once: the handler may be waiting for it, and what is
-// queued waits for the handler.
-func (rd *reader) receive(line []byte, at time.Time) {
+// batch; cut says that it is the stream's last, without its '\n'. An
+// answer to a call of the request handler that holds the line completes it
+// at once: the handler may be waiting for it, and what is queued waits for
+// the handler.
+func (rd *reader) receive(line []byte, at time.Time, cut bool) {
 	c := rd.c
 	m, err := decode(line)
 	request := errors.Is(err, errInvalidRequest) || err == nil && m.isRequest()
@@ -1063,9 +1064,10 @@ func (rd *reader) receive(line []byte, at time.Time) {
 	if c.tapReceived(line, at, id) {
 		rd.violate(reuseProblem(m.Method, m.ID), line, len(line))
 	}
-	if err != nil && !json.Valid(line) {
+	if err != nil && !cut && !json.Valid(line) {
 		// Its head may still say what it is: a request to refuse, an
-		// answer that fails its call.
+		// answer that fails its call. A line the stream's end cut short
+		// is not answered: the end says why it is.
 		h, ok := decodeHead(bytes.NewReader(line))
 		if ok && rd.answerHead(line, len(line), h, "invalid JSON-RPC message: "+err.Error(), NewError(CodeParseError, "parse error: %v", err), err) {
 			return

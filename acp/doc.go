@@ -55,7 +55,8 @@
 // line too long, on which an answer fails its call (see
 // Options.MaxLineBytes); a request on a line that is not JSON is answered
 // -32700 with its id, and an answer on one fails its call, when the line
-// says its id and method, result or error before what breaks it; with
+// says its id and method, result or error before what breaks it and is
+// not the stream's last, cut short by its end; with
 // Options.AnswerMalformed, so is any other line that
 // is no message at all (-32700 when it is not JSON), with id null. To
 // bound the wait for a stream that may not end (an agent's grandchild

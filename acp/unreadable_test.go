@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -82,5 +83,29 @@ func TestUnreadableRequestAnswered(t *testing.T) {
 		if v := recvFrom(t, viol, "a violation"); !strings.HasPrefix(v.Msg, want) {
 			t.Errorf("Violation.Msg = %q; want it to start with %q", v.Msg, want)
 		}
+	}
+}
+
+// TestCutAnswerAtTheEndNotAnswered: an answer cut short by the end of the
+// stream (the agent died while writing it) does not fail its call as an
+// invalid answer: the call fails as the stream ends, which says why.
+func TestCutAnswerAtTheEndNotAnswered(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	viol := make(chan Violation, 2)
+	c, p := newRawPeer(t, nil, &Options{OnViolation: func(v Violation) { viol <- v }})
+	call := c.Call(ctx, "ask", nil)
+	p.recv()
+	if _, err := io.WriteString(p.nc, `{"jsonrpc":"2.0","id":1,"result":{"stopRe`); err != nil {
+		t.Fatalf("peer write: %v", err)
+	}
+	p.nc.Close()
+	err := call.Await(ctx, nil)
+	var ia *InvalidAnswerError
+	if err == nil || errors.As(err, &ia) {
+		t.Fatalf("Await = %v; want the end of the stream's error", err)
+	}
+	if v := recvFrom(t, viol, "the violation"); strings.Contains(v.Msg, "fails it") {
+		t.Errorf("Violation.Msg = %q; want the line only reported", v.Msg)
 	}
 }

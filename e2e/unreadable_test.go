@@ -9,7 +9,8 @@ import (
 // what breaks it, whom it answers or what it asks is not waited on until
 // the turn's timeout: an answer to the prompt with something after its
 // object fails the turn at once (stopReason error, not unresponsive), and
-// a request cut short is answered -32700 with its id, so the agent goes on.
+// a request cut short is answered -32700 with its id, so the agent goes on;
+// an answer the agent's exit cut short is the exit's.
 func TestUnreadableLineAnswered(t *testing.T) {
 	t.Parallel()
 	const scenario = `name: unreadable
@@ -33,6 +34,22 @@ turns:
 		const want = "session/prompt: invalid answer: invalid JSON: invalid character 'x' after top-level value"
 		if res.code != exitFailed || turn.StopReason != "error" || turn.Error != want {
 			t.Fatalf("exit %d, stopReason %q, error %q; want exit 1, error %q\nstderr:\n%s", res.code, turn.StopReason, turn.Error, want, res.stderr)
+		}
+	})
+	// One the agent's exit cut short is the exit's: agent_exited, with
+	// its code, not an invalid answer.
+	t.Run("cut by the exit", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"agent.sh": shHandshake + "read -r line\n" + chunk("refused") +
+				`printf '%s' '{"jsonrpc":"2.0","id":3,"result":{"stopRe'` + "\nexit 3\n",
+			"s.yaml": scenario,
+		})
+		res, out := runResults(t, dir, "s.yaml")
+		turn := out.Scenarios[0].Turns[0]
+		if res.code != exitFailed || turn.StopReason != "agent_exited" || turn.Error != "the agent exited with code 3" {
+			t.Fatalf("exit %d, stopReason %q, error %q; want exit 1, agent_exited with code 3\nstderr:\n%s", res.code, turn.StopReason, turn.Error, res.stderr)
 		}
 	})
 	t.Run("request", func(t *testing.T) {
