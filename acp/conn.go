@@ -956,6 +956,12 @@ func (rd *reader) line(line []byte, size int, last, over bool) {
 	if !utf8.Valid(line) {
 		line = rd.repairUTF8(line, size)
 	}
+	if rest, ok := bytes.CutPrefix(line, byteOrderMark); ok {
+		// JSON texts must not start with one, and parsers may ignore it
+		// (RFC 8259): some runtimes write one before their first output.
+		rd.report("a byte order mark (U+FEFF) before the message, which JSON does not allow; ignored", line, size, false)
+		line = rest
+	}
 	if isBlank(line) {
 		c.tapReceived(line, time.Now(), nil)
 		return
@@ -1025,6 +1031,9 @@ func (rd *reader) endLine() {
 		rd.add(inMsg{})
 	}
 }
+
+// byteOrderMark is U+FEFF in UTF-8.
+var byteOrderMark = []byte("\uFEFF")
 
 // errStopped is the read error after StopReading.
 var errStopped = errors.New("reading was stopped")

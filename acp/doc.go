@@ -50,7 +50,8 @@
 // input (a line that is not JSON-RPC, too long, with invalid UTF-8, an
 // answer to an unknown id) is reported to Options.OnViolation, in its place
 // in the stream (as a notification is handled); invalid UTF-8
-// is replaced by U+FFFD and the line used; a request that is not valid
+// is replaced by U+FFFD and the line used, as is one that starts with a
+// byte order mark, dropped; a request that is not valid
 // JSON-RPC is answered -32600, with its id or null, and so is one on a
 // line too long, on which an answer fails its call (see
 // Options.MaxLineBytes); a request on a line that is not JSON is answered
