@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -85,6 +86,71 @@ func TestCloseOfAnAgentThatEnds(t *testing.T) {
 				}
 				if c.wantError == "" && len(res.Warnings) != 0 {
 					t.Errorf("warnings %q; want none", res.Warnings)
+				}
+			})
+		})
+	}
+}
+
+// TestCloseAfterACutWaitsCancelGrace: once the scenario was cut short (an
+// interrupt, --fail-fast=cancel), before session/close or while acprun
+// waits for its answer, an agent that keeps talking without answering is
+// waited for cancelGrace from the cut, not until it goes silent (30 s at
+// most); one that answers within it is recorded as answered.
+func TestCloseAfterACutWaitsCancelGrace(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		// cutAfter is when the scenario is cut short, after session/close
+		// is sent; 0: before.
+		cutAfter  time.Duration
+		answerIn  time.Duration // 0: never
+		wantError string
+		wantMs    int64
+	}{
+		{name: "cut before, never answered", wantError: "not answered within cancelGrace (3s) after acprun was interrupted", wantMs: 3000},
+		{name: "cut during the wait, never answered", cutAfter: 4 * time.Second, wantError: "not answered within cancelGrace (3s) after acprun was interrupted", wantMs: 7000},
+		{name: "cut before, answered within cancelGrace", answerIn: 2500 * time.Millisecond, wantMs: 2500},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, stop := context.WithCancel(t.Context())
+				defer stop()
+				agent := handshakeAgent(func(line string, in io.Reader, out io.Writer) (bool, error) {
+					if !strings.Contains(line, `"session/close"`) {
+						return false, nil
+					}
+					start := time.Now()
+					for ctx.Err() == nil { // a message every 500ms: never silent for 2s
+						if c.answerIn > 0 && time.Since(start) >= c.answerIn {
+							_, err := io.WriteString(out, `{"jsonrpc":"2.0","id":3,"result":{}}`+"\n")
+							return false, err
+						}
+						if _, err := io.WriteString(out, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"more"}}`)+"\n"); err != nil {
+							return true, err
+						}
+						time.Sleep(500 * time.Millisecond)
+					}
+					return true, nil
+				})
+				b := startAgentInBubble(t, t.TempDir(), agent, "name: s\nagent: {command: [an-agent]}\npermissions: {default: deny}\ncancelGrace: 3s\nturns: [{prompt: go}]\n", nil)
+				if err := b.handshake(t.Context()); err != nil {
+					t.Fatalf("handshake: %v", err)
+				}
+				scCtx, cut := context.WithCancelCause(t.Context())
+				if c.cutAfter == 0 {
+					cut(errors.New("interrupted"))
+				} else {
+					timer := time.AfterFunc(c.cutAfter, func() { cut(errors.New("interrupted")) })
+					defer timer.Stop()
+				}
+				b.r.sendClose(scCtx, b.r.sess.currentSessionID())
+				stop()
+				res := b.finish(t, true)
+				sc := res.SessionClose
+				if sc == nil || sc.Error != c.wantError || sc.OK != (c.wantError == "") || sc.DurationMs != c.wantMs {
+					t.Errorf("sessionClose = %+v; want error %q after %dms", sc, c.wantError, c.wantMs)
 				}
 			})
 		})

@@ -63,7 +63,8 @@ func (r *scenarioRun) stopAgent(scCtx context.Context) {
 // agent offers it, once the session was open and while the agent runs, and
 // records the answer. It waits until the agent has been silent for
 // closeTimeout, closeBound at most, and not past the scenario's deadline
-// (once that has passed it sends nothing) or a second interrupt. An agent
+// (once that has passed it sends nothing), cancelGrace after the scenario
+// was cut short (graceAfter) or a second interrupt. An agent
 // whose output ends before it answers (it ended after its last turn) gets
 // no record, as one whose end was seen before the send: which of the two
 // it is depends on timing alone.
@@ -88,6 +89,9 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	}
 	ctx, cancelAbort := untilAbort(ctx, r.opts.Abort)
 	defer cancelAbort()
+	grace := r.limits().CancelGrace
+	ctx, stopGrace := graceAfter(ctx, scCtx, grace)
+	defer stopGrace()
 	ctx, silent := context.WithCancelCause(ctx)
 	defer silent(nil)
 	go r.sess.act.watchIdle(ctx, silent, closeTimeout, r.agent.Conn)
@@ -110,6 +114,8 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 		c.Error = "invalid answer: " + ia.Problem
 	case isClosed(r.opts.Abort):
 		c.Error = "not answered before a second interrupt"
+	case errors.Is(err, errCloseGrace):
+		c.Error = fmt.Sprintf("not answered within cancelGrace (%s) after %s", grace, stopReason(scCtx))
 	case errors.Is(err, errIdleTimeout):
 		c.Error = fmt.Sprintf("not answered: the agent was silent for %s", closeTimeout)
 	default:
@@ -119,6 +125,34 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 		r.res.Warnings = append(r.res.Warnings, "session/close: "+c.Error+"; the agent was stopped as after an error (killGrace)")
 	}
 	r.res.SessionClose = c
+}
+
+// errCloseGrace ends the wait for the answer to session/close cancelGrace
+// after the scenario was cut short (see graceAfter).
+var errCloseGrace = errors.New("cancelGrace passed after the scenario was cut short")
+
+// graceAfter returns ctx, ended with errCloseGrace once grace has passed
+// since scCtx ended (an interrupt, --fail-fast=cancel; a deadline clips
+// ctx itself), whenever it ended: a cut-short scenario's agent gets
+// cancelGrace to answer session/close, as it gets it to answer
+// session/cancel, however long it keeps talking.
+func graceAfter(ctx, scCtx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-scCtx.Done():
+		case <-ctx.Done():
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(errCloseGrace)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // awaitClose waits for the answer to call, session/close, within ctx. A
