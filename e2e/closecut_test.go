@@ -47,3 +47,27 @@ turns:
 	}
 	assertNoProcessesIn(t, dir)
 }
+
+// TestRunTimeoutCutsTheWaitForSessionCloseSaysSo: an agent that keeps
+// talking after its last answer, without answering session/close, is
+// waited for until the run's --timeout, and the results say that it was
+// --timeout that cut the wait (not the scenario's own timeout).
+func TestRunTimeoutCutsTheWaitForSessionCloseSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		// It answers the prompt, is quiet for a while (acprun sends
+		// session/close), then talks every 0.2 s, reading nothing.
+		"agent.sh": shHandshakeClose + "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" +
+			"sleep 0.5\nwhile :; do " + chunk("late") + "sleep 0.2; done\n",
+		"s.yaml": "name: chatty\nagent: {command: [sh, agent.sh]}\npermissions: {default: deny}\nkillGrace: 1s\nturns:\n  - prompt: one\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--timeout", "8s")
+	if len(out.Scenarios) != 1 {
+		t.Fatalf("scenarios = %+v, want 1\n%s", out.Scenarios, res.stderr)
+	}
+	if want := "not answered before the run's --timeout passed"; out.Scenarios[0].SessionClose == nil || out.Scenarios[0].SessionClose.Error != want {
+		t.Errorf("sessionClose = %+v, want error %q\n%s", out.Scenarios[0].SessionClose, want, res.stderr)
+	}
+	assertNoProcessesIn(t, dir)
+}

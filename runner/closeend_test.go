@@ -156,3 +156,57 @@ func TestCloseAfterACutWaitsCancelGrace(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseCutByTheDeadlineSaysWhose: a wait for the answer to
+// session/close that the scenario's deadline cuts short says whose
+// deadline it was: the run's --timeout when that is the scenario's
+// deadline, else the scenario's timeout.
+func TestCloseCutByTheDeadlineSaysWhose(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		runsAt    time.Duration // the run's deadline, from now; 0: none
+		wantError string
+	}{
+		{name: "the run's --timeout", runsAt: 5 * time.Second, wantError: "not answered before the run's --timeout passed"},
+		{name: "the scenario's timeout", runsAt: time.Hour, wantError: "not answered before the scenario's timeout passed"},
+		{name: "no --timeout", wantError: "not answered before the scenario's timeout passed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, stop := context.WithCancel(t.Context())
+				defer stop()
+				agent := handshakeAgent(func(line string, in io.Reader, out io.Writer) (bool, error) {
+					if !strings.Contains(line, `"session/close"`) {
+						return false, nil
+					}
+					for ctx.Err() == nil { // a message every 500ms: never silent for 2s
+						if _, err := io.WriteString(out, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"more"}}`)+"\n"); err != nil {
+							return true, err
+						}
+						time.Sleep(500 * time.Millisecond)
+					}
+					return true, nil
+				})
+				b := startAgentInBubble(t, t.TempDir(), agent, "name: s\nagent: {command: [an-agent]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n", nil)
+				if err := b.handshake(t.Context()); err != nil {
+					t.Fatalf("handshake: %v", err)
+				}
+				d := time.Now().Add(5 * time.Second)
+				if c.runsAt > 0 {
+					runCtx, cancelRun := context.WithDeadline(t.Context(), time.Now().Add(c.runsAt))
+					defer cancelRun()
+					b.r.runCtx = runCtx
+				}
+				scCtx, cancelSc := context.WithDeadline(t.Context(), d)
+				defer cancelSc()
+				b.r.sendClose(scCtx, b.r.sess.currentSessionID())
+				stop()
+				res := b.finish(t, true)
+				if sc := res.SessionClose; sc == nil || sc.Error != c.wantError || sc.DurationMs != 5000 {
+					t.Errorf("sessionClose = %+v; want error %q after 5000ms", sc, c.wantError)
+				}
+			})
+		})
+	}
+}

@@ -85,7 +85,7 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	if d, ok := scCtx.Deadline(); ok && time.Until(d) < closeBound {
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
-		limit = "before the deadline of the scenario"
+		limit = "before " + causeText(cancelCause(r.deadlineCause(d)))
 	}
 	ctx, cancelAbort := untilAbort(ctx, r.opts.Abort)
 	defer cancelAbort()

@@ -103,6 +103,15 @@ func stopReason(ctx context.Context) string {
 	return causeText(cancelCause(cause))
 }
 
+// deadlineCause is the cause of d, the deadline of the scenario's context:
+// the run's --timeout when that is no later, else the scenario's timeout.
+func (r *scenarioRun) deadlineCause(d time.Time) error {
+	if run, ok := r.runCtx.Deadline(); ok && !d.Before(run) {
+		return ErrRunTimeout
+	}
+	return errScenarioTimeout
+}
+
 // causeText says what ended the run's or the scenario's context, by its
 // cancel cause (report.CauseRunTimeout…), for messages: any cause but a
 // deadline or --fail-fast is an interrupt. stopReason, when the context
@@ -255,12 +264,8 @@ func (r *scenarioRun) teardown(scCtx context.Context) {
 	}
 	ctx := context.Background()
 	if d, ok := scCtx.Deadline(); ok {
-		cause := errScenarioTimeout
-		if run, ok := r.runCtx.Deadline(); ok && !d.Before(run) {
-			cause = ErrRunTimeout
-		}
 		var stop context.CancelFunc
-		ctx, stop = context.WithDeadlineCause(ctx, later(d, time.Now().Add(r.limits().CancelGrace)), cause)
+		ctx, stop = context.WithDeadlineCause(ctx, later(d, time.Now().Add(r.limits().CancelGrace)), r.deadlineCause(d))
 		defer stop()
 	}
 	for _, c := range r.sc.Teardown {
