@@ -113,6 +113,9 @@ func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 // resolve against filepath.Dir(file). With problems, it returns the config
 // as far as it was read too, for its secrets only.
 func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error) {
+	if msg := notConfig(data); msg != "" {
+		return &Config{File: file}, Errors{{File: file, Msg: msg}}
+	}
 	c := &Config{File: file, dir: absOr(filepath.Dir(file)), read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
@@ -121,6 +124,20 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 		return c, sorted(p.Errs) // as far as read, for its secrets
 	}
 	return c, nil
+}
+
+// notConfig says what a file given as the config file holds instead, and
+// what to do with it, when it is another of acprun's files but scenarios
+// (which the config's own keys say, key by key); "" otherwise.
+func notConfig(data []byte) string {
+	k := jsonKind(data)
+	if k == nil {
+		k = keysKind(data)
+	}
+	if k == nil || k == configKind {
+		return ""
+	}
+	return k.what + ", not acprun's config file (defaults, named agents, prices, currency): " + k.use
 }
 
 func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {

@@ -1161,3 +1161,24 @@ func TestWarningsBesides(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigThatIsAnotherFile: a config file that is another of acprun's
+// files (a mock agent script, a run's results, a transcript, a gateway
+// cassette) is said as that, with what to do with it, not as unknown keys.
+func TestConfigThatIsAnotherFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ src, want string }{
+		{"turns: [{steps: [{text: hi}]}]\n", "a mock agent script, not acprun's config file"},
+		{"{\n  \"schemaVersion\": 3,\n  \"scenarios\": []\n}\n", "the results of a run (run -o), not acprun's config file"},
+		{`{"t":0,"dir":"sent","msg":{}}` + "\n", "a transcript of a run (run --transcripts), not acprun's config file"},
+		{`{"version":1,"exchanges":[]}`, "a model gateway cassette, not acprun's config file"},
+	} {
+		_, err := scenario.LoadConfigBytes("c.yaml", []byte(tt.src), scenario.LoadOptions{})
+		if err == nil || !strings.HasPrefix(err.Error(), "c.yaml: "+tt.want+" (defaults, named agents, prices, currency): ") || strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("config %q: %v; want it said as %q", tt.src, err, tt.want)
+		}
+	}
+	if _, err := scenario.LoadConfigBytes("c.yaml", []byte("defaults: {turnTimeout: 1m}\n"), scenario.LoadOptions{}); err != nil {
+		t.Errorf("a config: %v", err)
+	}
+}

@@ -141,14 +141,38 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	return l.result()
 }
 
+// A fileKind is one of acprun's own files, other than scenarios: what it
+// is and what to do with it, for the message of a file given where it does
+// not go.
+type fileKind struct{ what, use string }
+
+// The kinds of acprun's files that are not scenarios.
+var (
+	transcriptKind = &fileKind{"a transcript of a run (run --transcripts)", "a scenario plays it back with agent: {replay: FILE}, " +
+		"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds"}
+	resultsKind  = &fileKind{"the results of a run (run -o)", "acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass"}
+	cassetteKind = &fileKind{"a model gateway cassette", "a scenario whose gateway replays answers its agent's model requests from it (gateway: {mode: replay, dir: DIR})"}
+	configKind   = &fileKind{"acprun's config file (defaults, named agents, prices)", "acprun reads acprun.yaml in the working directory by itself; give another with --config FILE"}
+	mockKind     = &fileKind{"a mock agent script", "a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"}
+)
+
 // notScenarios says what a file given as scenarios holds instead, and what
-// to do with it, when it is another of acprun's files: a transcript of a
+// to do with it, when it is another of acprun's files (see jsonKind); ""
+// otherwise.
+func notScenarios(data []byte) string {
+	if k := jsonKind(data); k != nil {
+		return k.what + ", not scenarios: " + k.use
+	}
+	return ""
+}
+
+// jsonKind is the kind of acprun's JSON files data is: a transcript of a
 // run (its first line is one, with "dir" and "msg"), a run's results (a
 // JSON object with "schemaVersion" and "scenarios") or a gateway cassette
-// ("version" and "exchanges"); "" otherwise. As YAML each would be a
+// ("version" and "exchanges"); nil otherwise. As YAML each would be a
 // scenario with every key unknown (so would the config file and a mock
-// agent script: see notScenarioKeys).
-func notScenarios(data []byte) string {
+// agent script: see keysKind).
+func jsonKind(data []byte) *fileKind {
 	var doc struct {
 		Dir           *string         `json:"dir"`
 		Msg           json.RawMessage `json:"msg"`
@@ -160,25 +184,33 @@ func notScenarios(data []byte) string {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	switch {
 	case json.Unmarshal(first, &doc) == nil && doc.Dir != nil && doc.Msg != nil:
-		return "a transcript of a run (run --transcripts), not scenarios: a scenario plays it back with agent: {replay: FILE}, " +
-			"and acprun explain SCENARIO --transcript FILE --tool-call ID explains a permission request it holds"
+		return transcriptKind
 	case json.Unmarshal(data, &doc) == nil && doc.SchemaVersion != nil && doc.Scenarios != nil:
-		return "the results of a run (run -o), not scenarios: acprun report FILE shows them, and acprun run --rerun-failed FILE runs again what did not pass"
+		return resultsKind
 	case doc.Version != nil && doc.Exchanges != nil: // as the cases above decoded it
-		return "a model gateway cassette, not scenarios: a scenario whose gateway replays answers its agent's model requests from it (gateway: {mode: replay, dir: DIR})"
+		return cassetteKind
+	}
+	return nil
+}
+
+// notScenarioKeys says, of a file whose first YAML document is a mapping
+// without a name, what it is when it is the config file or a mock agent
+// script (see keysKind); "" otherwise.
+func notScenarioKeys(data []byte) string {
+	if k := keysKind(data); k != nil {
+		return k.what + ", not scenarios: " + k.use
 	}
 	return ""
 }
 
-// notScenarioKeys says, of a file whose first YAML document is a mapping
-// without a name, what it is when its keys are those of the config file
-// (defaults, agents, prices, currency), or of a mock agent script
-// (agentInfo, agentCapabilities, or turns or a default turn of steps); ""
-// otherwise.
-func notScenarioKeys(data []byte) string {
+// keysKind is the kind of a file whose first YAML document is a mapping
+// without a name, by its keys: those of the config file (defaults, agents,
+// prices, currency), or of a mock agent script (agentInfo,
+// agentCapabilities, or turns or a default turn of steps); nil otherwise.
+func keysKind(data []byte) *fileKind {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return ""
+		return nil
 	}
 	top := doc.Content[0].Content
 	var keys []string
@@ -197,13 +229,13 @@ func notScenarioKeys(data []byte) string {
 	}
 	switch {
 	case len(keys) == 0 || slices.Contains(keys, "name"):
-		return ""
+		return nil
 	case !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(configKeys, k) }):
-		return "acprun's config file (defaults, named agents, prices), not scenarios: acprun reads acprun.yaml in the working directory by itself; give another with --config FILE"
+		return configKind
 	case steps || slices.Contains(keys, "agentInfo") || slices.Contains(keys, "agentCapabilities"):
-		return "a mock agent script, not scenarios: a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"
+		return mockKind
 	}
-	return ""
+	return nil
 }
 
 // parsedFile is one file's scenarios and problems, before they are added
