@@ -28,7 +28,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "protocolVersion: 1\nturnz: []\n",
-			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
+			want: []string{`s.yaml:2:1: unknown key "turnz" in script (did you mean "turns"?)`},
 		},
 		{
 			name: "control characters of a value escaped",
@@ -52,12 +52,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key in a nested object",
 			src:  "agentCapabilities:\n  promptCapabilities:\n    imag: true\n",
-			want: []string{`s.yaml:3:5: unknown key "imag" in promptCapabilities (want one of: audio, embeddedContext, image)`},
+			want: []string{`s.yaml:3:5: unknown key "imag" in promptCapabilities (did you mean "image"?)`},
 		},
 		{
 			name: "unknown step",
 			src:  "turns:\n  - steps:\n      - txt: hi\n",
-			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, listen, model)`},
+			want: []string{`s.yaml:3:9: unknown step "txt" (did you mean "text"?)`},
 		},
 		{
 			// A list as a step's only key is one error, at the key: the
@@ -107,9 +107,19 @@ load:
 			want: []string{`s.yaml:4:9: step has two actions, "text" and "thought": write two steps`},
 		},
 		{
+			name: "unknown step, nothing near",
+			src:  "turns:\n  - steps:\n      - zzzzz: hi\n",
+			want: []string{`s.yaml:3:9: unknown step "zzzzz" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, listen, model)`},
+		},
+		{
+			name: "unknown key, nothing near",
+			src:  "protocolVersion: 1\nzzzzz: []\n",
+			want: []string{`s.yaml:2:1: unknown key "zzzzz" in script (want one of: agentCapabilities, agentInfo, authError, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
+		},
+		{
 			name: "unknown modifier",
 			src:  "turns:\n  - steps:\n      - text: hi\n        chunk: 2\n",
-			want: []string{`s.yaml:4:9: unknown key "chunk" in text step (want one of: chunks, messageId)`},
+			want: []string{`s.yaml:4:9: unknown key "chunk" in text step (did you mean "chunks"?)`},
 		},
 		{
 			name: "tool call needs id and title; bad kind",

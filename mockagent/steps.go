@@ -82,12 +82,12 @@ var stepKinds = []stepKind{
 }
 
 // stepNames lists the keys of stepKinds, for messages.
-func stepNames() string {
+func stepNames() []string {
 	names := make([]string, len(stepKinds))
 	for i, k := range stepKinds {
 		names[i] = k.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // afterSteps names a turn's after: steps, played once its prompt is
@@ -136,12 +136,12 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	}
 	switch {
 	case kind == nil && len(a.mods) > 0:
-		p.Errorf(a.mods[0].K, "unknown step %q (want one of: %s)", a.mods[0].Key, stepNames())
+		p.Errorf(a.mods[0].K, "unknown step %q (%s)", a.mods[0].Key, wanted(a.mods[0].Key, stepNames()))
 		return nil
 	case kind == nil && keyReported:
 		return nil
 	case kind == nil:
-		p.Errorf(yamlnode.Deref(n), "empty step (want one of: %s)", stepNames())
+		p.Errorf(yamlnode.Deref(n), "empty step (want one of: %s)", strings.Join(stepNames(), ", "))
 		return nil
 	case kind.turnOnly && !inTurn && !(kind.after && what == afterSteps):
 		where := "a turn's steps"

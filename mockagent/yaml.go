@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/suggest"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -147,7 +149,7 @@ func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) (given map[s
 	for _, kv := range kvs {
 		f, ok := fs[kv.Key]
 		if !ok {
-			p.Errorf(kv.K, "unknown key %q in %s (want one of: %s)", kv.Key, what, keyList(fs))
+			p.Errorf(kv.K, "unknown key %q in %s (%s)", kv.Key, what, wanted(kv.Key, slices.Sorted(maps.Keys(fs))))
 			continue
 		}
 		given[kv.Key] = true
@@ -156,8 +158,13 @@ func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) (given map[s
 	return given
 }
 
-func keyList(fs fields) string {
-	return strings.Join(slices.Sorted(maps.Keys(fs)), ", ")
+// wanted says, for the message of an unknown word, the valid one closest
+// to it, or else every valid one.
+func wanted(word string, valid []string) string {
+	if s, ok := suggest.Closest(word, valid); ok {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	return "want one of: " + strings.Join(valid, ", ")
 }
 
 // list returns the items of a sequence.

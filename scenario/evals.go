@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/suggest"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -153,7 +154,7 @@ func (p *fileParser) toolPattern(n *yaml.Node, value string) (Located, bool) {
 		return l, false
 	}
 	if !strings.ContainsAny(value, "*? ") {
-		if kind, ok := suggest(value, ToolKinds); ok {
+		if kind, ok := suggest.Closest(value, ToolKinds); ok {
 			p.warnf(l.Pos, "%q is not a tool kind (did you mean %q?), so it matches only a tool call titled or named %q", value, kind, value)
 		}
 	}

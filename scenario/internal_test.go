@@ -58,26 +58,6 @@ func TestSplitCommandOffsets(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	valid := []string{"name", "turnTimeout", "turns", "description", "prompt", "maxDenied"}
-	tests := []struct{ word, want string }{
-		{"promt", "prompt"},
-		{"Name", "name"},
-		{"turn_timeout", "turnTimeout"},
-		{"trun", "turns"},       // a swap of neighbours
-		{"desc", "description"}, // a prefix
-		{"max-denied", "maxDenied"},
-		{"xy", ""},
-		{"zzzzzz", ""},
-	}
-	for _, tt := range tests {
-		got, _ := suggest(tt.word, valid)
-		if got != tt.want {
-			t.Errorf("suggest(%q) = %q, want %q", tt.word, got, tt.want)
-		}
-	}
-}
-
 // TestGlobSegments: the segments after a glob's plain start match as a
 // rule's path matcher matches them, ** crossing directories.
 func TestGlobSegments(t *testing.T) {

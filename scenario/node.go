@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/suggest"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
@@ -208,7 +209,7 @@ func (m *mapping) add(p *fileParser, kv yamlnode.Pair, valid []string, hint func
 			return
 		}
 	}
-	if s, ok := suggest(kv.Key, valid); ok {
+	if s, ok := suggest.Closest(kv.Key, valid); ok {
 		m.suggested[s] = true
 	}
 	p.errorAt(p.pos(kv.K), "%s", unknownMsg("key", kv.Key, valid, "keys"))

@@ -22,6 +22,7 @@ import (
 	"github.com/acprun/acprun/internal/attach"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/suggest"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -81,7 +82,7 @@ func (p *fileParser) stopReason(n *yaml.Node) (string, bool) {
 		p.Errorf(n, "%s", unknownMsg("stop reason", s, stopReasons, "stop reasons"))
 		return "", false
 	}
-	if near, ok := suggest(s, stopReasons); ok {
+	if near, ok := suggest.Closest(s, stopReasons); ok {
 		p.warnf(p.pos(n), "stop reason %q is not ACP's nor acprun's (did you mean %q?), so only a turn whose agent answers %q verbatim meets it", s, near, s)
 	}
 	return s, true

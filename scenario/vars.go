@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/suggest"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -496,7 +497,7 @@ func (p *fileParser) checkTemplates(root *yaml.Node, names []string, vars string
 			}
 			p.Reported(n)
 			hint := "vars has " + strings.Join(names, ", ")
-			if s, ok := suggest(t.name, names); ok {
+			if s, ok := suggest.Closest(t.name, names); ok {
 				hint = "did you mean " + s + "?"
 			}
 			p.errorAt(p.posIn(n, t.start), "%s: %s has no %s (%s)", n.Value[t.start:t.end], vars, t.name, hint)

@@ -1,15 +1,14 @@
-package scenario
+// Package suggest finds the valid word a mistyped one was meant to be, for
+// the "did you mean" of an unknown key or value in acprun's input files.
+package suggest
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
-// suggest returns the valid word closest to word: the same word but for
+// Closest returns the valid word closest to word: the same word but for
 // case, '_' and '-'; else the one within an edit distance of 2 (counting a
 // swap of neighbours as one edit); else one that starts with word or that
 // word starts with (at least 3 characters in common).
-func suggest(word string, valid []string) (string, bool) {
+func Closest(word string, valid []string) (string, bool) {
 	w := normalize(word)
 	if w == "" {
 		return "", false
@@ -71,14 +70,4 @@ func osaDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
-}
-
-// unknownMsg says that word is not one of valid, e.g.
-// `unknown key "promt" (did you mean "prompt"?)` or
-// `unknown key "x" (valid keys: a, b)`.
-func unknownMsg(noun, word string, valid []string, plural string) string {
-	if s, ok := suggest(word, valid); ok {
-		return fmt.Sprintf("unknown %s %q (did you mean %q?)", noun, word, s)
-	}
-	return fmt.Sprintf("unknown %s %q (valid %s: %s)", noun, word, plural, strings.Join(valid, ", "))
 }
