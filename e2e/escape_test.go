@@ -349,6 +349,42 @@ func TestLegacyCommandsEscapedInStdoutFormats(t *testing.T) {
 	}
 }
 
+// TestUnprintableEscapedInStdoutJSON: the JSON written to stdout, which
+// may be a terminal (the results with -o -, the events with --events -,
+// probe --json), holds none of the characters an agent sent that JSON
+// leaves raw and a terminal acts on (a C1 CSI, U+009B, colours text in
+// xterm) or that reorder a line (a bidi override): each is a \u escape,
+// and the JSON reads back as the agent sent it.
+func TestUnprintableEscapedInStdoutJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const said = `E\u009b31mred\u009b0m \x7f \u202eevil` // YAML escapes
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "agentInfo: {name: \"" + said + "\", version: \"1\"}\n" +
+			"turns: [{steps: [{text: \"" + said + "\"}], error: {code: -32000, message: \"" + said + "\"}}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	want := "E\u009b31mred\u009b0m \x7f \u202eevil"
+	for _, tt := range []struct {
+		args   []string
+		escape string
+	}{
+		{[]string{"run", "s.yaml", "-o", "-"}, `"E\u009b31mred\u009b0m \u007f \u202eevil"`},
+		{[]string{"run", "s.yaml", "-o", "out.json", "--events", "-"}, `session/prompt: E\u009b31mred\u009b0m \u007f \u202eevil (code -32000)`},
+		{[]string{"probe", "--json", "--", "acprun", "mock-agent", "m.mock.yaml"}, `"E\u009b31mred\u009b0m \u007f \u202eevil"`},
+	} {
+		res := acprun(t, dir, tt.args...)
+		if i := strings.IndexFunc(res.stdout, func(r rune) bool { return r >= 0x7f && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }); res.code > 1 || i >= 0 || !strings.Contains(res.stdout, tt.escape) {
+			t.Errorf("%q: exit %d; want stdout with %s and no raw control at %d:\n%q\nstderr:\n%s", tt.args, res.code, tt.escape, i, res.stdout, res.stderr)
+		}
+	}
+	var out report.Results
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "-"); res.code != 1 || json.Unmarshal([]byte(res.stdout), &out) != nil ||
+		len(out.Scenarios) != 1 || out.Scenarios[0].Turns[0].Text != want {
+		t.Errorf("-o -: exit %d; results %+v; want the text read back as sent", res.code, out.Scenarios)
+	}
+}
+
 // TestLineCommandsEscapedInStdoutFormats: the formats that keep an
 // agent's newlines (JUnit and HTML with -, report -o -) begin no line
 // with "::" after blanks (a workflow command: GitHub's runner trims the

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"unicode"
@@ -11,11 +12,19 @@ import (
 // the characters themselves.
 type Escapes struct {
 	Hash, Colon string
+	// Unprintable, when not "", is the fmt format (given the rune) in
+	// which a character from DEL up that Unprintable reports is written:
+	// a C1 control (U+009B is a CSI to a terminal such as xterm), DEL, a
+	// bidi control or a line separator, none of which JSON must escape, so
+	// that no such character an agent sent reaches a terminal raw. Only a
+	// format whose every such character is in a string, where the escape
+	// reads back as the character, has it.
+	Unprintable string
 }
 
 // The Escapes of the formats acprun writes to stdout.
 var (
-	JSONEscapes   = Escapes{Hash: `\u0023`, Colon: `\u003a`}
+	JSONEscapes   = Escapes{Hash: `\u0023`, Colon: `\u003a`, Unprintable: `\u%04x`}
 	MarkupEscapes = Escapes{Hash: "&#35;", Colon: "&#58;"} // XML and HTML
 	// PlainEscapes are for plain text, which has no escapes: a zero-width
 	// space before the second '#' of "##[" and after a line's first ':'
@@ -32,7 +41,9 @@ var (
 // back as the characters. Outside a string or text, those formats have no
 // '#' and begin no line with "::", so the document stays the same
 // document. A '#' or a line's first ':' at the end of what was written is
-// held until the next byte says what it is: Flush writes it.
+// held until the next byte says what it is: Flush writes it. With the
+// format's Unprintable escape (JSON's), the characters Escapes.Unprintable
+// names are written escaped too.
 type CommandWriter struct {
 	w   io.Writer
 	esc Escapes
@@ -44,6 +55,9 @@ type CommandWriter struct {
 	// partial holds the first bytes of a character at the start of a line
 	// until it is whole, to tell whether it is a blank.
 	partial []byte
+	// cut holds the first bytes of a character that the last Write ended
+	// in, until it is whole, to tell whether it is unprintable.
+	cut []byte
 }
 
 // NewCommandWriter returns a CommandWriter writing to w with esc, the
@@ -54,14 +68,45 @@ func NewCommandWriter(w io.Writer, esc Escapes) *CommandWriter {
 
 // Write writes p, escaped.
 func (c *CommandWriter) Write(p []byte) (int, error) {
-	out := make([]byte, 0, len(p)+len(c.esc.Hash))
-	for _, b := range p {
+	in := p
+	if c.esc.Unprintable != "" {
+		in = c.escapeUnprintable(p)
+	}
+	out := make([]byte, 0, len(in)+len(c.esc.Hash))
+	for _, b := range in {
 		out = c.add(out, b)
 	}
 	if _, err := c.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// escapeUnprintable returns p, after the bytes of a character the last
+// Write cut short, with each character from DEL up that Unprintable
+// reports written in the format's Unprintable escape; the bytes of a
+// character p ends in are held in cut. A byte that is not UTF-8 stays.
+func (c *CommandWriter) escapeUnprintable(p []byte) []byte {
+	s := p
+	if len(c.cut) > 0 {
+		s = append(c.cut, p...)
+		c.cut = nil
+	}
+	out := make([]byte, 0, len(s))
+	for len(s) > 0 {
+		if !utf8.FullRune(s) {
+			c.cut = append([]byte(nil), s...) // p is not ours to keep
+			break
+		}
+		r, n := utf8.DecodeRune(s)
+		if r >= 0x7f && Unprintable(r) {
+			out = fmt.Appendf(out, c.esc.Unprintable, r)
+		} else {
+			out = append(out, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return out
 }
 
 // add appends b to out, with the byte held before it now that b says
@@ -125,13 +170,21 @@ func IsBlank(r rune) bool {
 // TrimBlanks returns s without the blanks it begins with (IsBlank).
 func TrimBlanks(s string) string { return strings.TrimLeftFunc(s, IsBlank) }
 
-// Flush writes the byte held at the end of what was written, if any.
+// Flush writes the bytes held at the end of what was written, if any: a
+// '#' or ':', and the start of a character cut short.
 func (c *CommandWriter) Flush() error {
-	if c.held == 0 {
+	var out []byte
+	for _, b := range c.cut {
+		out = c.add(out, b)
+	}
+	c.cut = nil
+	if c.held != 0 {
+		out = append(out, c.held)
+		c.held = 0
+	}
+	if len(out) == 0 {
 		return nil
 	}
-	b := c.held
-	c.held = 0
-	_, err := c.w.Write([]byte{b})
+	_, err := c.w.Write(out)
 	return err
 }

@@ -39,7 +39,10 @@ func TestCommandWriter(t *testing.T) {
 	} {
 		for cut := range len(tt.in) + 1 {
 			var buf bytes.Buffer
-			w := NewCommandWriter(&buf, JSONEscapes)
+			// JSON's escapes of '#' and ':' alone: the blanks above that
+			// JSON leaves raw (U+0085) it writes escaped (see
+			// TestCommandWriterJSONUnprintable), the others are not JSON.
+			w := NewCommandWriter(&buf, Escapes{Hash: JSONEscapes.Hash, Colon: JSONEscapes.Colon})
 			for _, part := range []string{tt.in[:cut], tt.in[cut:]} {
 				if n, err := w.Write([]byte(part)); n != len(part) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", part, n, err)
@@ -69,6 +72,37 @@ func TestCommandWriterJSON(t *testing.T) {
 	var out map[string]string
 	if err := json.Unmarshal(buf.Bytes(), &out); err != nil || out["text"] != in["text"] {
 		t.Errorf("read back %q, %v; want %q", out["text"], err, in["text"])
+	}
+}
+
+// TestCommandWriterJSONUnprintable: in JSON the characters JSON leaves
+// raw that a terminal would act on or that reorder a line (a C1 CSI, DEL,
+// a bidi override) are written \u escapes, whether a write holds the
+// whole character or cuts it, and the JSON reads back as the same value.
+func TestCommandWriterJSONUnprintable(t *testing.T) {
+	in := map[string]string{"text": "E\u009b31mred\u009b0m \x7f \u202eevil \u2066 日本 \ufffd ##[x"}
+	line, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{len(line), 1} {
+		var buf bytes.Buffer
+		w := NewCommandWriter(&buf, JSONEscapes)
+		for p := line; len(p) > 0; p = p[min(size, len(p)):] {
+			if _, err := w.Write(p[:min(size, len(p))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.IndexFunc(buf.String(), Unprintable); i >= 0 || strings.Contains(buf.String(), "##[") {
+			t.Errorf("writes of %d bytes: %q holds an unprintable character or ##[ at %d", size, buf.String(), i)
+		}
+		var out map[string]string
+		if err := json.Unmarshal(buf.Bytes(), &out); err != nil || out["text"] != in["text"] {
+			t.Errorf("writes of %d bytes: read back %q, %v; want %q", size, out["text"], err, in["text"])
+		}
 	}
 }
 
