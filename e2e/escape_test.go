@@ -385,6 +385,28 @@ func TestUnprintableEscapedInStdoutJSON(t *testing.T) {
 	}
 }
 
+// TestPassRateTableForgesNoCommand: under GitHub Actions, a scenario named
+// like a workflow command begins no line of the summary on stderr (the
+// row of the pass-rate table of a --repeat run), which the step's log
+// would run as a forged annotation: a zero-width space breaks it.
+func TestPassRateTableForgesNoCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml":      "name: \"::error title=x::forged\"\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true"}, "run", "s.yaml", "--repeat", "2", "-o", "out.json")
+	if res.code != 0 || !strings.Contains(res.stderr, ":\u200b:error title=x::forged  2/2 (100%)") {
+		t.Errorf("exit %d; want 0 and the table's row with a zero-width space; stderr:\n%s", res.code, res.stderr)
+	}
+	for line := range strings.Lines(res.stderr) {
+		if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
+			t.Errorf("stderr holds the line %q", line)
+		}
+	}
+}
+
 // TestLineCommandsEscapedInStdoutFormats: the formats that keep an
 // agent's newlines (JUnit and HTML with -, report -o -) begin no line
 // with "::" after blanks (a workflow command: GitHub's runner trims the

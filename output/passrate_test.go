@@ -204,3 +204,32 @@ func TestPassRateTableWideNames(t *testing.T) {
 		t.Errorf("the table is not aligned by cells; want\n%s\ngot:\n%s", want, buf.String())
 	}
 }
+
+// TestPassRateTableForgesNoCommand: a scenario named like a GitHub
+// Actions workflow command ("::error ...") begins a row of the pass-rate
+// table, which a step's log would run (a forged annotation): a zero-width
+// space after its first ':' breaks it, and the table stays aligned.
+func TestPassRateTableForgesNoCommand(t *testing.T) {
+	noColor(t)
+	rep := report.Report{SchemaVersion: report.SchemaVersion}
+	for _, name := range []string{"::error title=x::forged", "ok"} {
+		for i := range 2 {
+			rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "a.yaml", Attempt: i + 1, Status: report.StatusPassed})
+		}
+	}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if l := forgedLine(buf.String()); l != "" {
+		t.Errorf("the text holds the line %q:\n%s", l, buf.String())
+	}
+	want := strings.Join([]string{
+		"scenario                 pass rate",
+		":\u200b:error title=x::forged  2/2 (100%) pass@2=1.00 pass^2=1.00",
+		"ok                       2/2 (100%) pass@2=1.00 pass^2=1.00",
+	}, "\n") + "\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("want the table\n%s\ngot:\n%s", want, buf.String())
+	}
+}

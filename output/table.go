@@ -5,11 +5,16 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/cellwidth"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // writeTable writes rows as aligned columns, two spaces apart, each
 // padded to the terminal width (cellwidth) of its column's widest cell;
-// no line ends in spaces. The cells hold no control characters.
+// no line ends in spaces. The cells hold no control characters. A row
+// begins with its first cell, a value a file chose (a scenario's name), so
+// a line that would begin with "::" after blanks, a workflow command in a
+// GitHub Actions log, gets a zero-width space after its first ':'
+// (termtext.PlainEscapes), which takes no cell.
 func writeTable(w io.Writer, rows [][]string) error {
 	var widths []int
 	for _, row := range rows {
@@ -33,6 +38,9 @@ func writeTable(w io.Writer, rows [][]string) error {
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	cw := termtext.NewCommandWriter(w, termtext.PlainEscapes)
+	if _, err := io.WriteString(cw, b.String()); err != nil {
+		return err
+	}
+	return cw.Flush()
 }
