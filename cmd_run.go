@@ -412,6 +412,27 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// lockRun takes what a run holds from before any agent starts until it
+// ends: the locks of the state files of scs (runner.OpenStates, waited
+// for as --lock says), then its outputs (checkOutputPaths, c.pins). The
+// state files come first: a run that finds the previous one of the same
+// cron line still going, which writes the same -o file, waits for it or
+// exits 6 (--lock fail) as said for the state file, instead of being
+// refused the output as given to two runs at once. The error is an
+// exitError; the caller closes the states and the pins, also on error.
+func (c *runCmd) lockRun(ctx context.Context, g *globals, opts runner.Options, scs []*scenario.Scenario) (map[string]*sessionstate.File, error) {
+	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
+		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, outfile.Holder(pid))
+	})
+	if err != nil {
+		return nil, stateError(ctx, err)
+	}
+	if err := c.checkOutputPaths(ctx, scs); err != nil {
+		return states, exitError{code: exitUsage, err: err}
+	}
+	return states, nil
+}
+
 // checkOutputPaths checks that every output file, the transcripts
 // directory and the cassette directories of the scenarios of scs that
 // record can be written, before any agent starts: it creates missing
@@ -585,18 +606,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	ctx, guard := startGuard(ctx)
 	defer guard.Close()
 	opts.Guard = guard
-	err = c.checkOutputPaths(ctx, scs)
-	defer func() {
-		for _, pin := range c.pins {
-			pin.Close()
-		}
-	}()
-	if err == nil {
-		err = c.checkTempDir(ctx, opts, scs)
-	}
-	if err != nil {
-		return exitError{code: exitUsage, err: err}
-	}
 	// The final outputs' FIFOs are waited for until an interrupt, whatever
 	// --timeout says.
 	interrupt := ctx
@@ -605,17 +614,23 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
 		defer cancel()
 	}
-	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
-		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, outfile.Holder(pid))
-	})
-	if err != nil {
-		return stateError(ctx, err)
-	}
+	states, err := c.lockRun(ctx, g, opts, scs)
 	defer func() {
+		for _, pin := range c.pins {
+			pin.Close()
+		}
 		for _, f := range states {
 			f.Close()
 		}
 	}()
+	if err == nil {
+		if err = c.checkTempDir(ctx, opts, scs); err != nil {
+			err = exitError{code: exitUsage, err: err}
+		}
+	}
+	if err != nil {
+		return err
+	}
 	told := map[*sessionstate.File]bool{} // a file named by two paths is under both
 	for _, path := range slices.Sorted(maps.Keys(states)) {
 		if f := states[path]; !told[f] {

@@ -22,6 +22,10 @@ func TestMain(m *testing.M) {
 		holdOutput(held)
 		return
 	}
+	if dir := os.Getenv(holdRunEnv); dir != "" {
+		holdRun(dir)
+		return
+	}
 	os.Exit(m.Run())
 }
 

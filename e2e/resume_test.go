@@ -409,6 +409,37 @@ func TestResumeLockFail(t *testing.T) {
 	}
 }
 
+// TestResumeLockSameOutput: the next run of a cron line finds the last
+// one still going, with the same state file and the same -o file: with
+// --lock fail it exits 6 naming the holder, as for the state file alone,
+// not 2 as if given another run's output by mistake; with --lock wait it
+// waits for it, then writes the -o file in its turn.
+func TestResumeLockSameOutput(t *testing.T) {
+	t.Parallel()
+	dir := resumeDir(t, resumeScript, resumeScenario)
+	gate := newResumeGate(t, dir)
+	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "nightly.json")
+	gate.reached(first)
+	res := acprun(t, dir, "run", "s.yaml", "-o", "nightly.json", "--lock", "fail")
+	want := fmt.Sprintf("acprun: state file %s is locked by another acprun run (pid %d): try again once it has finished, or use --lock wait to wait for it\n",
+		filepath.Join(dir, ".acprun", "state.json"), first.cmd.Process.Pid)
+	if res.code != 6 || res.stderr != want {
+		t.Errorf("--lock fail: exit %d, stderr:\n%s\nwant exit 6 and:\n%s", res.code, res.stderr, want)
+	}
+	second := resumeStart(t, dir, nil, "nightly.json", "--lock", "wait")
+	second.waitLine("waiting for state file")
+	gate.open()
+	if code, stderr := first.exit(); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := second.exit(); code != 0 {
+		t.Fatalf("--lock wait: exit %d\n%s", code, stderr)
+	}
+	if r := readResults(t, filepath.Join(dir, "nightly.json")).Scenarios[0]; r.Session.Method != "session/load" {
+		t.Errorf("--lock wait: the results are not the second run's: session %+v", r.Session)
+	}
+}
+
 // TestResumeCorruptStateFile: a state file that is not one acprun wrote
 // (not JSON, JSON of another shape, empty: acprun writes it whole) stops
 // the run before any agent starts, exit 2, saying where (the column in
