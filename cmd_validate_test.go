@@ -106,7 +106,7 @@ func TestScriptErrors(t *testing.T) {
 		"agent: {command: [acprun, mock-agent, link.mock.yaml]}",
 		"s.yaml:27:77: judge agent: mock script nojudge.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
 		"turns: [{prompt: hi, expect: {judge: {agent: {command: [acprun, mock-agent, nojudge.mock.yaml]}, rubric: ok}}}]",
-		`s.yaml:30:39: mock script bad.mock.yaml does not parse: bad.mock.yaml:1:10: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
+		`s.yaml:30:39: mock script bad.mock.yaml does not parse: bad.mock.yaml:1:10: unknown key "stps" in turn (did you mean "steps"?)`,
 		"agent: {command: [acprun, mock-agent, bad.mock.yaml]}",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -398,7 +398,7 @@ func TestValidateStrict(t *testing.T) {
 			"---\nname: sh\nagent: {command: [sh, -c, 'true']}\n" + rules,
 	})
 	missing := "s.yaml:12:39: agent: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path"
-	unparsed := `s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`
+	unparsed := `s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (did you mean "steps"?)`
 	res := acprun(t, dir, "validate", "s.yaml")
 	if res.code != 2 || strings.Count(res.stderr, "s.yaml:") != 2 || !strings.HasPrefix(res.stderr, unparsed+"\n") || !strings.Contains(res.stderr, "\n"+missing+"\n") {
 		t.Errorf("validate without --strict: exit %d, want 2, %q and %q alone\n%s", res.code, unparsed, missing, res.stderr)
