@@ -104,12 +104,13 @@ func TestMinPassRateBelow(t *testing.T) {
 
 // TestMinPassRatePrecision: 2 of 3 attempts pass, below a minimum that
 // rounds like the rate: the table on stderr, the HTML report and JUnit
-// print the rate and the minimum alike, so the rate reads below it.
+// (its message and its properties) print the rate and the minimum alike,
+// so the rate reads below it.
 func TestMinPassRatePrecision(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ min, rate, minimum string }{
-		{"0.667", "2/3 (66.67%)", "66.7%"},
-		{"0.6667", "2/3 (66.667%)", "66.67%"},
+	for _, tt := range []struct{ min, rate, minimum, rateProp string }{
+		{"0.667", "2/3 (66.67%)", "66.7%", "0.6667"},
+		{"0.6667", "2/3 (66.667%)", "66.67%", "0.66667"},
 	} {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{
@@ -142,8 +143,14 @@ turns: [{prompt: go}]
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := `<failure message="pass rate ` + tt.rate + ` is below the minimum ` + tt.minimum + `" type="passRate">`; !strings.Contains(string(junit), want) {
-			t.Errorf("min %s: JUnit lacks %s:\n%s", tt.min, want, junit)
+		for _, want := range []string{
+			`<failure message="pass rate ` + tt.rate + ` is below the minimum ` + tt.minimum + `" type="passRate">`,
+			`<property name="passRate" value="` + tt.rateProp + `">`,
+			`<property name="minPassRate" value="` + tt.min + `">`,
+		} {
+			if !strings.Contains(string(junit), want) {
+				t.Errorf("min %s: JUnit lacks %s:\n%s", tt.min, want, junit)
+			}
 		}
 	}
 }

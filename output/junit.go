@@ -346,12 +346,15 @@ func junitCase(r report.Result) junitTestCase {
 }
 
 // passRateProperties are the properties of the testcases of a repeated
-// scenario: its pass rate over all its attempts against one agent.
+// scenario: its pass rate over all its attempts against one agent, to as
+// many decimals as it takes to read below a minimum it is below
+// (minPassRateProperties).
 func passRateProperties(p report.PassRate) []junitProperty {
+	rate, _ := p.Fractions()
 	props := []junitProperty{
 		{Name: "attempts", Value: strconv.Itoa(p.Attempts)},
 		{Name: "passed", Value: strconv.Itoa(p.Passed)},
-		{Name: "passRate", Value: report.FormatRate(p.Rate)},
+		{Name: "passRate", Value: rate},
 	}
 	for k := 1; k <= p.Attempts; k++ {
 		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: report.FormatRate(p.PassAtK.At(k))})

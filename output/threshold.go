@@ -62,10 +62,7 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 		}
 	}
 	tc.Time = strconv.FormatFloat(total, 'f', 3, 64)
-	props := append(passRateProperties(p),
-		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
-		junitProperty{Name: "minPassRateMet", Value: strconv.FormatBool(*p.Met)})
-	tc.Properties = &junitProperties{props}
+	tc.Properties = &junitProperties{append(passRateProperties(p), minPassRateProperties(p)...)}
 	rate, minimum := p.Percents()
 	rate = fmt.Sprintf("pass rate %d/%d (%s)", p.Passed, p.Attempts, rate)
 	switch {
@@ -94,11 +91,18 @@ func junitNoVerdictCase(p report.PassRate, rs []report.Result) junitTestCase {
 		}
 		fmt.Fprintf(&b, "%s %s: %s\n", attemptName(r), r.Status, why)
 	}
-	tc.Properties = &junitProperties{append(passRateProperties(p),
-		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
-		junitProperty{Name: "minPassRateMet", Value: "false"})}
+	tc.Properties = &junitProperties{append(passRateProperties(p), minPassRateProperties(p)...)}
 	tc.Failure = &junitProblem{Message: noVerdictMessage(p), Type: "passRate", Body: cdata(xmlText(b.String()))}
 	return tc
+}
+
+// minPassRateProperties are the properties of p's minimum: minPassRate,
+// to as many decimals as its rate (passRateProperties), so that a rate
+// below it never reads equal to it (report.PassRate.Fractions), and
+// minPassRateMet.
+func minPassRateProperties(p report.PassRate) []junitProperty {
+	_, minimum := p.Fractions()
+	return []junitProperty{{Name: "minPassRate", Value: minimum}, {Name: "minPassRateMet", Value: strconv.FormatBool(*p.Met)}}
 }
 
 // noVerdictMessage says why the minimum of p, a pass rate none of whose

@@ -171,19 +171,21 @@ func flakyRun(min float64) report.Report {
 	return rep
 }
 
-// TestMinPassRatePrecision: the table and JUnit print a rate and its
-// minimum alike, so a rate below its minimum never reads equal to it or
-// above it.
+// TestMinPassRatePrecision: the table and JUnit (its message and its
+// properties) print a rate and its minimum alike, so a rate below its
+// minimum never reads equal to it or above it.
 func TestMinPassRatePrecision(t *testing.T) {
 	noColor(t)
 	tests := []struct {
 		min          float64
 		table, junit string
+		props        string // JUnit's passRate … minPassRate properties
 	}{
-		{0.667, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 66.7%: below\n", "pass rate 2/3 (66.67%) is below the minimum 66.7%"},
-		{0.67, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 67%: below\n", "pass rate 2/3 (66.67%) is below the minimum 67%"},
-		{0.6667, "flaky     2/3 (66.667%) pass@3=1.00 pass^3=0.00, min 66.67%: below\n", "pass rate 2/3 (66.667%) is below the minimum 66.67%"},
-		{0.6, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 60%: met\n", "pass rate 2/3 (66.67%) meets the minimum 60%"},
+		{0.667, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 66.7%: below\n", "pass rate 2/3 (66.67%) is below the minimum 66.7%", "0.6667 0.667"},
+		{0.67, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 67%: below\n", "pass rate 2/3 (66.67%) is below the minimum 67%", "0.6667 0.67"},
+		{0.6667, "flaky     2/3 (66.667%) pass@3=1.00 pass^3=0.00, min 66.67%: below\n", "pass rate 2/3 (66.667%) is below the minimum 66.67%", "0.66667 0.6667"},
+		{0.66667, "flaky     2/3 (66.6667%) pass@3=1.00 pass^3=0.00, min 66.667%: below\n", "pass rate 2/3 (66.6667%) is below the minimum 66.667%", "0.666667 0.66667"},
+		{0.6, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 60%: met\n", "pass rate 2/3 (66.67%) meets the minimum 60%", "0.6667 0.6"},
 	}
 	for _, tt := range tests {
 		var text, junit bytes.Buffer
@@ -198,6 +200,12 @@ func TestMinPassRatePrecision(t *testing.T) {
 		}
 		if !strings.Contains(junit.String(), tt.junit) {
 			t.Errorf("min %v: JUnit lacks %q:\n%s", tt.min, tt.junit, junit.String())
+		}
+		rate, minimum, _ := strings.Cut(tt.props, " ")
+		for _, want := range []string{`<property name="passRate" value="` + rate + `">`, `<property name="minPassRate" value="` + minimum + `">`} {
+			if !strings.Contains(junit.String(), want) {
+				t.Errorf("min %v: JUnit lacks %s:\n%s", tt.min, want, junit.String())
+			}
 		}
 	}
 }

@@ -141,11 +141,23 @@ func FormatRate(v float64) string {
 // "66.67%"), or to as many more as it takes for a rate below its minimum
 // to read below it (2/3 against a minimum of 0.6667: "66.667%" and
 // "66.67%").
-func (p PassRate) Percents() (rate, minimum string) {
-	for d := 2; ; d++ {
-		rate, minimum = percent(p.Rate, d), percent(p.MinPassRate, d)
-		// Past 15 decimals a float64 holds no more digits to show.
-		if p.Met == nil || *p.Met || rate != minimum || d == 15 {
+func (p PassRate) Percents() (rate, minimum string) { return p.alike(2, percent) }
+
+// Fractions formats p's rate and its minimum (0 when none) as fractions,
+// as the results hold a rate (FormatRate: rounded to 4 decimals, as short
+// as they go), for machines that compare them (JUnit's properties): to as
+// many more decimals as it takes for a rate below its minimum to read
+// below it (2/3 against a minimum of 0.6667: "0.66667" and "0.6667"), as
+// Percents does.
+func (p PassRate) Fractions() (rate, minimum string) { return p.alike(4, fraction) }
+
+// alike formats p's rate and its minimum with format, rounded to first
+// decimals, or to more when a rate below its minimum would read equal to
+// it; up to 13 more, past which a float64 holds no more digits to show.
+func (p PassRate) alike(first int, format func(f float64, d int) string) (rate, minimum string) {
+	for d := first; ; d++ {
+		rate, minimum = format(p.Rate, d), format(p.MinPassRate, d)
+		if p.Met == nil || *p.Met || rate != minimum || d == first+13 {
 			return rate, minimum
 		}
 	}
@@ -169,9 +181,12 @@ func (p PassRate) NoVerdict() []string {
 }
 
 // percent formats the share f as a percentage rounded to d decimals.
-func percent(f float64, d int) string {
+func percent(f float64, d int) string { return fraction(f*100, d) + "%" }
+
+// fraction formats f rounded to d decimals, as short as it goes.
+func fraction(f float64, d int) string {
 	scale := math.Pow10(d)
-	return strconv.FormatFloat(math.Round(f*100*scale)/scale, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(math.Round(f*scale)/scale, 'f', -1, 64)
 }
 
 // PassAtK is the unbiased estimator of pass@k for c passes in n attempts:

@@ -290,3 +290,50 @@ func TestPercents(t *testing.T) {
 		}
 	}
 }
+
+// TestFractions: a pass rate and its minimum as JUnit's properties give
+// them are formatted alike, as the results round a rate (4 decimals), unless
+// a rate below its minimum would then read equal to it: then to as many more
+// as it takes, so a machine that compares them reads the verdict.
+func TestFractions(t *testing.T) {
+	met := func(rate, min float64) *bool { m := rate >= min; return &m }
+	tests := []struct {
+		name              string
+		rate, min         float64
+		wantRate, wantMin string
+	}{
+		{"no minimum", 2.0 / 3, 0, "0.6667", "0"},
+		{"whole", 0.8, 0.8, "0.8", "0.8"},
+		{"below, told apart at 4 decimals", 2.0 / 3, 0.667, "0.6667", "0.667"},
+		{"below, equal at 4 decimals", 2.0 / 3, 0.6667, "0.66667", "0.6667"},
+		{"below, equal at 5 decimals", 2.0 / 3, 0.66667, "0.666667", "0.66667"},
+		{"met, equal at 4 decimals", 0.66671, 0.6667, "0.6667", "0.6667"},
+		{"none passed", 0, 0.5, "0", "0.5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := report.PassRate{Rate: tt.rate, MinPassRate: tt.min}
+			if tt.min > 0 {
+				p.Met = met(tt.rate, tt.min)
+			}
+			rate, min := p.Fractions()
+			if rate != tt.wantRate || min != tt.wantMin {
+				t.Errorf("Fractions() of %v against %v = %s, %s; want %s, %s", tt.rate, tt.min, rate, min, tt.wantRate, tt.wantMin)
+			}
+		})
+	}
+	for n := 1; n <= 100; n++ {
+		for c := 0; c < n; c++ {
+			rate := float64(c) / float64(n)
+			for _, d := range []float64{1e-3, 1e-5, 5e-6, 1e-7, 1e-9, 1e-12} {
+				p := report.PassRate{Rate: rate, MinPassRate: rate + d, Met: met(rate, rate+d)}
+				r, m := p.Fractions()
+				rf, err1 := strconv.ParseFloat(r, 64)
+				mf, err2 := strconv.ParseFloat(m, 64)
+				if err1 != nil || err2 != nil || rf >= mf {
+					t.Errorf("Fractions() of %d/%d against %v = %s, %s; want the rate below the minimum", c, n, rate+d, r, m)
+				}
+			}
+		}
+	}
+}
