@@ -219,6 +219,38 @@ func TestMinPassRateFailFast(t *testing.T) {
 	}
 }
 
+// TestMinPassRateMaxFailuresInvalid: an invalid attempt is no sample of
+// the rate, so with one of four invalid the failed attempt after it leaves
+// 0.75 out of reach (2 of 3 at best): that is the scenario's failure, the
+// second with the invalid one, and --max-failures 2 stops the run there.
+func TestMinPassRateMaxFailuresInvalid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// setup gives each attempt its agent by a count kept outside its
+	// workspace (the run takes -j 1): rate limited, wrong, then right.
+	writeFiles(t, dir, map[string]string{
+		"fx/keep":              "",
+		"scripts/0.mock.yaml":  "default: {error: {code: 429, message: rate limit}}\n",
+		"scripts/1.mock.yaml":  "default: {steps: [{text: wrong}]}\n",
+		"scripts/ok.mock.yaml": "default: {steps: [{text: ok}]}\n",
+		"s.yaml": `name: mf
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+workspace: {from: fx}
+setup: ['n=$(cat ` + dir + `/count 2>/dev/null || echo 0); echo $((n+1)) > ` + dir + `/count; s=` + dir + `/scripts/$n.mock.yaml; [ -f "$s" ] || s=` + dir + `/scripts/ok.mock.yaml; cp "$s" agent.mock.yaml']
+turns: [{prompt: go, expect: {text: {contains: ok}}}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "4", "-j", "1", "--min-pass-rate", "0.75", "--max-failures", "2")
+	if res.code != exitInvalid || out.Summary.Invalid != 1 || out.Summary.Failed != 1 || out.Summary.NotRun != 2 {
+		t.Errorf("exit %d, %d invalid, %d failed, %d not run; want 7, and attempts 3 and 4 not run\n%s",
+			res.code, out.Summary.Invalid, out.Summary.Failed, out.Summary.NotRun, res.stderr)
+	}
+	if want := "the run stopped after 2 failed attempts (--max-failures 2)"; !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+	}
+}
+
 // TestMinPassRatePromptJUnit: a --prompt run repeated with a minimum has
 // one JUnit testcase whose classname is its suite's, "--prompt".
 func TestMinPassRatePromptJUnit(t *testing.T) {

@@ -49,6 +49,32 @@ func TestFailFastMinPassRate(t *testing.T) {
 	}
 }
 
+// TestFailFastMinPassRateInvalid: an invalid attempt, which counts as a
+// failure of its own, is no sample of the rate: the failed attempt that
+// leaves the rate out of reach over the attempts that are samples counts
+// as the scenario's failure, once.
+func TestFailFastMinPassRateInvalid(t *testing.T) {
+	t.Parallel()
+	attempt := func(status report.Status) report.Result {
+		return report.Result{Name: "a", File: "s.yaml", Status: status, MinPassRate: 0.75}
+	}
+	stop := &failureStop{max: 3, repeat: 4}
+	// 0.75 of 4: one attempt invalid leaves 3 samples, of which none may fail.
+	for i, tt := range []struct {
+		status  report.Status
+		counted int64
+	}{
+		{report.StatusInvalid, 1},
+		{report.StatusFailed, 2}, // at most 2 of 3 samples can pass
+		{report.StatusFailed, 2}, // the scenario counted once
+	} {
+		stop.count(attempt(tt.status))
+		if got := stop.failed.Load(); got != tt.counted {
+			t.Errorf("attempt %d (%s) of a (min 0.75 of 4): %d failures counted, want %d", i+1, tt.status, got, tt.counted)
+		}
+	}
+}
+
 // TestFailureStopReason: the jobs a stopped run did not start name the
 // flag the user gave (--max-failures 1 is not --fail-fast) and what it
 // counted: scenarios, or with --repeat attempts.

@@ -658,11 +658,15 @@ type failureStop struct {
 	max      int
 	failFast bool // Options.FailFast
 	failed   atomic.Int64
-	// repeat is Options.Repeat, and below counts the failed attempts of
-	// each scenario with a minimum pass rate (see belowRate).
-	repeat int
-	mu     sync.Mutex
-	below  map[[3]string]int
+	// repeat is Options.Repeat; below counts the failed attempts of each
+	// scenario with a minimum pass rate against an agent, invalid its
+	// invalid ones (no samples of the rate), and out those counted as
+	// failed, their rate out of reach (see belowRate).
+	repeat  int
+	mu      sync.Mutex
+	below   map[[3]string]int
+	invalid map[[3]string]int
+	out     map[[3]string]bool
 }
 
 // count counts the verdict r of a finished job; it reports whether that
@@ -674,26 +678,36 @@ func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
-	if r.MinPassRate > 0 && r.Status != report.StatusInvalid && !s.belowRate(r) {
+	if r.MinPassRate > 0 && !s.belowRate(r) {
 		return false
 	}
 	return s.failed.Add(1) == int64(s.max)
 }
 
-// belowRate counts the failed attempt r of a scenario with a minimum pass
-// rate, and reports whether it is the one that left that rate out of
-// reach against r's agent: the attempts left, all passing, could no
-// longer make it.
+// belowRate counts the failed, errored or invalid attempt r of a scenario
+// with a minimum pass rate, and reports whether it counts as a failure:
+// an invalid one always does, a failed one when it is the first to find
+// that rate out of reach against r's agent: the attempts left, all
+// passing, could no longer make it, over the attempts that are samples
+// of it (an invalid attempt is none).
 func (s *failureStop) belowRate(r report.Result) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.below == nil {
-		s.below = map[[3]string]int{}
+		s.below, s.invalid, s.out = map[[3]string]int{}, map[[3]string]int{}, map[[3]string]bool{}
 	}
 	k := [3]string{r.File, r.Name, r.Agent.Name}
+	if r.Status == report.StatusInvalid {
+		s.invalid[k]++
+		return true
+	}
 	s.below[k]++
-	best := func(failed int) float64 { return float64(s.repeat-failed) / float64(s.repeat) }
-	return best(s.below[k]) < r.MinPassRate && best(s.below[k]-1) >= r.MinPassRate
+	samples := s.repeat - s.invalid[k]
+	if s.out[k] || float64(samples-s.below[k])/float64(samples) >= r.MinPassRate {
+		return false
+	}
+	s.out[k] = true
+	return true
 }
 
 // stopped reports whether the max was reached.
