@@ -73,6 +73,23 @@ func TestFailFastMinPassRateInvalid(t *testing.T) {
 			t.Errorf("attempt %d (%s) of a (min 0.75 of 4): %d failures counted, want %d", i+1, tt.status, got, tt.counted)
 		}
 	}
+	// The same attempts ending the other way round (-j: the failed one
+	// first, while the rate is still within reach) count the same.
+	stop = &failureStop{max: 2, repeat: 4}
+	for i, tt := range []struct {
+		status  report.Status
+		counted int64
+		stops   bool
+	}{
+		{report.StatusFailed, 0, false}, // 3 of 4 can still pass
+		{report.StatusInvalid, 2, true}, // itself, and now at most 2 of 3
+		{report.StatusFailed, 2, false},
+	} {
+		stops := stop.count(attempt(tt.status))
+		if got := stop.failed.Load(); got != tt.counted || stops != tt.stops {
+			t.Errorf("attempt %d (%s) of a (min 0.75 of 4, --max-failures 2), the failed one first: %d failures counted, stops %v; want %d, %v", i+1, tt.status, got, stops, tt.counted, tt.stops)
+		}
+	}
 }
 
 // TestFailureStopReason: the jobs a stopped run did not start name the

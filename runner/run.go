@@ -671,43 +671,53 @@ type failureStop struct {
 
 // count counts the verdict r of a finished job; it reports whether that
 // job made the run stop. An interrupted job is not a failure: the run's
-// end cut it short. The failed or errored attempt of a scenario with a
-// minimum pass rate is one when it leaves that rate out of reach, and not
-// otherwise; an invalid one always is (it is no sample of the rate).
+// end cut it short. The failed or errored attempts of a scenario with a
+// minimum pass rate are one failure once that rate is out of reach, and
+// none otherwise; an invalid one always is one (it is no sample of the
+// rate), as well as the scenario's when it puts the rate out of reach
+// (see belowRate).
 func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
-	if r.MinPassRate > 0 && !s.belowRate(r) {
+	n := int64(1)
+	if r.MinPassRate > 0 {
+		n = s.belowRate(r)
+	}
+	if n == 0 {
 		return false
 	}
-	return s.failed.Add(1) == int64(s.max)
+	after := s.failed.Add(n)
+	return after >= int64(s.max) && after-n < int64(s.max)
 }
 
 // belowRate counts the failed, errored or invalid attempt r of a scenario
-// with a minimum pass rate, and reports whether it counts as a failure:
-// an invalid one always does, a failed one when it is the first to find
-// that rate out of reach against r's agent: the attempts left, all
-// passing, could no longer make it, over the attempts that are samples
-// of it (an invalid attempt is none).
-func (s *failureStop) belowRate(r report.Result) bool {
+// with a minimum pass rate, and returns the failures it makes: one for an
+// invalid attempt, and one (the scenario's, once) when with it the rate
+// is out of reach against r's agent: the attempts left, all passing, could
+// no longer make it, over the attempts that are samples of it (an invalid
+// attempt is none). The count is the same in whatever order the attempts
+// end.
+func (s *failureStop) belowRate(r report.Result) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.below == nil {
 		s.below, s.invalid, s.out = map[[3]string]int{}, map[[3]string]int{}, map[[3]string]bool{}
 	}
 	k := [3]string{r.File, r.Name, r.Agent.Name}
+	var n int64
 	if r.Status == report.StatusInvalid {
 		s.invalid[k]++
-		return true
+		n++
+	} else {
+		s.below[k]++
 	}
-	s.below[k]++
 	samples := s.repeat - s.invalid[k]
-	if s.out[k] || float64(samples-s.below[k])/float64(samples) >= r.MinPassRate {
-		return false
+	if !s.out[k] && s.below[k] > 0 && float64(samples-s.below[k])/float64(samples) < r.MinPassRate {
+		s.out[k] = true
+		n++
 	}
-	s.out[k] = true
-	return true
+	return n
 }
 
 // stopped reports whether the max was reached.
