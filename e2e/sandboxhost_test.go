@@ -497,3 +497,36 @@ func TestSandboxSetgidTools(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxHostIPC: under bubblewrap the agent has an IPC namespace of
+// its own: it cannot remove (nor read or write) a System V shared memory
+// segment of the host's, one the test makes, standing for another program
+// of the user's.
+func TestSandboxHostIPC(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("ipcrm"); err != nil {
+		t.Skip("ipcrm not found")
+	}
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, 4096, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Skip("System V shared memory: ", err)
+	}
+	defer unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: \"ipcrm -m " + strconv.Itoa(id) + " && echo REMOVED\"\n",
+		"s.yaml":          "name: ipc\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if text := out.Scenarios[0].Turns[0].Text; strings.Contains(text, "REMOVED") {
+		t.Errorf("the agent said %q; want the host's segment out of its reach", text)
+	}
+	var ds unix.SysvShmDesc
+	if _, err := unix.SysvShmCtl(id, unix.IPC_STAT, &ds); err != nil {
+		t.Errorf("the host's segment after the run: %v", err)
+	}
+}

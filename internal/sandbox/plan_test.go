@@ -133,7 +133,7 @@ func TestWrapBwrap(t *testing.T) {
 		t.Fatalf("wrap: %v, files %v; want the environment's only: bubblewrap binds the paths", err, files)
 	}
 	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
-		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
+		"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--unshare-net",
 		"--ro-bind", "/dev/null", file,
 		"--tmpfs", hid,
@@ -174,7 +174,7 @@ func TestWrapBwrapSetpcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/usr/bin/bwrap", "--die-with-parent", "--unshare-pid", "--cap-drop", "ALL", "--cap-add", "CAP_SETPCAP", "--ro-bind", "/", "/"}
+	want := []string{"/usr/bin/bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--cap-add", "CAP_SETPCAP", "--ro-bind", "/", "/"}
 	if i := slices.Index(argv, "/usr/bin/bwrap"); i < 0 || !slices.Equal(argv[i:i+len(want)], want) {
 		t.Errorf("argv %q; want %q in it", argv, want)
 	}

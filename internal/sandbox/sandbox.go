@@ -8,8 +8,8 @@
 //     a read-only view of the root, the write paths bound writable over
 //     it, an empty read-only tmpfs (a directory) or the null device (a
 //     file) over each hidden path, a /dev and a read-only /proc of its
-//     own (see bwrapBase), a network namespace of its own for
-//     network off, a PID namespace of its own, no capabilities, and the
+//     own (see bwrapBase), a network namespace of its own for network
+//     off, PID and IPC namespaces of its own, no capabilities, and the
 //     whole sandbox killed when bwrap dies. bwrap is started with SIGTERM
 //     ignored, and the command inside with SIGTERM as it should be (both
 //     through the helper below), so that a SIGTERM to the process group

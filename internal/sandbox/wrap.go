@@ -120,9 +120,14 @@ func (a Applied) helper(r rules) []string {
 }
 
 // bwrapBase are the arguments of bwrap before the write and hidden paths:
-// a read-only root with a /dev and a /proc of its own, its own PID
-// namespace (and network namespace), no capabilities (acprun may run as
-// root), and no process left behind once bwrap has died.
+// a read-only root with a /dev and a /proc of its own, its own PID and
+// IPC namespaces (and network namespace), no capabilities (acprun may run
+// as root), and no process left behind once bwrap has died.
+//
+// The IPC namespace keeps the command from the host's System V shared
+// memory, semaphores and message queues, and POSIX message queues, which
+// are no files: in the host's, it would read, write and remove those of
+// the user's other programs, and leave its own behind the sandbox.
 //
 // bwrap run by root drops the command's capabilities but leaves it the
 // bounding set (it empties it only in a user namespace); with setpcap
@@ -141,6 +146,7 @@ func bwrapBase(unshareNet, setpcap bool) []string {
 	args := []string{
 		"--die-with-parent",
 		"--unshare-pid",
+		"--unshare-ipc",
 		"--cap-drop", "ALL",
 	}
 	if setpcap {
