@@ -134,10 +134,10 @@ func notConfig(data []byte) string {
 	if k == nil {
 		k = keysKind(data)
 	}
-	if k == nil || k == configKind {
+	if k == configKind {
 		return ""
 	}
-	return k.what + ", not acprun's config file (defaults, named agents, prices, currency): " + k.use
+	return k.instead("acprun's config file (defaults, named agents, prices, currency)")
 }
 
 func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {

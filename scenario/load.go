@@ -118,13 +118,13 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 			l.fileError(file, err)
 			continue
 		}
-		if what := notScenarios(data); what != "" {
+		if what := jsonKind(data).instead("scenarios"); what != "" {
 			l.errorf(file, "%s", what)
 			continue
 		}
 		pf := l.parse(file, data)
 		if len(pf.p.Errs) > 0 { // checked only then: it parses the file again
-			if what := notScenarioKeys(data); what != "" {
+			if what := keysKind(data).instead("scenarios"); what != "" {
 				l.errorf(file, "%s", what)
 				continue
 			}
@@ -156,14 +156,13 @@ var (
 	mockKind     = &fileKind{"a mock agent script", "a scenario's agent plays it, agent: {name: mock, args: [FILE]} (acprun mock-agent --help describes it)"}
 )
 
-// notScenarios says what a file given as scenarios holds instead, and what
-// to do with it, when it is another of acprun's files (see jsonKind); ""
-// otherwise.
-func notScenarios(data []byte) string {
-	if k := jsonKind(data); k != nil {
-		return k.what + ", not scenarios: " + k.use
+// instead says, of a file of kind k given as what it is not (scenarios,
+// the config file), what it is and what to do with it; "" for a nil k.
+func (k *fileKind) instead(of string) string {
+	if k == nil {
+		return ""
 	}
-	return ""
+	return k.what + ", not " + of + ": " + k.use
 }
 
 // jsonKind is the kind of acprun's JSON files data is: a transcript of a
@@ -191,16 +190,6 @@ func jsonKind(data []byte) *fileKind {
 		return cassetteKind
 	}
 	return nil
-}
-
-// notScenarioKeys says, of a file whose first YAML document is a mapping
-// without a name, what it is when it is the config file or a mock agent
-// script (see keysKind); "" otherwise.
-func notScenarioKeys(data []byte) string {
-	if k := keysKind(data); k != nil {
-		return k.what + ", not scenarios: " + k.use
-	}
-	return ""
 }
 
 // keysKind is the kind of a file whose first YAML document is a mapping
